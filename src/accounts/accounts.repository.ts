@@ -1,0 +1,139 @@
+// Accounts and API keys. Used by the CLI (management) and by the authenticator (one lookup per request).
+import type { Kysely } from 'kysely'
+import type { Clock } from '../clock.js'
+import type { AccountRow, ApiKeyRow, Database } from '../db/schema.js'
+import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment } from './api-keys.js'
+import { planFigures, type Plan } from './plans.js'
+
+export interface Account {
+  id: string
+  name: string
+  plan: Plan
+  perMinute: number | null
+  perDay: number | null
+  createdAt: string
+}
+
+export interface ApiKeyInfo {
+  id: string
+  accountId: string
+  prefix: string
+  environment: KeyEnvironment
+  createdAt: string
+  revokedAt: string | null
+}
+
+/** The result of looking a presented secret up: enough to authenticate and, later, to rate-limit. */
+export interface KeyOwner {
+  keyId: string
+  accountId: string
+  environment: KeyEnvironment
+  revoked: boolean
+}
+
+export class NotFoundError extends Error {}
+
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  name: row.name,
+  plan: row.plan as Plan,
+  perMinute: row.per_minute === null ? null : Number(row.per_minute),
+  perDay: row.per_day === null ? null : Number(row.per_day),
+  createdAt: row.created_at,
+})
+
+const toKeyInfo = (row: ApiKeyRow): ApiKeyInfo => ({
+  id: row.id,
+  accountId: row.account_id,
+  prefix: row.key_prefix,
+  environment: row.environment as KeyEnvironment,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+})
+
+export function createAccountsRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+  const now = () => new Date(clock.now()).toISOString()
+
+  async function getAccount(id: string): Promise<Account> {
+    const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+    if (!row) throw new NotFoundError(`no account with id ${id}`)
+    return toAccount(row)
+  }
+
+  return {
+    getAccount,
+
+    async createAccount(input: { name: string; plan: string; perMinute?: number; perDay?: number }): Promise<Account> {
+      const figures = planFigures(input.plan, input.perMinute, input.perDay)
+      const row: AccountRow = { id: newId('acct'), name: input.name, plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay, created_at: now() }
+      await db.insertInto('accounts').values(row).execute()
+      return toAccount(row)
+    },
+
+    async listAccounts(): Promise<Account[]> {
+      const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute()
+      return rows.map(toAccount)
+    },
+
+    async countAccounts(): Promise<number> {
+      const { n } = await db.selectFrom('accounts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+      return Number(n)
+    },
+
+    async setPlan(input: { id: string; plan: string; perMinute?: number; perDay?: number }): Promise<Account> {
+      const figures = planFigures(input.plan, input.perMinute, input.perDay)
+      const result = await db
+        .updateTable('accounts')
+        .set({ plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay })
+        .where('id', '=', input.id)
+        .executeTakeFirst()
+      if (result.numUpdatedRows === 0n) throw new NotFoundError(`no account with id ${input.id}`)
+      return getAccount(input.id)
+    },
+
+    /** Creates a key and returns its secret: the only time the secret exists outside the caller. */
+    async createApiKey(input: { accountId: string; environment: KeyEnvironment }): Promise<ApiKeyInfo & { key: string }> {
+      await getAccount(input.accountId)
+      const key = generateApiKey(input.environment)
+      const row: ApiKeyRow = {
+        id: newId('key'),
+        account_id: input.accountId,
+        key_hash: hashApiKey(key),
+        key_prefix: displayPrefix(key),
+        environment: input.environment,
+        created_at: now(),
+        revoked_at: null,
+      }
+      await db.insertInto('api_keys').values(row).execute()
+      return { ...toKeyInfo(row), key }
+    },
+
+    async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
+      await getAccount(accountId)
+      const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute()
+      return rows.map(toKeyInfo)
+    },
+
+    /** Revokes a key; revoking a revoked key keeps the first revocation time. */
+    async revokeApiKey(keyId: string): Promise<ApiKeyInfo> {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
+      if (!row) throw new NotFoundError(`no API key with id ${keyId}`)
+      if (row.revoked_at !== null) return toKeyInfo(row)
+      const revokedAt = now()
+      await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute()
+      return toKeyInfo({ ...row, revoked_at: revokedAt })
+    },
+
+    async findKeyOwner(secret: string): Promise<KeyOwner | undefined> {
+      const row = await db
+        .selectFrom('api_keys')
+        .select(['id', 'account_id', 'environment', 'revoked_at'])
+        .where('key_hash', '=', hashApiKey(secret))
+        .executeTakeFirst()
+      if (!row) return undefined
+      return { keyId: row.id, accountId: row.account_id, environment: row.environment as KeyEnvironment, revoked: row.revoked_at !== null }
+    },
+  }
+}
+
+export type AccountsRepository = ReturnType<typeof createAccountsRepository>

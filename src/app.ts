@@ -1,0 +1,97 @@
+// The application factory: builds a ready Fastify instance from its dependencies and never listens.
+// Order: infrastructure (errors, parsing, ids, docs), then services, then routes, then the 405 catch-all.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Kysely } from 'kysely'
+import { createAccountsRepository, type AccountsRepository } from './accounts/accounts.repository.js'
+import { systemClock, type Clock } from './clock.js'
+import type { Config } from './config.js'
+import type { Database } from './db/schema.js'
+import { loadOrCreateSecret } from './db/settings.js'
+import { authPlugin } from './http/auth.js'
+import { createCursorCodec, type CursorCodec } from './http/cursor.js'
+import { deprecationHooks } from './http/deprecation.js'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.js'
+import { registerJsonBodyParser } from './http/json-body.js'
+import { collectRoutes, registerMethodNotAllowed } from './http/method-not-allowed.js'
+import { openApiPlugin, registerDocsRoutes } from './http/openapi.js'
+import { refuseRepeatedQueryParameters } from './http/query-guard.js'
+import { requestIdFrom } from './http/request-id.js'
+import { RequestLogController } from './http/request-log.js'
+import { ErrorSchema } from './http/schemas.js'
+import { buildValidatorCompiler } from './http/validation.js'
+import { createPetsRepository, type PetsRepository } from './pets/pets.repository.js'
+import { petsRoutes } from './pets/pets.routes.js'
+import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
+
+export const BODY_LIMIT_BYTES = 16 * 1024
+
+export interface AppDependencies {
+  config: Config
+  db: Kysely<Database>
+  clock?: Clock
+  /** Pino options or `false`; defaults to the configured level, with the Authorization header redacted. */
+  logger?: boolean | Record<string, unknown>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    clock: Clock
+    accounts: AccountsRepository
+    pets: PetsRepository
+    cursors: CursorCodec
+  }
+}
+
+export async function buildApp({ config, db, clock = systemClock, logger }: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logController: new RequestLogController(),
+    genReqId: requestIdFrom,
+    bodyLimit: BODY_LIMIT_BYTES,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    return503OnClosing: true,
+    // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature.
+    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // Infrastructure
+  installErrorHandling(app)
+  registerJsonBodyParser(app)
+  const routes = collectRoutes(app, '/v1/')
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.addHook('preValidation', refuseRepeatedQueryParameters)
+  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
+  await app.register(openApiPlugin, { config })
+
+  // Services, built once
+  const accounts = createAccountsRepository({ db, clock })
+  app.decorate('config', config)
+  app.decorate('clock', clock)
+  app.decorate('accounts', accounts)
+  app.decorate('pets', createPetsRepository({ db, clock }))
+  app.decorate('cursors', createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }))
+  await app.register(authPlugin, { accounts, environment: config.environment })
+
+  // Routes: the pet store under /v1, every operation authenticated. The rate limiter slots in after
+  // authentication (it needs the account), before the sunset check and validation.
+  const deprecation = deprecationHooks({ clock, publicUrl: config.publicUrl })
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', deprecation.announce)
+      v1.addHook('onRequest', app.authenticate)
+      v1.addHook('onRequest', deprecation.enforceSunset)
+      await v1.register(petsRoutes)
+    },
+    { prefix: '/v1' },
+  )
+  await registerDocsRoutes(app)
+  registerMethodNotAllowed(app, routes)
+
+  await app.ready()
+  return app
+}

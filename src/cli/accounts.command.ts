@@ -1,0 +1,62 @@
+import { Command } from 'commander'
+import { PLANS, type Quota } from '../accounts/plans.js'
+import type { Account } from '../accounts/accounts.repository.js'
+import { output, positiveInteger, withDatabase } from './run.js'
+
+interface QuotaOptions {
+  perMinute?: number
+  perDay?: number
+  json?: boolean
+}
+
+function describe(a: Account): string {
+  const quota = a.perMinute === null ? '' : ` (${a.perMinute}/min, ${a.perDay}/day)`
+  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}`
+}
+
+function quotaOptions(cmd: Command): Command {
+  return cmd
+    .option('--per-minute <n>', 'requests per minute (enterprise only)', positiveInteger('--per-minute'))
+    .option('--per-day <n>', 'requests per day (enterprise only)', positiveInteger('--per-day'))
+    .option('--json', 'print one JSON object')
+}
+
+export function accountsCommand(): Command {
+  const accounts = new Command('accounts').description('create, list and change accounts')
+
+  quotaOptions(
+    accounts
+      .command('create')
+      .description('create an account')
+      .requiredOption('--name <name>', 'account name')
+      .option('--plan <plan>', `one of ${PLANS.join(', ')}`, 'free'),
+  ).action((opts: QuotaOptions & { name: string; plan: string }) =>
+    withDatabase(async ({ accounts }) => {
+      const account = await accounts.createAccount({ name: opts.name, plan: opts.plan, perMinute: opts.perMinute, perDay: opts.perDay })
+      output(!!opts.json, account, () => `created account ${describe(account)}`)
+    }),
+  )
+
+  accounts
+    .command('list')
+    .description('list all accounts')
+    .option('--json', 'print one JSON object')
+    .action((opts: { json?: boolean }) =>
+      withDatabase(async ({ accounts }) => {
+        const list = await accounts.listAccounts()
+        output(!!opts.json, { accounts: list }, () => (list.length === 0 ? 'no accounts' : list.map(describe).join('\n')))
+      }),
+    )
+
+  quotaOptions(accounts.command('set-plan').description('change the plan of an account').argument('<id>').argument('<plan>')).action(
+    (id: string, plan: string, opts: QuotaOptions) =>
+      withDatabase(async ({ accounts }) => {
+        const account = await accounts.setPlan({ id, plan, perMinute: opts.perMinute, perDay: opts.perDay })
+        output(!!opts.json, account, () => `updated account ${describe(account)}`)
+      }),
+  )
+
+  return accounts
+}
+
+export type { Quota }

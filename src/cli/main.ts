@@ -1,0 +1,44 @@
+// `npx petstore …`: serve the API, run migrations, manage accounts and keys.
+import { Command, CommanderError } from 'commander'
+import { loadConfig } from '../config.js'
+import { openDatabase } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { startServer } from '../server.js'
+import { accountsCommand } from './accounts.command.js'
+import { keysCommand } from './keys.command.js'
+import { fail } from './run.js'
+
+const program = new Command('petstore')
+  .description('Pet store API service. Every command reads DATABASE_URL and PETSTORE_ENV.')
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+
+program
+  .command('serve')
+  .description('migrate the database and serve the API (HOST, PORT)')
+  .action(() => startServer(loadConfig()))
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .action(async () => {
+    const handle = openDatabase(loadConfig().databaseUrl)
+    try {
+      const applied = await migrateToLatest(handle.db)
+      process.stdout.write(applied.length === 0 ? 'database is up to date\n' : `applied ${applied.join(', ')}\n`)
+    } finally {
+      await handle.close()
+    }
+  })
+
+program.addCommand(accountsCommand())
+program.addCommand(keysCommand())
+
+try {
+  await program.parseAsync(process.argv)
+} catch (error) {
+  // Commander has already printed its one-line message; help and version exit 0.
+  if (error instanceof CommanderError) process.exit(error.exitCode)
+  fail(error)
+}

@@ -1,0 +1,143 @@
+// One definition per setting: its environment variable, default, documentation and parser.
+// The README's configuration table is written from this list; `loadConfig` validates all of it at boot.
+
+export const ENVIRONMENTS = ['production', 'staging', 'development'] as const
+export type Environment = (typeof ENVIRONMENTS)[number]
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+interface Setting<T> {
+  env: string
+  doc: string
+  default: string | undefined
+  parse: (raw: string) => T
+}
+
+function setting<T>(s: Setting<T>): Setting<T> {
+  return s
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string): T => {
+    if (!(values as readonly string[]).includes(raw)) throw new Error(`must be one of ${values.join(', ')}`)
+    return raw as T
+  }
+}
+
+function port(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Error('must be a port number 1–65535')
+  return Number(raw)
+}
+
+function instant(raw: string): Date {
+  const valid = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)
+  const date = new Date(raw)
+  if (!valid || Number.isNaN(date.getTime())) throw new Error('must be an ISO 8601 instant such as 2030-12-05T00:00:00Z')
+  return date
+}
+
+function httpUrl(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error('must be an absolute http(s) URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an absolute http(s) URL')
+  return raw.replace(/\/+$/, '')
+}
+
+function origin(raw: string): string {
+  const url = new URL(httpUrl(raw))
+  if (url.pathname !== '/' || url.search || url.hash) throw new Error('must be an origin such as https://api.example.com (no path)')
+  return url.origin
+}
+
+function nonEmpty(raw: string): string {
+  if (raw.trim() === '') throw new Error('must not be empty')
+  return raw
+}
+
+export const settings = {
+  host: setting({ env: 'HOST', default: '127.0.0.1', doc: 'Address the HTTP listener binds to.', parse: nonEmpty }),
+  port: setting({ env: 'PORT', default: '8080', doc: 'Port of the pet store API (base URL `http://HOST:PORT/v1`).', parse: port }),
+  databaseUrl: setting({
+    env: 'DATABASE_URL',
+    default: './data/petstore.db',
+    doc: 'Database location. A plain path or `sqlite:` URL selects SQLite (the folder is created); `:memory:` is a throw-away database.',
+    parse: nonEmpty,
+  }),
+  environment: setting({
+    env: 'PETSTORE_ENV',
+    default: 'development',
+    doc: '`production`, `staging` or `development`. Production accepts only `ps_live_` keys and never creates a local account.',
+    parse: oneOf(ENVIRONMENTS),
+  }),
+  getPetSunset: setting({
+    env: 'PETSTORE_GETPET_SUNSET',
+    default: '2030-12-05T00:00:00Z',
+    doc: 'Instant from which the deprecated `GET /v1/pets/{petId}` answers 410 (sent in its `Sunset` header).',
+    parse: instant,
+  }),
+  getPetDeprecatedAt: setting({
+    env: 'PETSTORE_GETPET_DEPRECATED_AT',
+    default: '2026-11-21T00:00:00Z',
+    doc: 'Instant `GET /v1/pets/{petId}` was deprecated (sent in its `Deprecation` header); must not be after the sunset.',
+    parse: instant,
+  }),
+  productionUrl: setting({
+    env: 'PETSTORE_PRODUCTION_URL',
+    default: 'https://api.petstore.example/v1',
+    doc: 'Production base URL, listed in the OpenAPI `servers`.',
+    parse: httpUrl,
+  }),
+  stagingUrl: setting({
+    env: 'PETSTORE_STAGING_URL',
+    default: 'https://staging.api.petstore.example/v1',
+    doc: 'Staging base URL, listed in the OpenAPI `servers`.',
+    parse: httpUrl,
+  }),
+  publicUrl: setting({
+    env: 'PETSTORE_PUBLIC_URL',
+    default: undefined,
+    doc: 'Origin (`https://host[:port]`) clients use to reach this instance, e.g. behind a proxy; used in absolute `Link` URLs. Unset: taken from the request (`Host`).',
+    parse: origin,
+  }),
+  logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
+}
+
+type Settings = typeof settings
+type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
+/** Settings without a default (only `publicUrl`) may be absent. */
+export type Config = Omit<Parsed, 'publicUrl'> & { publicUrl: string | undefined }
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Reads every setting from `env`; throws one ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = []
+  const config: Record<string, unknown> = {}
+  for (const [key, s] of Object.entries(settings) as [string, Setting<unknown>][]) {
+    const raw = env[s.env] === undefined || env[s.env] === '' ? s.default : env[s.env]
+    if (raw === undefined) {
+      config[key] = undefined
+      continue
+    }
+    try {
+      config[key] = s.parse(raw)
+    } catch (error) {
+      problems.push(`${s.env}=${JSON.stringify(raw)}: ${(error as Error).message}`)
+    }
+  }
+  const result = { ...(config as Config), ...overrides }
+  if (problems.length === 0 && result.getPetDeprecatedAt > result.getPetSunset) {
+    problems.push('PETSTORE_GETPET_DEPRECATED_AT must not be after PETSTORE_GETPET_SUNSET (RFC 8594)')
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return result
+}

@@ -1,0 +1,30 @@
+// Versioned migrations, applied in name order and recorded by Kysely in `kysely_migration`.
+import { Migrator, NO_MIGRATIONS, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { initial } from './migrations/0001_initial.js'
+
+export const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+}
+
+function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => list } })
+}
+
+function unwrap(result: MigrationResultSet): string[] {
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')
+    const cause = result.error instanceof Error ? result.error.message : String(result.error)
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`)
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/** Applies every pending migration; returns the names applied now (empty when up to date). */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  return unwrap(await migratorFor(db).migrateToLatest())
+}
+
+/** Migrates down to (and keeping) `target`, or to an empty schema when target is undefined. Used by tests. */
+export async function migrateDownTo(db: Kysely<any>, target: string | undefined): Promise<string[]> {
+  return unwrap(await migratorFor(db).migrateTo(target ?? NO_MIGRATIONS))
+}

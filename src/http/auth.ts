@@ -1,0 +1,81 @@
+// Bearer authentication (RFC 6750 §2.1): `Authorization: Bearer <API_KEY>`, scheme name case-insensitive.
+// Each way of failing has its own code, and every 401 carries a `WWW-Authenticate: Bearer` challenge.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { AccountsRepository } from '../accounts/accounts.repository.js'
+import { keyEnvironment, keyPrefix, type KeyEnvironment } from '../accounts/api-keys.js'
+import type { Environment } from '../config.js'
+import { ApiError } from './errors.js'
+
+export interface AuthContext {
+  accountId: string
+  keyId: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null
+  }
+  interface FastifyInstance {
+    /** onRequest hook for every pet store operation: sets `request.auth` or throws a 401. */
+    authenticate: (request: FastifyRequest) => Promise<void>
+  }
+}
+
+const REALM = 'petstore'
+// credentials = auth-scheme 1*SP token68-like b64token (RFC 6750 §2.1, RFC 9110 §11.4)
+const CREDENTIALS = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: +(.*))?$/
+const B64TOKEN = /^[A-Za-z0-9._~+/-]+=*$/
+
+function challenge(error?: 'invalid_request' | 'invalid_token', description?: string): Record<string, string> {
+  const parts = [`realm="${REALM}"`]
+  if (error) parts.push(`error="${error}"`)
+  if (description) parts.push(`error_description="${description}"`)
+  return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
+}
+
+function malformed(message: string): ApiError {
+  return new ApiError('invalid_authorization_header', message, challenge('invalid_request', 'Authorization must be: Bearer <API_KEY>'))
+}
+
+function invalidKey(message: string): ApiError {
+  return new ApiError('invalid_api_key', message, challenge('invalid_token', 'The API key is not valid here'))
+}
+
+/** Extracts the key from the header, or throws the 401 that says what is wrong with it. */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined) {
+    throw new ApiError('missing_api_key', 'Send your API key in the header `Authorization: Bearer <API_KEY>`.', challenge())
+  }
+  const match = CREDENTIALS.exec(header.trim())
+  if (!match) throw malformed('The Authorization header is malformed; send `Authorization: Bearer <API_KEY>`.')
+  if (match[1]!.toLowerCase() !== 'bearer') throw malformed(`The Authorization scheme "${match[1]}" is not supported; send \`Authorization: Bearer <API_KEY>\`.`)
+  const token = match[2] ?? ''
+  if (!B64TOKEN.test(token)) throw malformed('The Authorization header has no valid token after "Bearer"; send `Authorization: Bearer <API_KEY>`.')
+  return token
+}
+
+export function createAuthenticator({ accounts, environment }: { accounts: AccountsRepository; environment: Environment }) {
+  const expected: KeyEnvironment = keyEnvironment(environment)
+  const other: KeyEnvironment = expected === 'live' ? 'test' : 'live'
+
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const token = bearerToken(request.headers.authorization)
+    if (token.startsWith(keyPrefix(other))) {
+      throw invalidKey(`This is a ${other} key; the ${environment} environment accepts only ${keyPrefix(expected)} keys.`)
+    }
+    if (!token.startsWith(keyPrefix(expected))) throw invalidKey(`This is not a Petstore API key; keys start with ${keyPrefix(expected)}.`)
+    const owner = await accounts.findKeyOwner(token)
+    if (!owner || owner.environment !== expected) throw invalidKey('The API key is not known.')
+    if (owner.revoked) throw invalidKey('The API key has been revoked.')
+    request.auth = { accountId: owner.accountId, keyId: owner.keyId }
+  }
+}
+
+export const authPlugin = fp(
+  async (app: FastifyInstance, opts: { accounts: AccountsRepository; environment: Environment }) => {
+    app.decorateRequest('auth', null)
+    app.decorate('authenticate', createAuthenticator(opts))
+  },
+  { name: 'auth' },
+)

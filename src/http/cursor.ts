@@ -1,0 +1,44 @@
+// Opaque, tamper-evident paging cursors. A cursor carries the last id of a page and the status filter
+// it was issued for, and is signed (HMAC-SHA256) together with the account it was issued to, so a cursor
+// that was altered, forged, or taken from another account is refused instead of silently misread.
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { ApiError } from './errors.js'
+
+const SIGNATURE_BYTES = 16
+
+export interface CursorPosition {
+  lastId: bigint
+  status: string | undefined
+}
+
+export function createCursorCodec({ secret }: { secret: string }) {
+  const sign = (accountId: string, payload: string) =>
+    createHmac('sha256', secret).update(`${accountId}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES)
+
+  return {
+    encode(accountId: string, position: CursorPosition): string {
+      const payload = `${position.lastId}:${position.status ?? ''}`
+      return `${Buffer.from(payload).toString('base64url')}.${sign(accountId, payload).toString('base64url')}`
+    },
+
+    /** Returns the position, or throws 400 invalid_cursor. `status` is the filter of the current request. */
+    decode(accountId: string, cursor: string, status: string | undefined): CursorPosition {
+      const invalid = () => new ApiError('invalid_cursor', "Query parameter 'cursor' is not a cursor this service issued to you; start again from the first page.")
+      const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor)
+      if (!match) throw invalid()
+      const payload = Buffer.from(match[1]!, 'base64url').toString()
+      const signature = Buffer.from(match[2]!, 'base64url')
+      const expected = sign(accountId, payload)
+      if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
+      const parts = /^(\d{1,19}):(\w*)$/.exec(payload)
+      if (!parts) throw invalid()
+      const issuedFor = parts[2] === '' ? undefined : parts[2]
+      if (issuedFor !== status) {
+        throw new ApiError('invalid_cursor', `Query parameter 'cursor' was issued for status=${issuedFor ?? '(none)'}; keep the same status filter while paging.`)
+      }
+      return { lastId: BigInt(parts[1]!), status: issuedFor }
+    },
+  }
+}
+
+export type CursorCodec = ReturnType<typeof createCursorCodec>

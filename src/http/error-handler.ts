@@ -1,0 +1,66 @@
+// One error handler for the whole service: every failure leaves as `{code, message, status}`.
+// Only ApiErrors and recognised client errors show their message; anything else is a bare 500.
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, errorBody } from './errors.js'
+import { validationError } from './validation-errors.js'
+
+/** Maps Fastify's own errors (parsing, limits, validation) onto our codes; unknown errors become undefined. */
+function clientError(error: FastifyError): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  if (error.validation) return validationError(error.validationContext ?? 'body', error.validation)
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The request body is larger than 16 KiB.')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_content_type', 'Send the body as JSON with the header `Content-Type: application/json`.')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', 'The request body is empty; send a JSON object.')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('bad_request', 'The Content-Length header does not match the body.')
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('bad_request', 'The request could not be read.')
+  }
+  return undefined
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send(error.toBody())
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = clientError(error)
+    if (known) return sendError(reply, known)
+    request.log.error({ err: error }, 'unhandled error')
+    return sendError(reply, new ApiError('internal_error', 'Something went wrong on our side. Retry later; quote the X-Request-Id if it persists.'))
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`))
+  })
+}
+
+/** For errors Fastify raises before routing (e.g. a malformed URL): no hooks have run yet. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  sendError(reply, clientError(error) ?? new ApiError('bad_request', 'The request could not be read.'))
+}
+
+/** For requests Node's HTTP parser rejects: write the Error body straight to the socket, then close it. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW'
+  const status = tooLarge ? 431 : 400
+  const body = JSON.stringify(
+    tooLarge ? errorBody('headers_too_large', 'The request headers are too large.') : errorBody('bad_request', 'The request is not valid HTTP.'),
+  )
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Connection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
+}

@@ -1,0 +1,52 @@
+// The closed list of error codes the API answers with, each bound to one HTTP status.
+// Every non-2xx response is `{code, message, status}` built from this list; the README documents each code.
+
+export const ERROR_CODES = {
+  bad_request: { status: 400, doc: 'The request could not be read (for example a malformed URL).' },
+  invalid_parameter: { status: 400, doc: 'A query or path parameter is missing, repeated, unknown or out of range; the message names it.' },
+  invalid_body: { status: 400, doc: 'The JSON body is not an object, misses a required field, has an unknown field or a bad value; the message names the field.' },
+  invalid_json: { status: 400, doc: 'The body is empty or not valid JSON.' },
+  invalid_content_type: { status: 400, doc: 'A body was sent without `Content-Type: application/json` (or with another media type).' },
+  invalid_cursor: { status: 400, doc: 'The `cursor` was not issued by this service, was altered, or belongs to another filter or account.' },
+  missing_api_key: { status: 401, doc: 'No `Authorization` header was sent.' },
+  invalid_authorization_header: { status: 401, doc: 'The `Authorization` header is not `Bearer <API_KEY>` (another scheme, or a malformed value).' },
+  invalid_api_key: { status: 401, doc: 'The key is unknown, revoked, or belongs to another environment (a `ps_test_` key in production).' },
+  not_found: { status: 404, doc: 'No such path.' },
+  pet_not_found: { status: 404, doc: 'No pet with that id exists in your account.' },
+  method_not_allowed: { status: 405, doc: 'The path exists but not with this method; the `Allow` header lists the methods it has.' },
+  operation_sunset: { status: 410, doc: 'The operation was removed at its sunset date (`GET /v1/pets/{petId}`); use its replacement.' },
+  payload_too_large: { status: 413, doc: 'The body is larger than 16 KiB.' },
+  headers_too_large: { status: 431, doc: 'The request headers are too large to be read.' },
+  internal_error: { status: 500, doc: 'An unexpected failure on our side; nothing was leaked. Retry later and quote the `X-Request-Id`.' },
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface ErrorBody {
+  code: ErrorCode
+  message: string
+  status: number
+}
+
+/** An error we mean to show to the client, as is. Anything else becomes a 500 `internal_error`. */
+export class ApiError extends Error {
+  readonly status: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = ERROR_CODES[code].status
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status }
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { code, message, status: ERROR_CODES[code].status }
+}
