@@ -1,0 +1,74 @@
+// The shared test harness: a real app on a real (in-memory) SQLite with every migration applied.
+// Tests talk to it through HTTP: `inject` for most, a listening server and `fetch` where sockets matter.
+import type { TestContext } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { keyEnvironment } from '../../src/accounts/api-keys.js'
+import { buildApp } from '../../src/app.js'
+import { createManualClock } from '../../src/clock.js'
+import { loadConfig, type Config } from '../../src/config.js'
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+
+export interface TestAccount {
+  accountId: string
+  keyId: string
+  key: string
+}
+
+export interface Harness {
+  app: FastifyInstance
+  handle: DatabaseHandle
+  config: Config
+  clock: ReturnType<typeof createManualClock>
+  /** A new account (default plan free) with one API key of the app's environment. */
+  newAccount: (input?: { plan?: string; perMinute?: number; perDay?: number; name?: string }) => Promise<TestAccount>
+  /** Base URL of the listening server (only with `listen: true`), e.g. `http://127.0.0.1:41234`. */
+  baseUrl: string
+}
+
+export async function startHarness(
+  t: TestContext | { after: (fn: () => Promise<void>) => void },
+  options: { config?: Partial<Config>; env?: NodeJS.ProcessEnv; now?: Date | number; listen?: boolean } = {},
+): Promise<Harness> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: ':memory:', ...options.config })
+  const handle = openDatabase(config.databaseUrl)
+  await migrateToLatest(handle.db)
+  const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
+  const app = await buildApp({ config, db: handle.db, clock, logger: false })
+  let baseUrl = ''
+  if (options.listen) {
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const address = app.server.address()
+    if (address === null || typeof address === 'string') throw new Error('no TCP address')
+    baseUrl = `http://127.0.0.1:${address.port}`
+  }
+  t.after(async () => {
+    await app.close()
+    await handle.close()
+  })
+  return {
+    app,
+    handle,
+    config,
+    clock,
+    baseUrl,
+    async newAccount(input = {}) {
+      const account = await app.accounts.createAccount({ name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
+      const key = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+      return { accountId: account.id, keyId: key.id, key: key.key }
+    },
+  }
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
+
+/** Asserts the one error shape of the API and returns the body. */
+export function errorOf(response: { statusCode: number; headers: Record<string, unknown>; body: string }): { code: string; message: string; status: number } {
+  const body = JSON.parse(response.body) as { code: string; message: string; status: number }
+  const keys = Object.keys(body).sort().join(',')
+  if (keys !== 'code,message,status') throw new Error(`not the Error shape: ${response.body}`)
+  if (body.status !== response.statusCode) throw new Error(`status ${body.status} in body, ${response.statusCode} on the response`)
+  if (!String(response.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${String(response.headers['content-type'])}`)
+  if (typeof body.message !== 'string' || body.message.length === 0) throw new Error('empty message')
+  return body
+}
