@@ -53,6 +53,9 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     return503OnClosing: true,
+    // Explicit server timeouts: a slow client cannot hold a request open forever.
+    requestTimeout: 30_000,
+    keepAliveTimeout: 72_000,
     // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature.
     schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never } },
   }).withTypeProvider<TypeBoxTypeProvider>()
