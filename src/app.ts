@@ -20,6 +20,12 @@ import { requestIdFrom } from './http/request-id.js'
 import { RequestLogController } from './http/request-log.js'
 import { ErrorSchema } from './http/schemas.js'
 import { buildValidatorCompiler } from './http/validation.js'
+import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/idempotency.repository.js'
+import { ADMIN_TOKEN_SETTING, adminRoutes } from './limits/admin.routes.js'
+import { createMemoryStore } from './limits/memory.store.js'
+import type { RateLimitStore } from './limits/rate-limit.store.js'
+import { createAddressLimitHook, createRequestGuard } from './limits/rate-limit.hooks.js'
+import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.js'
 import { createPetsRepository, type PetsRepository } from './pets/pets.repository.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
@@ -30,6 +36,8 @@ export interface AppDependencies {
   config: Config
   db: Kysely<Database>
   clock?: Clock
+  /** Where rate-limit counters and bans live; in this process's memory by default. Closed with the app. */
+  rateLimitStore?: RateLimitStore
   /** Pino options or `false`; defaults to the configured level, with the Authorization header redacted. */
   logger?: boolean | Record<string, unknown>
 }
@@ -41,10 +49,15 @@ declare module 'fastify' {
     accounts: AccountsRepository
     pets: PetsRepository
     cursors: CursorCodec
+    idempotency: IdempotencyRepository
+    limiter: RateLimiter
   }
 }
 
-export async function buildApp({ config, db, clock = systemClock, logger }: AppDependencies): Promise<FastifyInstance> {
+/** How often expired Idempotency-Key records are deleted. */
+const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60 * 1000
+
+export async function buildApp({ config, db, clock = systemClock, rateLimitStore = createMemoryStore(), logger }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
     logController: new RequestLogController(),
@@ -68,6 +81,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
     reply.header('x-request-id', request.id)
   })
   app.addHook('preValidation', refuseRepeatedQueryParameters)
+  const limiter = createRateLimiter({ store: rateLimitStore, clock, limits: config })
+  app.addHook('onRequest', createAddressLimitHook(limiter))
   for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
   await app.register(openApiPlugin, { config })
 
@@ -78,20 +93,31 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
   app.decorate('accounts', accounts)
   app.decorate('pets', createPetsRepository({ db, clock }))
   app.decorate('cursors', createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }))
+  app.decorate('limiter', limiter)
+  const idempotency = createIdempotencyRepository({ db, clock })
+  app.decorate('idempotency', idempotency)
   await app.register(authPlugin, { accounts, environment: config.environment })
+  const purge = setInterval(() => {
+    idempotency.purgeExpired().catch((err: unknown) => app.log.error({ err }, 'purging idempotency keys failed'))
+  }, IDEMPOTENCY_PURGE_EVERY_MS).unref()
+  app.addHook('onClose', async () => {
+    clearInterval(purge)
+    await rateLimitStore.close()
+  })
 
-  // Routes: the pet store under /v1, every operation authenticated. The rate limiter slots in after
-  // authentication (it needs the account), before the sunset check and validation.
+  // Routes: the pet store under /v1. Every operation is authenticated and counted against its account's
+  // quota before anything else (sunset, body parsing, validation) can answer.
   const deprecation = deprecationHooks({ clock, publicUrl: config.publicUrl })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', deprecation.announce)
-      v1.addHook('onRequest', app.authenticate)
+      v1.addHook('onRequest', createRequestGuard({ authenticate: app.authenticate, limiter }))
       v1.addHook('onRequest', deprecation.enforceSunset)
       await v1.register(petsRoutes)
     },
     { prefix: '/v1' },
   )
+  await app.register(adminRoutes, { prefix: '/admin', token: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING) })
   await registerDocsRoutes(app)
   registerMethodNotAllowed(app, routes)
 

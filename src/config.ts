@@ -30,9 +30,11 @@ function port(raw: string): number {
 }
 
 function instant(raw: string): Date {
-  const valid = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.exec(raw)
   const date = new Date(raw)
-  if (!valid || Number.isNaN(date.getTime())) throw new Error('must be an ISO 8601 instant such as 2030-12-05T00:00:00Z')
+  // Date rolls impossible days over (2030-02-30 becomes 2030-03-02); refuse them instead.
+  const real = m !== null && new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)).getUTCDate() === +m[3]!
+  if (!real || Number.isNaN(date.getTime())) throw new Error('must be an ISO 8601 instant such as 2030-12-05T00:00:00Z')
   return date
 }
 
@@ -45,6 +47,11 @@ function httpUrl(raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an absolute http(s) URL')
   return raw.replace(/\/+$/, '')
+}
+
+function positiveInt(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new Error('must be a positive integer')
+  return Number(raw)
 }
 
 function origin(raw: string): string {
@@ -103,6 +110,19 @@ export const settings = {
     doc: 'Origin (`https://host[:port]`) clients use to reach this instance, e.g. behind a proxy; used in absolute `Link` URLs. Unset: taken from the request (`Host`).',
     parse: origin,
   }),
+  unauthenticatedPerMinute: setting({
+    env: 'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE',
+    default: '60',
+    doc: 'Requests per minute per client address for requests without a valid key (401s, unknown paths), so key guessing is throttled.',
+    parse: positiveInt,
+  }),
+  banThreshold: setting({
+    env: 'RATE_LIMIT_BAN_THRESHOLD',
+    default: '30',
+    doc: 'Refused (429) requests a key may send within one minute window; the next one starts a temporary ban.',
+    parse: positiveInt,
+  }),
+  banSeconds: setting({ env: 'RATE_LIMIT_BAN_SECONDS', default: '900', doc: 'Length of a temporary ban, in seconds.', parse: positiveInt }),
   logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
 }
 

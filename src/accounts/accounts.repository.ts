@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import type { AccountRow, ApiKeyRow, Database } from '../db/schema.js'
 import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment } from './api-keys.js'
-import { planFigures, type Plan } from './plans.js'
+import { planFigures, quotaOf, type Plan, type Quota } from './plans.js'
 
 export interface Account {
   id: string
@@ -11,6 +11,8 @@ export interface Account {
   plan: Plan
   perMinute: number | null
   perDay: number | null
+  /** The quota in force (the plan's, or the enterprise figures). */
+  quota: Quota
   createdAt: string
 }
 
@@ -29,18 +31,17 @@ export interface KeyOwner {
   accountId: string
   environment: KeyEnvironment
   revoked: boolean
+  /** The account's quota as of now: a plan change applies from the next request on. */
+  quota: Quota
 }
 
 export class NotFoundError extends Error {}
 
-const toAccount = (row: AccountRow): Account => ({
-  id: row.id,
-  name: row.name,
-  plan: row.plan as Plan,
-  perMinute: row.per_minute === null ? null : Number(row.per_minute),
-  perDay: row.per_day === null ? null : Number(row.per_day),
-  createdAt: row.created_at,
-})
+function toAccount(row: AccountRow): Account {
+  const perMinute = row.per_minute === null ? null : Number(row.per_minute)
+  const perDay = row.per_day === null ? null : Number(row.per_day)
+  return { id: row.id, name: row.name, plan: row.plan as Plan, perMinute, perDay, quota: quotaOf({ plan: row.plan, perMinute, perDay }), createdAt: row.created_at }
+}
 
 const toKeyInfo = (row: ApiKeyRow): ApiKeyInfo => ({
   id: row.id,
@@ -108,6 +109,12 @@ export function createAccountsRepository({ db, clock }: { db: Kysely<Database>; 
       return { ...toKeyInfo(row), key }
     },
 
+    async getApiKey(keyId: string): Promise<ApiKeyInfo> {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
+      if (!row) throw new NotFoundError(`no API key with id ${keyId}`)
+      return toKeyInfo(row)
+    },
+
     async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
       await getAccount(accountId)
       const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute()
@@ -127,11 +134,18 @@ export function createAccountsRepository({ db, clock }: { db: Kysely<Database>; 
     async findKeyOwner(secret: string): Promise<KeyOwner | undefined> {
       const row = await db
         .selectFrom('api_keys')
-        .select(['id', 'account_id', 'environment', 'revoked_at'])
-        .where('key_hash', '=', hashApiKey(secret))
+        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+        .select(['api_keys.id', 'api_keys.account_id', 'api_keys.environment', 'api_keys.revoked_at', 'accounts.plan', 'accounts.per_minute', 'accounts.per_day'])
+        .where('api_keys.key_hash', '=', hashApiKey(secret))
         .executeTakeFirst()
       if (!row) return undefined
-      return { keyId: row.id, accountId: row.account_id, environment: row.environment as KeyEnvironment, revoked: row.revoked_at !== null }
+      return {
+        keyId: row.id,
+        accountId: row.account_id,
+        environment: row.environment as KeyEnvironment,
+        revoked: row.revoked_at !== null,
+        quota: toAccount({ id: row.account_id, name: '', plan: row.plan, per_minute: row.per_minute, per_day: row.per_day, created_at: '' }).quota,
+      }
     },
   }
 }

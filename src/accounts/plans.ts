@@ -31,3 +31,11 @@ export function planFigures(plan: string, perMinute?: number, perDay?: number): 
   if (perMinute !== undefined || perDay !== undefined) throw new Error(`custom quotas are only for the enterprise plan; ${plan} has ${PLAN_QUOTAS[plan].perMinute}/min and ${PLAN_QUOTAS[plan].perDay}/day`)
   return { plan, perMinute: null, perDay: null }
 }
+
+/** The quota in force for an account: the plan's, or the account's own figures on enterprise. */
+export function quotaOf(account: { plan: string; perMinute: number | null; perDay: number | null }): Quota {
+  const plan = account.plan
+  if (plan === 'free' || plan === 'pro' || plan === 'business') return PLAN_QUOTAS[plan]
+  // enterprise (the CLI refuses it without both figures); an unknown plan gets no quota at all
+  return { perMinute: account.perMinute ?? 0, perDay: account.perDay ?? 0 }
+}

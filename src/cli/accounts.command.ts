@@ -1,6 +1,7 @@
 import { Command } from 'commander'
-import { PLANS, type Quota } from '../accounts/plans.js'
+import { PLANS } from '../accounts/plans.js'
 import type { Account } from '../accounts/accounts.repository.js'
+import { callAdmin } from './admin-client.js'
 import { output, positiveInteger, withDatabase } from './run.js'
 
 interface QuotaOptions {
@@ -56,7 +57,33 @@ export function accountsCommand(): Command {
       }),
   )
 
+  accounts
+    .command('usage')
+    .description("show an account's current minute and day counts and any bans (asks the running service)")
+    .argument('<id>')
+    .option('--url <url>', 'the service to ask (default http://HOST:PORT)')
+    .option('--json', 'print one JSON object')
+    .action((id: string, opts: { url?: string; json?: boolean }) =>
+      withDatabase(async (ctx) => {
+        await ctx.accounts.getAccount(id)
+        const usage = (await callAdmin(ctx, { method: 'GET', path: `/accounts/${encodeURIComponent(id)}/usage`, url: opts.url })) as Usage
+        output(!!opts.json, usage, () =>
+          [
+            `${usage.accountId}  plan ${usage.plan}`,
+            ...usage.windows.map((w) => `  ${w.name}: ${w.used}/${w.limit} used, ${w.remaining} left, resets ${w.resetsAt}`),
+            ...(usage.bans.length === 0 ? ['  no bans'] : usage.bans.map((b) => `  key ${b.keyId} banned until ${b.until}`)),
+          ].join('\n'),
+        )
+      }),
+    )
+
   return accounts
 }
 
-export type { Quota }
+interface Usage {
+  accountId: string
+  plan: string
+  windows: { name: string; limit: number; used: number; remaining: number; resetsAt: string }[]
+  bans: { keyId: string; until: string }[]
+}
+

@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
 import { keyEnvironment } from '../accounts/api-keys.js'
+import { callAdmin } from './admin-client.js'
 import { output, withDatabase } from './run.js'
 
 function describe(k: ApiKeyInfo): string {
@@ -43,6 +44,20 @@ export function keysCommand(): Command {
       withDatabase(async ({ accounts }) => {
         const key = await accounts.revokeApiKey(keyId)
         output(!!opts.json, key, () => `revoked ${describe(key)}`)
+      }),
+    )
+
+  keys
+    .command('unban')
+    .description('lift a temporary ban of a key (asks the running service)')
+    .argument('<keyId>')
+    .option('--url <url>', 'the service to ask (default http://HOST:PORT)')
+    .option('--json', 'print one JSON object')
+    .action((keyId: string, opts: { url?: string; json?: boolean }) =>
+      withDatabase(async (ctx) => {
+        await ctx.accounts.getApiKey(keyId)
+        const result = (await callAdmin(ctx, { method: 'POST', path: `/keys/${encodeURIComponent(keyId)}/unban`, url: opts.url })) as { wasBanned: boolean }
+        output(!!opts.json, result, () => (result.wasBanned ? `lifted the ban of ${keyId}` : `${keyId} was not banned`))
       }),
     )
 

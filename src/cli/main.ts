@@ -10,9 +10,9 @@ import { fail } from './run.js'
 
 const program = new Command('petstore')
   .description('Pet store API service. Every command reads DATABASE_URL and PETSTORE_ENV.')
-  .showHelpAfterError('(run with --help for usage)')
   .exitOverride()
-  .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+  // One line on stderr: Commander's message with the usage hint appended (showHelpAfterError would add a second line).
+  .configureOutput({ outputError: (text, write) => write(`${text.split('\n')[0]} (run with --help for usage)\n`) })
 
 program
   .command('serve')

@@ -17,7 +17,7 @@ export interface CommandContext {
 export function fail(error: unknown): never {
   const known = error instanceof ConfigError || error instanceof NotFoundError || error instanceof UsageError
   const text = error instanceof Error ? error.message : String(error)
-  const message = known || error instanceof Error ? text.replace(/\s*\n\s*-?\s*/g, '; ') : 'unexpected failure'
+  const message = known || error instanceof Error ? text.replace(/:\s*\n\s*-?\s*/g, ': ').replace(/\s*\n\s*-?\s*/g, '; ') : 'unexpected failure'
   process.stderr.write(`petstore: ${message}\n`)
   process.exit(known ? 2 : 1)
 }

@@ -1,9 +1,11 @@
 // Versioned migrations, applied in name order and recorded by Kysely in `kysely_migration`.
 import { Migrator, NO_MIGRATIONS, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
 import { initial } from './migrations/0001_initial.js'
+import { idempotency } from './migrations/0002_idempotency.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_idempotency': idempotency,
 }
 
 function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Migrator {

@@ -36,11 +36,25 @@ export interface SettingsTable {
   value: string
 }
 
+export interface IdempotencyKeysTable {
+  account_id: string
+  idempotency_key: string
+  /** SHA-256 of the canonical JSON of the request body. */
+  fingerprint: string
+  state: 'in_progress' | 'done'
+  response_status: number | null
+  response_body: string | null
+  response_location: string | null
+  created_at: string
+  expires_at: string
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
   pets: PetsTable
   settings: SettingsTable
+  idempotency_keys: IdempotencyKeysTable
 }
 
 export type AccountRow = Selectable<AccountsTable>

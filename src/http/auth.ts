@@ -4,12 +4,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AccountsRepository } from '../accounts/accounts.repository.js'
 import { keyEnvironment, keyPrefix, type KeyEnvironment } from '../accounts/api-keys.js'
+import type { Quota } from '../accounts/plans.js'
 import type { Environment } from '../config.js'
 import { ApiError } from './errors.js'
 
 export interface AuthContext {
   accountId: string
   keyId: string
+  quota: Quota
 }
 
 declare module 'fastify' {
@@ -49,7 +51,11 @@ export function bearerToken(header: string | undefined): string {
   }
   const match = CREDENTIALS.exec(header.trim())
   if (!match) throw malformed('The Authorization header is malformed; send `Authorization: Bearer <API_KEY>`.')
-  if (match[1]!.toLowerCase() !== 'bearer') throw malformed(`The Authorization scheme "${match[1]}" is not supported; send \`Authorization: Bearer <API_KEY>\`.`)
+  if (match[1]!.toLowerCase() !== 'bearer') {
+    // A lone word is most likely a key sent without its scheme: never echo it back.
+    if (match[2] === undefined) throw malformed('The Authorization header has no scheme; send `Authorization: Bearer <API_KEY>`.')
+    throw malformed(`The Authorization scheme "${match[1]}" is not supported; send \`Authorization: Bearer <API_KEY>\`.`)
+  }
   const token = match[2] ?? ''
   if (!B64TOKEN.test(token)) throw malformed('The Authorization header has no valid token after "Bearer"; send `Authorization: Bearer <API_KEY>`.')
   return token
@@ -68,7 +74,7 @@ export function createAuthenticator({ accounts, environment }: { accounts: Accou
     const owner = await accounts.findKeyOwner(token)
     if (!owner || owner.environment !== expected) throw invalidKey('The API key is not known.')
     if (owner.revoked) throw invalidKey('The API key has been revoked.')
-    request.auth = { accountId: owner.accountId, keyId: owner.keyId }
+    request.auth = { accountId: owner.accountId, keyId: owner.keyId, quota: owner.quota }
   }
 }
 

@@ -26,8 +26,12 @@ export function createCursorCodec({ secret }: { secret: string }) {
       const invalid = () => new ApiError('invalid_cursor', "Query parameter 'cursor' is not a cursor this service issued to you; start again from the first page.")
       const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor)
       if (!match) throw invalid()
-      const payload = Buffer.from(match[1]!, 'base64url').toString()
+      const payloadBytes = Buffer.from(match[1]!, 'base64url')
       const signature = Buffer.from(match[2]!, 'base64url')
+      // Base64 decoding ignores the unused low bits of the last character, so several texts decode to the
+      // same bytes: only the canonical text we issue is accepted, any altered character is refused.
+      if (payloadBytes.toString('base64url') !== match[1] || signature.toString('base64url') !== match[2]) throw invalid()
+      const payload = payloadBytes.toString()
       const expected = sign(accountId, payload)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
       const parts = /^(\d{1,19}):(\w*)$/.exec(payload)

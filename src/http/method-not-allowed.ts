@@ -29,6 +29,7 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Map<strin
       method: missing,
       url,
       schema: { hide: true },
+      config: { rateLimit: 'address' },
       handler: async (request, reply) => {
         sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}; allowed: ${allow}.`, { allow }))
       },

@@ -46,7 +46,7 @@ export const openApiPlugin = fp(
 
 /** Serves the document (no key needed) and the Swagger UI, whose files come from the installed package. */
 export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
-  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger())
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { rateLimit: 'address' } }, async () => app.swagger())
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null, url: `${API_PREFIX}/openapi.json` } as Record<string, unknown>,

@@ -13,17 +13,20 @@ const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 const INT64_KEYWORD = 'x-int64'
 
-/** Parses a JSON number, a bigint from the body parser, or path/query text as an exact int64; undefined if not one. */
-export function toInt64(value: unknown): bigint | undefined {
+/**
+ * Parses a JSON number, a bigint from the body parser, or (only with `acceptText`: path/query) text as an
+ * exact int64; undefined if not one. A JSON string such as `"1"` in a body is a wrong type, not a number.
+ */
+export function toInt64(value: unknown, acceptText = true): bigint | undefined {
   let n: bigint
   if (typeof value === 'bigint') n = value
   else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value)
-  else if (typeof value === 'string' && /^-?\d{1,19}$/.test(value)) n = BigInt(value)
+  else if (acceptText && typeof value === 'string' && /^-?\d{1,19}$/.test(value)) n = BigInt(value)
   else return undefined
   return n >= INT64_MIN && n <= INT64_MAX ? n : undefined
 }
 
-function addInt64Keyword(ajv: Ajv): void {
+function addInt64Keyword(ajv: Ajv, acceptText: boolean): void {
   ajv.addKeyword({
     keyword: INT64_KEYWORD,
     modifying: true,
@@ -35,7 +38,7 @@ function addInt64Keyword(ajv: Ajv): void {
       _parent?: unknown,
       ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
     ): boolean {
-      const n = toInt64(data)
+      const n = toInt64(data, acceptText)
       const min = range.minimum === undefined ? INT64_MIN : BigInt(range.minimum)
       if (n === undefined || n < min) {
         const message = `must be an integer from ${min} to ${INT64_MAX}`
@@ -70,7 +73,7 @@ function createAjv(options: { coerce: boolean }): Ajv {
     strict: false,
   })
   addFormats(ajv)
-  addInt64Keyword(ajv)
+  addInt64Keyword(ajv, options.coerce)
   return ajv
 }
 

@@ -13,9 +13,9 @@ function toPet(row: Pick<PetRow, 'id' | 'name' | 'category_id' | 'status'>): Pet
 
 export function createPetsRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
   return {
-    /** Inserts the pet; resolves once the row is committed. */
-    async create({ accountId, pet }: { accountId: string; pet: NewPet }): Promise<Pet> {
-      const row = await db
+    /** Inserts the pet; resolves once the row is committed (or, given a transaction, written in it). */
+    async create({ accountId, pet }: { accountId: string; pet: NewPet }, executor: Kysely<Database> = db): Promise<Pet> {
+      const row = await executor
         .insertInto('pets')
         .values({
           account_id: accountId,

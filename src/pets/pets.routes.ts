@@ -4,8 +4,9 @@ import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
 import { requireJsonContentType } from '../http/json-body.js'
 import { publicOrigin } from '../http/origin.js'
-import { errorResponse, jsonResponse, ref } from '../http/schemas.js'
-import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema } from './pets.schemas.js'
+import { errorResponse, jsonResponse, ref, tooManyRequests } from '../http/schemas.js'
+import { fingerprintOf, parseIdempotencyKey } from '../idempotency/idempotency-key.js'
+import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema, type Pet } from './pets.schemas.js'
 
 const header = (description: string) => Type.String({ description })
 const unauthorized = errorResponse('Missing or invalid API key (see `code`); a `WWW-Authenticate: Bearer` challenge is sent.', {
@@ -14,7 +15,7 @@ const unauthorized = errorResponse('Missing or invalid API key (see `code`); a `
 const internal = errorResponse('Unexpected failure; nothing internal is shown.')
 
 export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { pets, cursors, config } = app
+  const { pets, cursors, config, idempotency } = app
 
   app.get(
     '/pets',
@@ -32,6 +33,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }),
           400: errorResponse('A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.'),
           401: unauthorized,
+          429: tooManyRequests(),
           500: internal,
         },
       },
@@ -62,20 +64,44 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['pets'],
         summary: 'Add an animal',
         description: 'Adds a pet to your account. The pet is committed to the database before the 201 is sent.',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({
+              description:
+                'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1–255 printable characters, best a quoted UUID. Same key and body within 24 h: the first response is replayed with `Idempotent-Replayed: true`.',
+            }),
+          ),
+        }),
         body: ref(NewPetSchema),
         response: {
-          201: jsonResponse('Animal added; `id` is assigned by the service.', ref(PetSchema), { Location: header('`/v1/pets/{id}` of the new pet.') }),
+          201: jsonResponse('Animal added; `id` is assigned by the service.', ref(PetSchema), {
+            Location: header('`/v1/pets/{id}` of the new pet.'),
+            'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.'),
+          }),
           400: errorResponse('The body is not JSON, not an object, misses a required field, or has an unknown field or invalid value.'),
           401: unauthorized,
+          409: errorResponse('A request with the same `Idempotency-Key` is still in progress.'),
           413: errorResponse('The body is larger than 16 KiB.'),
+          422: errorResponse('The `Idempotency-Key` was already used with a different body.'),
+          429: tooManyRequests(),
           500: internal,
         },
       },
     },
     async (request, reply) => {
-      const pet = await pets.create({ accountId: request.auth!.accountId, pet: request.body })
-      reply.code(201).header('location', `/v1/pets/${pet.id}`)
-      return pet
+      const accountId = request.auth!.accountId
+      const key = parseIdempotencyKey(request.headers['idempotency-key'])
+      if (key === undefined) {
+        const pet = await pets.create({ accountId, pet: request.body })
+        return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet)
+      }
+      const response = await idempotency.execute({ accountId, key, fingerprint: fingerprintOf(request.body) }, async (trx) => {
+        const pet = await pets.create({ accountId, pet: request.body }, trx)
+        return { status: 201, body: pet, location: `/v1/pets/${pet.id}` }
+      })
+      if (response.replayed) reply.header('idempotent-replayed', 'true')
+      if (response.location) reply.header('location', response.location)
+      return reply.code(response.status as 201).send(response.body as Pet)
     },
   )
 
@@ -103,6 +129,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           401: unauthorized,
           404: errorResponse('The requested resource could not be found.'),
           410: errorResponse(sunsetNote),
+          429: tooManyRequests(),
           500: internal,
         },
       },

@@ -1,0 +1,34 @@
+// The Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header): a structured-field string, so
+// clients send it quoted ("…"); a bare token is accepted too. 1–255 printable ASCII characters.
+import { createHash } from 'node:crypto'
+import { stringify } from 'lossless-json'
+import { ApiError } from '../http/errors.js'
+
+const QUOTED = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/
+const BARE = /^[\x21-\x7E]+$/
+export const IDEMPOTENCY_KEY_MAX = 255
+
+/** The key, undefined when the header is absent, or a 400 when it is malformed. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined
+  const raw = Array.isArray(header) ? undefined : header.trim()
+  const quoted = raw === undefined ? null : QUOTED.exec(raw)
+  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : raw !== undefined && BARE.test(raw) && !raw.startsWith('"') ? raw : undefined
+  if (key === undefined || key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
+    throw new ApiError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".')
+  }
+  return key
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+  }
+  return value
+}
+
+/** Same JSON body ⇔ same fingerprint, whatever the key order or white space of the request. */
+export function fingerprintOf(body: unknown): string {
+  return createHash('sha256').update(stringify(canonical(body)) ?? '').digest('hex')
+}

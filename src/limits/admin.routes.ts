@@ -1,0 +1,45 @@
+// Operator endpoints for the CLI (`accounts usage`, `keys unban`). Counters and bans live in the running
+// service (in memory by default), so the CLI asks it. Guarded by a token kept in the database: whoever can
+// run the CLI on the database can read it; nobody else can. Not part of the public API or its document.
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { NotFoundError } from '../accounts/accounts.repository.js'
+import { bearerToken } from '../http/auth.js'
+import { ApiError } from '../http/errors.js'
+import { accountWindows } from './rate-limiter.js'
+
+export const ADMIN_TOKEN_SETTING = 'admin_token'
+
+export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (app, { token }) => {
+  const expected = Buffer.from(token)
+  app.addHook('onRequest', async (request) => {
+    const presented = Buffer.from(bearerToken(request.headers.authorization))
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new ApiError('invalid_api_key', 'Not an admin token.')
+  })
+
+  const notFound = (error: unknown) => (error instanceof NotFoundError ? new ApiError('not_found', error.message) : error)
+
+  app.get('/accounts/:id/usage', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request) => {
+    const account = await app.accounts.getAccount(request.params.id).catch((e) => Promise.reject(notFound(e)))
+    const now = app.clock.now()
+    const { windows } = await app.limiter.store.usage({ subject: `account:${account.id}`, windows: accountWindows(account.quota), now })
+    const keys = await app.accounts.listApiKeys(account.id)
+    const bans = []
+    for (const key of keys) {
+      const until = await app.limiter.store.bannedUntil({ subject: `key:${key.id}`, now })
+      if (until !== undefined) bans.push({ keyId: key.id, until: new Date(until).toISOString() })
+    }
+    return {
+      accountId: account.id,
+      plan: account.plan,
+      windows: windows.map((w) => ({ name: w.name, limit: w.limit, used: w.used, remaining: Math.max(0, w.limit - w.used), resetsAt: new Date(w.resetAt).toISOString() })),
+      bans,
+    }
+  })
+
+  app.post('/keys/:id/unban', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request) => {
+    const key = await app.accounts.getApiKey(request.params.id).catch((e) => Promise.reject(notFound(e)))
+    return { keyId: key.id, wasBanned: await app.limiter.store.unban(`key:${key.id}`) }
+  })
+}

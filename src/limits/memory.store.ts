@@ -1,0 +1,87 @@
+// The default store: counters in this process's memory. Every method's critical section is synchronous,
+// so concurrent requests cannot interleave inside a decision: admitted counts are exact.
+import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
+
+interface Counter {
+  start: number
+  end: number
+  count: number
+}
+
+/** Entries of windows that have ended are dropped at most this often, so memory follows live subjects. */
+const SWEEP_EVERY_MS = 60_000
+
+export function createMemoryStore(): RateLimitStore {
+  const counters = new Map<string, Counter>()
+  const refusals = new Map<string, Counter>()
+  const bans = new Map<string, number>()
+  let lastSweep = 0
+
+  function sweep(now: number): void {
+    if (now - lastSweep < SWEEP_EVERY_MS) return
+    lastSweep = now
+    for (const map of [counters, refusals]) for (const [key, c] of map) if (c.end <= now) map.delete(key)
+    for (const [key, until] of bans) if (until <= now) bans.delete(key)
+  }
+
+  function current(map: Map<string, Counter>, key: string, now: number, seconds: number): Counter {
+    const existing = map.get(key)
+    if (existing && existing.end > now && existing.start <= now) return existing
+    const fresh = { ...windowBounds(now, seconds), count: 0 }
+    map.set(key, fresh)
+    return fresh
+  }
+
+  function states(subject: string, windows: WindowSpec[], now: number): { counter: Counter; state: WindowState }[] {
+    return windows.map((w) => {
+      const counter = current(counters, `${subject}|${w.name}|${w.seconds}`, now, w.seconds)
+      return { counter, state: { ...w, used: counter.count, resetAt: counter.end } }
+    })
+  }
+
+  function activeBan(subject: string, now: number): number | undefined {
+    const until = bans.get(subject)
+    return until !== undefined && until > now ? until : undefined
+  }
+
+  return {
+    async consume({ subject, windows, now, ban }: ConsumeInput): Promise<ConsumeResult> {
+      sweep(now)
+      const bannedUntil = ban && activeBan(ban.subject, now)
+      const entries = states(subject, windows, now)
+      if (bannedUntil !== undefined) return { admitted: false, windows: entries.map((e) => e.state), bannedUntil }
+      if (entries.every((e) => e.counter.count < e.state.limit)) {
+        for (const e of entries) e.state.used = ++e.counter.count
+        return { admitted: true, windows: entries.map((e) => e.state) }
+      }
+      if (ban && windows[0]) {
+        const refused = current(refusals, ban.subject, now, windows[0].seconds)
+        refused.count += 1
+        if (refused.count > ban.threshold) {
+          bans.set(ban.subject, now + ban.durationMs)
+          return { admitted: false, windows: entries.map((e) => e.state), bannedUntil: now + ban.durationMs }
+        }
+      }
+      return { admitted: false, windows: entries.map((e) => e.state) }
+    },
+
+    async usage({ subject, windows, now }) {
+      return { windows: states(subject, windows, now).map((e) => e.state) }
+    },
+
+    async bannedUntil({ subject, now }) {
+      return activeBan(subject, now)
+    },
+
+    async unban(subject) {
+      refusals.delete(subject)
+      return bans.delete(subject)
+    },
+
+    async close() {
+      counters.clear()
+      refusals.clear()
+      bans.clear()
+    },
+  }
+}

@@ -1,0 +1,38 @@
+// Response headers describing the limits: the spec's X-RateLimit-* (Reset as Unix epoch seconds) and the
+// IETF draft's RateLimit-Policy / RateLimit (draft-ietf-httpapi-ratelimit-headers).
+import type { WindowState } from './rate-limit.store.js'
+
+const remainingOf = (w: WindowState) => Math.max(0, w.limit - w.used)
+const secondsUntil = (at: number, now: number) => Math.max(0, Math.ceil((at - now) / 1000))
+
+/** The window with the fewest requests left; on a tie, the shorter one. */
+export function bindingWindow(windows: WindowState[]): WindowState {
+  const [first, ...rest] = windows
+  if (!first) throw new Error('no rate-limit windows')
+  return rest.reduce((best, w) => {
+    const diff = remainingOf(w) - remainingOf(best)
+    return diff < 0 || (diff === 0 && w.seconds < best.seconds) ? w : best
+  }, first)
+}
+
+export function rateLimitHeaders(windows: WindowState[], now: number): Record<string, string> {
+  const binding = bindingWindow(windows)
+  return {
+    'x-ratelimit-limit': String(binding.limit),
+    'x-ratelimit-remaining': String(remainingOf(binding)),
+    'x-ratelimit-reset': String(Math.ceil(binding.resetAt / 1000)),
+    'ratelimit-policy': windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', '),
+    ratelimit: `"${binding.name}";r=${remainingOf(binding)};t=${secondsUntil(binding.resetAt, now)}`,
+  }
+}
+
+/** Whole seconds (≥ 1) until a refused request would be admitted: the latest end among the full windows. */
+export function retryAfterSeconds(windows: WindowState[], now: number): { seconds: number; window: WindowState } {
+  const full = windows.filter((w) => w.used >= w.limit)
+  const latest = full.reduce((a, w) => (w.resetAt > a.resetAt ? w : a), full[0] ?? bindingWindow(windows))
+  return { seconds: Math.max(1, secondsUntil(latest.resetAt, now)), window: latest }
+}
+
+export function secondsLeft(until: number, now: number): number {
+  return Math.max(1, secondsUntil(until, now))
+}

@@ -1,0 +1,59 @@
+// The limiting policy: which windows apply to whom, and what a refusal looks like. Accounts are limited
+// per minute and per day by plan (over all their keys); a key that keeps going while limited is banned;
+// requests without a valid key are limited per client address.
+import type { Quota } from '../accounts/plans.js'
+import type { Clock } from '../clock.js'
+import { ApiError } from '../http/errors.js'
+import { rateLimitHeaders, retryAfterSeconds, secondsLeft } from './rate-limit.headers.js'
+import type { RateLimitStore, WindowSpec } from './rate-limit.store.js'
+
+export interface LimitsConfig {
+  unauthenticatedPerMinute: number
+  banThreshold: number
+  banSeconds: number
+}
+
+export interface LimitOutcome {
+  headers: Record<string, string>
+  /** Set when the request is refused (429). */
+  error?: ApiError
+}
+
+export function accountWindows(quota: Quota): WindowSpec[] {
+  return [
+    { name: 'minute', limit: quota.perMinute, seconds: 60 },
+    { name: 'day', limit: quota.perDay, seconds: 86_400 },
+  ]
+}
+
+const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
+
+export function createRateLimiter({ store, clock, limits }: { store: RateLimitStore; clock: Clock; limits: LimitsConfig }) {
+  const addressWindows: WindowSpec[] = [{ name: 'minute', limit: limits.unauthenticatedPerMinute, seconds: 60 }]
+
+  async function decide(subject: string, windows: WindowSpec[], banSubject?: string): Promise<LimitOutcome> {
+    const now = clock.now()
+    const ban = banSubject ? { subject: banSubject, threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 } : undefined
+    const result = await store.consume({ subject, windows, now, ban })
+    const headers = rateLimitHeaders(result.windows, now)
+    if (result.admitted) return { headers }
+    if (result.bannedUntil !== undefined) {
+      const seconds = secondsLeft(result.bannedUntil, now)
+      const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${seconds} s.`
+      return { headers, error: new ApiError('temporarily_banned', message, { 'retry-after': String(seconds) }) }
+    }
+    const retry = retryAfterSeconds(result.windows, now)
+    const message = `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated requests while limited lead to a temporary ban.`
+    return { headers, error: new ApiError('rate_limit_exceeded', message, { 'retry-after': String(retry.seconds) }) }
+  }
+
+  return {
+    /** Counts one request of an authenticated key against its account's plan. */
+    forAccount: (input: { accountId: string; keyId: string; quota: Quota }) => decide(`account:${input.accountId}`, accountWindows(input.quota), `key:${input.keyId}`),
+    /** Counts one request that carries no valid key against the client address. */
+    forAddress: (address: string) => decide(`address:${address}`, addressWindows),
+    store,
+  }
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>
