@@ -1,43 +1,30 @@
-// The application factory: builds a ready Fastify instance from its dependencies and never listens.
-// Order: infrastructure (errors, parsing, ids, docs), then services, then routes, then the 405 catch-all.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
-import { createAccountsRepository, type AccountsRepository } from './accounts/accounts.repository.js'
-import { systemClock, type Clock } from './clock.js'
+// The pet store application factory: builds a ready Fastify instance and never listens.
+// Order: infrastructure (base app, shared schemas, OpenAPI), services, then routes, then the 405 catch-all.
+import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
-import type { Database } from './db/schema.js'
-import { loadOrCreateSecret } from './db/settings.js'
+import type { AccountsRepository } from './accounts/accounts.repository.js'
+import type { Clock } from './clock.js'
 import { authPlugin } from './http/auth.js'
-import { createCursorCodec, type CursorCodec } from './http/cursor.js'
+import { createBaseApp } from './http/base-app.js'
+import type { CursorCodec } from './http/cursor.js'
 import { deprecationHooks } from './http/deprecation.js'
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.js'
-import { registerJsonBodyParser } from './http/json-body.js'
-import { collectRoutes, registerMethodNotAllowed } from './http/method-not-allowed.js'
-import { openApiPlugin, registerDocsRoutes } from './http/openapi.js'
-import { refuseRepeatedQueryParameters } from './http/query-guard.js'
-import { requestIdFrom } from './http/request-id.js'
-import { RequestLogController } from './http/request-log.js'
+import { openApiPlugin, petsDocument, registerDocsRoutes } from './http/openapi.js'
 import { ErrorSchema } from './http/schemas.js'
-import { buildValidatorCompiler } from './http/validation.js'
-import { createIdempotencyRepository, type IdempotencyRepository } from './idempotency/idempotency.repository.js'
-import { ADMIN_TOKEN_SETTING, adminRoutes } from './limits/admin.routes.js'
-import { createMemoryStore } from './limits/memory.store.js'
-import type { RateLimitStore } from './limits/rate-limit.store.js'
-import { createAddressLimitHook, createRequestGuard } from './limits/rate-limit.hooks.js'
-import { createRateLimiter, type RateLimiter } from './limits/rate-limiter.js'
-import { createPetsRepository, type PetsRepository } from './pets/pets.repository.js'
+import type { IdempotencyRepository } from './idempotency/idempotency.repository.js'
+import { adminRoutes } from './limits/admin.routes.js'
+import { createRequestGuard } from './limits/rate-limit.hooks.js'
+import type { RateLimiter } from './limits/rate-limiter.js'
+import type { MessagesRepository } from './messages/messages.repository.js'
+import type { PetsRepository } from './pets/pets.repository.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
+import { buildServices, type ServiceDependencies, type Services } from './services.js'
 
-export const BODY_LIMIT_BYTES = 16 * 1024
+export { BODY_LIMIT_BYTES } from './http/base-app.js'
 
-export interface AppDependencies {
-  config: Config
-  db: Kysely<Database>
-  clock?: Clock
-  /** Where rate-limit counters and bans live; in this process's memory by default. Closed with the app. */
-  rateLimitStore?: RateLimitStore
+export interface AppDependencies extends ServiceDependencies {
+  /** Services already built (to share them with the messages listener); built from the rest if absent. */
+  services?: Services
   /** Pino options or `false`; defaults to the configured level, with the Authorization header redacted. */
   logger?: boolean | Record<string, unknown>
 }
@@ -48,65 +35,39 @@ declare module 'fastify' {
     clock: Clock
     accounts: AccountsRepository
     pets: PetsRepository
+    messages: MessagesRepository
     cursors: CursorCodec
     idempotency: IdempotencyRepository
     limiter: RateLimiter
   }
 }
 
-/** How often expired Idempotency-Key records are deleted. */
-const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60 * 1000
+/** Decorates an app with the services its routes use (the same objects on both listeners). */
+export function decorateServices(app: FastifyInstance, services: Services): void {
+  app.decorate('config', services.config)
+  app.decorate('clock', services.clock)
+  app.decorate('accounts', services.accounts)
+  app.decorate('pets', services.pets)
+  app.decorate('messages', services.messages)
+  app.decorate('cursors', services.cursors)
+  app.decorate('idempotency', services.idempotency)
+  app.decorate('limiter', services.limiter)
+}
 
-export async function buildApp({ config, db, clock = systemClock, rateLimitStore = createMemoryStore(), logger }: AppDependencies): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: logger ?? { level: config.logLevel, redact: ['req.headers.authorization'] },
-    logController: new RequestLogController(),
-    genReqId: requestIdFrom,
-    bodyLimit: BODY_LIMIT_BYTES,
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler,
-    return503OnClosing: true,
-    // Explicit server timeouts: a slow client cannot hold a request open forever.
-    requestTimeout: 30_000,
-    keepAliveTimeout: 72_000,
-    // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature.
-    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never } },
-  }).withTypeProvider<TypeBoxTypeProvider>()
-
-  // Infrastructure
-  installErrorHandling(app)
-  registerJsonBodyParser(app)
-  const routes = collectRoutes(app, '/v1/')
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-  })
-  app.addHook('preValidation', refuseRepeatedQueryParameters)
-  const limiter = createRateLimiter({ store: rateLimitStore, clock, limits: config })
-  app.addHook('onRequest', createAddressLimitHook(limiter))
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const services = deps.services ?? (await buildServices(deps))
+  const { config, clock, limiter } = services
+  const { app, finish } = createBaseApp({ config, limiter, apiPrefix: '/v1/', logger: deps.logger })
   for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
-  await app.register(openApiPlugin, { config })
+  await app.register(openApiPlugin, petsDocument(config))
 
-  // Services, built once
-  const accounts = createAccountsRepository({ db, clock })
-  app.decorate('config', config)
-  app.decorate('clock', clock)
-  app.decorate('accounts', accounts)
-  app.decorate('pets', createPetsRepository({ db, clock }))
-  app.decorate('cursors', createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }))
-  app.decorate('limiter', limiter)
-  const idempotency = createIdempotencyRepository({ db, clock })
-  app.decorate('idempotency', idempotency)
-  await app.register(authPlugin, { accounts, environment: config.environment })
-  const purge = setInterval(() => {
-    idempotency.purgeExpired().catch((err: unknown) => app.log.error({ err }, 'purging idempotency keys failed'))
-  }, IDEMPOTENCY_PURGE_EVERY_MS).unref()
-  app.addHook('onClose', async () => {
-    clearInterval(purge)
-    await rateLimitStore.close()
-  })
+  decorateServices(app, services)
+  await app.register(authPlugin, { accounts: services.accounts, environment: config.environment })
+  // A store this app made for itself is closed with it; a shared one is closed by its owner.
+  if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
 
-  // Routes: the pet store under /v1. Every operation is authenticated and counted against its account's
-  // quota before anything else (sunset, body parsing, validation) can answer.
+  // The pet store under /v1. Every operation is authenticated and counted against its account's quota
+  // before anything else (sunset, body parsing, validation) can answer.
   const deprecation = deprecationHooks({ clock, publicUrl: config.publicUrl })
   await app.register(
     async (v1) => {
@@ -117,9 +78,9 @@ export async function buildApp({ config, db, clock = systemClock, rateLimitStore
     },
     { prefix: '/v1' },
   )
-  await app.register(adminRoutes, { prefix: '/admin', token: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING) })
-  await registerDocsRoutes(app)
-  registerMethodNotAllowed(app, routes)
+  await app.register(adminRoutes, { prefix: '/admin', token: services.adminToken })
+  await registerDocsRoutes(app, '/v1/openapi.json')
+  finish()
 
   await app.ready()
   return app

@@ -60,6 +60,12 @@ function origin(raw: string): string {
   return url.origin
 }
 
+function webhookSecret(raw: string): string {
+  const body = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : raw
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 24) throw new Error('must be whsec_ followed by at least 24 base64-encoded bytes')
+  return raw
+}
+
 function nonEmpty(raw: string): string {
   if (raw.trim() === '') throw new Error('must not be empty')
   return raw
@@ -68,6 +74,7 @@ function nonEmpty(raw: string): string {
 export const settings = {
   host: setting({ env: 'HOST', default: '127.0.0.1', doc: 'Address the HTTP listener binds to.', parse: nonEmpty }),
   port: setting({ env: 'PORT', default: '8080', doc: 'Port of the pet store API (base URL `http://HOST:PORT/v1`).', parse: port }),
+  messagesPort: setting({ env: 'MESSAGES_PORT', default: '8081', doc: 'Port of the messages interface (base URL `http://HOST:MESSAGES_PORT`).', parse: port }),
   databaseUrl: setting({
     env: 'DATABASE_URL',
     default: './data/petstore.db',
@@ -123,13 +130,36 @@ export const settings = {
     parse: positiveInt,
   }),
   banSeconds: setting({ env: 'RATE_LIMIT_BAN_SECONDS', default: '900', doc: 'Length of a temporary ban, in seconds.', parse: positiveInt }),
+  messagesSink: setting({
+    env: 'MESSAGES_SINK',
+    default: 'log',
+    doc: 'Where queued messages are delivered: `log` (one line in the service log) or `webhook` (signed HTTP POST).',
+    parse: oneOf(['log', 'webhook'] as const),
+  }),
+  webhookUrl: setting({ env: 'MESSAGES_WEBHOOK_URL', default: undefined, doc: 'Receiver of the `webhook` sink (required with it).', parse: httpUrl }),
+  webhookSecret: setting({
+    env: 'MESSAGES_WEBHOOK_SECRET',
+    default: undefined,
+    doc: 'Standard Webhooks signing secret, `whsec_` + base64 (at least 24 bytes; required with the `webhook` sink).',
+    parse: webhookSecret,
+  }),
+  webhookMaxAttempts: setting({ env: 'MESSAGES_WEBHOOK_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts before a message is `failed`.', parse: positiveInt }),
+  webhookRetryBaseMs: setting({
+    env: 'MESSAGES_RETRY_BASE_MS',
+    default: '1000',
+    doc: 'First retry delay; each further retry waits twice as long (1 s, 2 s, 4 s …).',
+    parse: positiveInt,
+  }),
+  webhookTimeoutMs: setting({ env: 'MESSAGES_WEBHOOK_TIMEOUT_MS', default: '5000', doc: 'Time a webhook receiver has to answer one attempt.', parse: positiveInt }),
+  messagesPollMs: setting({ env: 'MESSAGES_POLL_MS', default: '250', doc: 'How often the delivery worker looks for due messages.', parse: positiveInt }),
   logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
 }
 
 type Settings = typeof settings
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
-/** Settings without a default (only `publicUrl`) may be absent. */
-export type Config = Omit<Parsed, 'publicUrl'> & { publicUrl: string | undefined }
+/** Settings without a default may be absent. */
+type Optional = 'publicUrl' | 'webhookUrl' | 'webhookSecret'
+export type Config = Omit<Parsed, Optional> & { [K in Optional]: Parsed[K] | undefined }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -158,6 +188,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (problems.length === 0 && result.getPetDeprecatedAt > result.getPetSunset) {
     problems.push('PETSTORE_GETPET_DEPRECATED_AT must not be after PETSTORE_GETPET_SUNSET (RFC 8594)')
   }
+  if (problems.length === 0 && result.messagesSink === 'webhook' && (!result.webhookUrl || !result.webhookSecret)) {
+    problems.push('MESSAGES_SINK=webhook needs MESSAGES_WEBHOOK_URL and MESSAGES_WEBHOOK_SECRET')
+  }
+  if (problems.length === 0 && result.port === result.messagesPort) problems.push('PORT and MESSAGES_PORT must differ')
   if (problems.length > 0) throw new ConfigError(problems)
   return result
 }

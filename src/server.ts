@@ -1,36 +1,86 @@
-// Runs the service: opens and migrates the database, builds the app, listens, and shuts down gracefully.
+// Runs the service: opens and migrates the database, builds the services once, serves the pet store and/or
+// the messages interface, runs the background loops, and shuts everything down gracefully.
 import closeWithGrace from 'close-with-grace'
-import { createAccountsRepository } from './accounts/accounts.repository.js'
+import type { FastifyInstance } from 'fastify'
 import { bootstrapLocalAccount } from './accounts/bootstrap.js'
 import { buildApp } from './app.js'
-import { systemClock } from './clock.js'
 import type { Config } from './config.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { buildMessagesApp } from './messages/messages.app.js'
+import { createLogSink, createWebhookSink } from './messages/sinks.js'
+import { createMessageWorker } from './messages/worker.js'
+import { buildServices } from './services.js'
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000
+/** How often expired Idempotency-Key records are deleted. */
+const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60 * 1000
 
-export async function startServer(config: Config, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+export type Interface = 'pets' | 'messages'
+
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
+
+export async function startServer(config: Config, options: { only?: Interface; out?: NodeJS.WritableStream } = {}): Promise<void> {
+  const out = options.out ?? process.stdout
+  const serves = (i: Interface) => options.only === undefined || options.only === i
   const handle = openDatabase(config.databaseUrl)
   await migrateToLatest(handle.db)
-  const local = await bootstrapLocalAccount({ db: handle.db, accounts: createAccountsRepository({ db: handle.db, clock: systemClock }), config })
-  const app = await buildApp({ config, db: handle.db })
+  const services = await buildServices({ config, db: handle.db })
+  const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
+
+  const apps: FastifyInstance[] = []
+  if (serves('pets')) apps.push(await buildApp({ config, db: handle.db, services }))
+  if (serves('messages')) apps.push(await buildMessagesApp({ config, db: handle.db, services }))
+  const log = apps[0]!.log
+
+  const worker = serves('messages')
+    ? createMessageWorker({
+        messages: services.messages,
+        sink:
+          config.messagesSink === 'webhook'
+            ? createWebhookSink({ url: config.webhookUrl!, secret: config.webhookSecret!, timeoutMs: config.webhookTimeoutMs })
+            : createLogSink(log),
+        clock: services.clock,
+        log,
+        maxAttempts: config.webhookMaxAttempts,
+        backoffBaseMs: config.webhookRetryBaseMs,
+        pollMs: config.messagesPollMs,
+      })
+    : undefined
+  const purge = setInterval(() => {
+    services.idempotency.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging idempotency keys failed'))
+  }, IDEMPOTENCY_PURGE_EVERY_MS).unref()
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an uncaught error')
-    else app.log.info({ signal }, 'shutting down')
-    await app.close()
+    if (err) log.error({ err }, 'shutting down after an uncaught error')
+    else log.info({ signal }, 'shutting down')
+    clearInterval(purge)
+    // Stop accepting and finish in-flight requests, then the worker's current step, then the stores.
+    await Promise.all(apps.map((app) => app.close()))
+    await worker?.stop()
+    await services.rateLimitStore.close()
     await handle.close()
   })
 
-  await app.listen({ host: config.host, port: config.port })
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/v1`
-  out.write(`Pet store API (${config.environment}) at ${base}  ·  docs at ${base.replace(/\/v1$/, '/docs')}  ·  database ${handle.location}\n`)
+  const lines: string[] = []
+  if (serves('pets')) {
+    await apps[0]!.listen({ host: config.host, port: config.port })
+    const base = `http://${hostForUrl(config.host)}:${config.port}`
+    lines.push(`Pet store API (${config.environment}) at ${base}/v1  ·  docs ${base}/docs`)
+  }
+  if (serves('messages')) {
+    await apps[apps.length - 1]!.listen({ host: config.host, port: config.messagesPort })
+    const base = `http://${hostForUrl(config.host)}:${config.messagesPort}`
+    lines.push(`Messages interface at ${base}  ·  docs ${base}/docs  ·  delivery: ${config.messagesSink}`)
+  }
+  worker?.start()
+  out.write(`${lines.join('\n')}\nDatabase: ${handle.location}\n`)
   if (local) {
-    out.write(
-      `\nCreated a local account (${local.accountId}, plan free) and its API key. It is shown once, now:\n\n  ${local.key}\n\n` +
-        `Try it:\n  curl -H "Authorization: Bearer ${local.key}" ${base}/pets\n\n`,
-    )
+    const auth = `-H "Authorization: Bearer ${local.key}"`
+    const tryIt = serves('pets')
+      ? `curl ${auth} http://${hostForUrl(config.host)}:${config.port}/v1/pets`
+      : `curl ${auth} -H 'Content-Type: application/json' -d '{"message":"Hello"}' http://${hostForUrl(config.host)}:${config.messagesPort}/messages`
+    out.write(`\nCreated a local account (${local.accountId}, plan free) and its API key. It is shown once, now:\n\n  ${local.key}\n\nTry it:\n  ${tryIt}\n\n`)
   }
 }

@@ -1,9 +1,9 @@
 // `npx petstore …`: serve the API, run migrations, manage accounts and keys.
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { loadConfig } from '../config.js'
 import { openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
-import { startServer } from '../server.js'
+import { startServer, type Interface } from '../server.js'
 import { accountsCommand } from './accounts.command.js'
 import { keysCommand } from './keys.command.js'
 import { fail } from './run.js'
@@ -16,8 +16,9 @@ const program = new Command('petstore')
 
 program
   .command('serve')
-  .description('migrate the database and serve the API (HOST, PORT)')
-  .action(() => startServer(loadConfig()))
+  .description('migrate the database and serve the pet store (HOST, PORT) and the messages interface (MESSAGES_PORT)')
+  .addOption(new Option('--only <interface>', 'serve only one of the two').choices(['pets', 'messages']))
+  .action((opts: { only?: Interface }) => startServer(loadConfig(), { only: opts.only }))
 
 program
   .command('migrate')

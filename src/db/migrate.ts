@@ -2,10 +2,12 @@
 import { Migrator, NO_MIGRATIONS, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
 import { initial } from './migrations/0001_initial.js'
 import { idempotency } from './migrations/0002_idempotency.js'
+import { messages } from './migrations/0003_messages.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_idempotency': idempotency,
+  '0003_messages': messages,
 }
 
 function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Migrator {

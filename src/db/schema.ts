@@ -49,12 +49,27 @@ export interface IdempotencyKeysTable {
   expires_at: string
 }
 
+export interface MessagesTable {
+  seq: Generated<bigint>
+  id: string
+  account_id: string
+  message: string
+  status: 'queued' | 'delivered' | 'failed'
+  attempts: Generated<bigint>
+  next_attempt_at: bigint
+  locked_until: bigint | null
+  last_error: string | null
+  created_at: string
+  delivered_at: string | null
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
   pets: PetsTable
   settings: SettingsTable
   idempotency_keys: IdempotencyKeysTable
+  messages: MessagesTable
 }
 
 export type AccountRow = Selectable<AccountsTable>

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   invalid_api_key: { status: 401, doc: 'The key is unknown, revoked, or belongs to another environment (a `ps_test_` key in production).' },
   not_found: { status: 404, doc: 'No such path.' },
   pet_not_found: { status: 404, doc: 'No pet with that id exists in your account.' },
+  message_not_found: { status: 404, doc: 'No message with that id exists in your account (messages interface).' },
   idempotency_key_in_progress: { status: 409, doc: 'A request with this `Idempotency-Key` is still being processed; retry after it finishes.' },
   method_not_allowed: { status: 405, doc: 'The path exists but not with this method; the `Allow` header lists the methods it has.' },
   operation_sunset: { status: 410, doc: 'The operation was removed at its sunset date (`GET /v1/pets/{petId}`); use its replacement.' },

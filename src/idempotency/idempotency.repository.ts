@@ -61,12 +61,13 @@ export function createIdempotencyRepository({ db, clock }: { db: Kysely<Database
   return {
     /**
      * Runs `operation` once per (account, key): its effect and the stored response commit together.
-     * Returns the response to send and whether it is a replay.
+     * Returns the response to send and whether it is a replay. Without a key it just runs `operation`.
      */
     async execute(
-      input: { accountId: string; key: string; fingerprint: string },
+      input: { accountId: string; key: string; fingerprint: string } | undefined,
       operation: (trx: Transaction<Database>) => Promise<StoredResponse>,
     ): Promise<StoredResponse & { replayed: boolean }> {
+      if (input === undefined) return { ...(await db.transaction().execute(operation)), replayed: false }
       const stored = await claim(input.accountId, input.key, input.fingerprint)
       if (stored) return { ...stored, replayed: true }
       try {

@@ -91,11 +91,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const accountId = request.auth!.accountId
       const key = parseIdempotencyKey(request.headers['idempotency-key'])
-      if (key === undefined) {
-        const pet = await pets.create({ accountId, pet: request.body })
-        return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet)
-      }
-      const response = await idempotency.execute({ accountId, key, fingerprint: fingerprintOf(request.body) }, async (trx) => {
+      const scope = key === undefined ? undefined : { accountId, key, fingerprint: fingerprintOf(request.body) }
+      const response = await idempotency.execute(scope, async (trx) => {
         const pet = await pets.create({ accountId, pet: request.body }, trx)
         return { status: 201, body: pet, location: `/v1/pets/${pet.id}` }
       })

@@ -1,0 +1,54 @@
+// What every listener of the service shares: Fastify settings, the one error shape, the JSON body parser,
+// request ids, one log line per request, per-address limiting of unauthenticated traffic, and 405s.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify from 'fastify'
+import type { Config } from '../config.js'
+import type { RateLimiter } from '../limits/rate-limiter.js'
+import { createAddressLimitHook } from '../limits/rate-limit.hooks.js'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js'
+import { registerJsonBodyParser } from './json-body.js'
+import { collectRoutes, registerMethodNotAllowed } from './method-not-allowed.js'
+import { refuseRepeatedQueryParameters } from './query-guard.js'
+import { requestIdFrom } from './request-id.js'
+import { RequestLogController } from './request-log.js'
+import { buildValidatorCompiler } from './validation.js'
+
+export const BODY_LIMIT_BYTES = 16 * 1024
+
+export function createBaseApp(input: {
+  config: Config
+  limiter: RateLimiter
+  /** Paths starting with this get 405 answers for methods they lack. */
+  apiPrefix: string
+  logger?: boolean | Record<string, unknown>
+}) {
+  const app = Fastify({
+    logger: input.logger ?? { level: input.config.logLevel, redact: ['req.headers.authorization'] },
+    logController: new RequestLogController(),
+    genReqId: requestIdFrom,
+    bodyLimit: BODY_LIMIT_BYTES,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    return503OnClosing: true,
+    // Explicit server timeouts: a slow client cannot hold a request open forever.
+    requestTimeout: 30_000,
+    keepAliveTimeout: 72_000,
+    // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature.
+    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  installErrorHandling(app)
+  registerJsonBodyParser(app)
+  const routes = collectRoutes(app, input.apiPrefix)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.addHook('onRequest', createAddressLimitHook(input.limiter))
+  app.addHook('preValidation', refuseRepeatedQueryParameters)
+
+  return {
+    app,
+    /** Call once every route is registered. */
+    finish: () => registerMethodNotAllowed(app, routes),
+  }
+}

@@ -1,0 +1,48 @@
+// Where the worker delivers messages. `log`: one structured line in the service log. `webhook`: an HTTP POST
+// signed per the Standard Webhooks specification (webhook-id = the message id, so receivers can drop
+// duplicates of an at-least-once delivery).
+import type { FastifyBaseLogger } from 'fastify'
+import { Webhook } from 'standardwebhooks'
+import type { QueuedMessage } from './messages.repository.js'
+
+export interface MessageSink {
+  /** Resolves when delivered; rejects with a reason to retry later. */
+  deliver(message: QueuedMessage): Promise<void>
+}
+
+export function createLogSink(log: FastifyBaseLogger): MessageSink {
+  return {
+    async deliver(m) {
+      log.info({ messageId: m.id, accountId: m.accountId, createdAt: m.createdAt, message: m.message }, 'message delivered')
+    },
+  }
+}
+
+export function webhookPayload(m: QueuedMessage): string {
+  return JSON.stringify({ type: 'message.created', timestamp: m.createdAt, data: { id: m.id, message: m.message, status: 'queued', createdAt: m.createdAt } })
+}
+
+export function createWebhookSink(input: { url: string; secret: string; timeoutMs: number; now?: () => number }): MessageSink {
+  const signer = new Webhook(input.secret)
+  const now = input.now ?? Date.now
+  return {
+    async deliver(m) {
+      const body = webhookPayload(m)
+      // The signature's timestamp is the real time of sending: receivers check it against their own clock.
+      const sentAt = new Date(now())
+      const response = await fetch(input.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': m.id,
+          'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+          'webhook-signature': signer.sign(m.id, sentAt, body),
+        },
+        body,
+        signal: AbortSignal.timeout(input.timeoutMs),
+      })
+      await response.body?.cancel()
+      if (!response.ok) throw new Error(`webhook answered ${response.status}`)
+    },
+  }
+}

@@ -1,0 +1,68 @@
+// Delivers queued messages: claims due ones oldest first, hands each to the sink, records the outcome.
+// A failed attempt is retried with exponential backoff (base, 2×base, 4×base …) up to `maxAttempts`,
+// then the message is `failed`. `runOnce` is the whole step; `start` repeats it on a timer.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../clock.js'
+import type { MessagesRepository } from './messages.repository.js'
+import type { MessageSink } from './sinks.js'
+
+export interface WorkerOptions {
+  messages: MessagesRepository
+  sink: MessageSink
+  clock: Clock
+  log: FastifyBaseLogger
+  maxAttempts: number
+  backoffBaseMs: number
+  pollMs: number
+  batchSize?: number
+  /** A claimed message not settled within this time is handed out again (its worker died). */
+  leaseMs?: number
+}
+
+export function createMessageWorker(options: WorkerOptions) {
+  const { messages, sink, clock, log, maxAttempts, backoffBaseMs } = options
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<number> | undefined
+  let stopped = false
+
+  async function runOnce(): Promise<number> {
+    const batch = await messages.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs ?? 60_000 })
+    for (const message of batch) {
+      try {
+        await sink.deliver(message)
+        await messages.markDelivered(message.seq)
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error)
+        const retryAt = message.attempts >= maxAttempts ? undefined : clock.now() + backoffBaseMs * 2 ** (message.attempts - 1)
+        await messages.markAttemptFailed(message.seq, reason, retryAt)
+        log.warn({ messageId: message.id, attempt: message.attempts, reason, final: retryAt === undefined }, 'message delivery failed')
+      }
+    }
+    return batch.length
+  }
+
+  function schedule(delay: number): void {
+    if (stopped) return
+    timer = setTimeout(() => {
+      running = runOnce().catch((err: unknown) => {
+        log.error({ err }, 'message worker step failed')
+        return 0
+      })
+      // A full batch means more may be waiting: go on at once.
+      running.then((n) => schedule(n >= (options.batchSize ?? 20) ? 0 : options.pollMs))
+    }, delay)
+  }
+
+  return {
+    runOnce,
+    start: () => schedule(0),
+    /** Stops the timer and waits for the step in progress, so nothing is cut off mid-delivery. */
+    async stop(): Promise<void> {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}
+
+export type MessageWorker = ReturnType<typeof createMessageWorker>

@@ -1,0 +1,42 @@
+// Every service of the process, built once from its dependencies and shared by both listeners: the same
+// accounts, the same rate-limit store (one quota over both interfaces), the same idempotency records.
+import type { Kysely } from 'kysely'
+import { createAccountsRepository } from './accounts/accounts.repository.js'
+import { systemClock, type Clock } from './clock.js'
+import type { Config } from './config.js'
+import type { Database } from './db/schema.js'
+import { loadOrCreateSecret } from './db/settings.js'
+import { createCursorCodec } from './http/cursor.js'
+import { createIdempotencyRepository } from './idempotency/idempotency.repository.js'
+import { ADMIN_TOKEN_SETTING } from './limits/admin.routes.js'
+import { createMemoryStore } from './limits/memory.store.js'
+import type { RateLimitStore } from './limits/rate-limit.store.js'
+import { createRateLimiter } from './limits/rate-limiter.js'
+import { createMessagesRepository } from './messages/messages.repository.js'
+import { createPetsRepository } from './pets/pets.repository.js'
+
+export interface ServiceDependencies {
+  config: Config
+  db: Kysely<Database>
+  clock?: Clock
+  /** Where rate-limit counters and bans live; in this process's memory by default. */
+  rateLimitStore?: RateLimitStore
+}
+
+export async function buildServices({ config, db, clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
+  return {
+    config,
+    db,
+    clock,
+    rateLimitStore,
+    accounts: createAccountsRepository({ db, clock }),
+    pets: createPetsRepository({ db, clock }),
+    messages: createMessagesRepository({ db, clock }),
+    idempotency: createIdempotencyRepository({ db, clock }),
+    limiter: createRateLimiter({ store: rateLimitStore, clock, limits: config }),
+    cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
+    adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
+  }
+}
+
+export type Services = Awaited<ReturnType<typeof buildServices>>
