@@ -16,6 +16,7 @@ import { createRequestGuard } from './limits/rate-limit.hooks.js'
 import type { RateLimiter } from './limits/rate-limiter.js'
 import type { MessagesRepository } from './messages/messages.repository.js'
 import type { PetsRepository } from './pets/pets.repository.js'
+import { registerOpsRoutes } from './ops/ops.routes.js'
 import { petsRoutes } from './pets/pets.routes.js'
 import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
 import { buildServices, type ServiceDependencies, type Services } from './services.js'
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(openApiPlugin, petsDocument(config))
 
   decorateServices(app, services)
+  await registerOpsRoutes(app, services, 'pets')
   await app.register(authPlugin, { accounts: services.accounts, environment: config.environment })
   // A store this app made for itself is closed with it; a shared one is closed by its owner.
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())

@@ -66,6 +66,11 @@ function webhookSecret(raw: string): string {
   return raw
 }
 
+function redisUrl(raw: string): string {
+  if (!/^rediss?:\/\//.test(raw)) throw new Error('must be a redis:// or rediss:// URL')
+  return raw
+}
+
 function nonEmpty(raw: string): string {
   if (raw.trim() === '') throw new Error('must not be empty')
   return raw
@@ -79,6 +84,32 @@ export const settings = {
     env: 'DATABASE_URL',
     default: './data/petstore.db',
     doc: 'Database location. A plain path or `sqlite:` URL selects SQLite (the folder is created); `:memory:` is a throw-away database.',
+    parse: nonEmpty,
+  }),
+  databasePoolSize: setting({ env: 'DATABASE_POOL_SIZE', default: '10', doc: 'PostgreSQL: connections in the pool (per process).', parse: positiveInt }),
+  redisUrl: setting({
+    env: 'REDIS_URL',
+    default: undefined,
+    doc: '`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this process\'s memory.',
+    parse: redisUrl,
+  }),
+  redisPrefix: setting({ env: 'REDIS_PREFIX', default: 'petstore:', doc: 'Prefix of every Redis key.', parse: nonEmpty }),
+  fallbackDivisor: setting({
+    env: 'RATE_LIMIT_FALLBACK_DIVISOR',
+    default: '3',
+    doc: 'While Redis is unreachable each instance limits alone, at quota ÷ this (set it to your instance count).',
+    parse: positiveInt,
+  }),
+  workers: setting({
+    env: 'PETSTORE_WORKERS',
+    default: '1',
+    doc: 'Processes to run on this machine (node:cluster). More than 1 needs `REDIS_URL`, so the quota stays one.',
+    parse: positiveInt,
+  }),
+  metricsToken: setting({
+    env: 'METRICS_TOKEN',
+    default: undefined,
+    doc: 'If set, `GET /metrics` needs `Authorization: Bearer <token>`; if unset it answers only clients on loopback.',
     parse: nonEmpty,
   }),
   environment: setting({
@@ -158,7 +189,7 @@ export const settings = {
 type Settings = typeof settings
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
 /** Settings without a default may be absent. */
-type Optional = 'publicUrl' | 'webhookUrl' | 'webhookSecret'
+type Optional = 'publicUrl' | 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken'
 export type Config = Omit<Parsed, Optional> & { [K in Optional]: Parsed[K] | undefined }
 
 export class ConfigError extends Error {
@@ -190,6 +221,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (problems.length === 0 && result.messagesSink === 'webhook' && (!result.webhookUrl || !result.webhookSecret)) {
     problems.push('MESSAGES_SINK=webhook needs MESSAGES_WEBHOOK_URL and MESSAGES_WEBHOOK_SECRET')
+  }
+  if (problems.length === 0 && result.workers > 1 && !result.redisUrl) {
+    problems.push('PETSTORE_WORKERS > 1 needs REDIS_URL: with in-memory counters each worker would allow the whole quota')
   }
   if (problems.length === 0 && result.port === result.messagesPort) problems.push('PORT and MESSAGES_PORT must differ')
   if (problems.length > 0) throw new ConfigError(problems)

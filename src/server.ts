@@ -10,7 +10,9 @@ import { migrateToLatest } from './db/migrate.js'
 import { buildMessagesApp } from './messages/messages.app.js'
 import { createLogSink, createWebhookSink } from './messages/sinks.js'
 import { createMessageWorker } from './messages/worker.js'
+import { createRateLimitStore } from './limits/store-from-config.js'
 import { buildServices } from './services.js'
+import { pino } from 'pino'
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -21,12 +23,14 @@ export type Interface = 'pets' | 'messages'
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
-export async function startServer(config: Config, options: { only?: Interface; out?: NodeJS.WritableStream } = {}): Promise<void> {
+export async function startServer(config: Config, options: { only?: Interface; out?: NodeJS.WritableStream; skipMigrations?: boolean } = {}): Promise<void> {
   const out = options.out ?? process.stdout
   const serves = (i: Interface) => options.only === undefined || options.only === i
-  const handle = openDatabase(config.databaseUrl)
-  await migrateToLatest(handle.db)
-  const services = await buildServices({ config, db: handle.db })
+  const handle = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize })
+  if (!options.skipMigrations) await migrateToLatest(handle.db)
+  const bootLog = pino({ level: config.logLevel })
+  const rateLimitStore = await createRateLimitStore(config, bootLog)
+  const services = await buildServices({ config, db: handle.db, pool: handle.pool, rateLimitStore })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
   const apps: FastifyInstance[] = []

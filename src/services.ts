@@ -1,6 +1,7 @@
 // Every service of the process, built once from its dependencies and shared by both listeners: the same
 // accounts, the same rate-limit store (one quota over both interfaces), the same idempotency records.
 import type { Kysely } from 'kysely'
+import type pg from 'pg'
 import { createAccountsRepository } from './accounts/accounts.repository.js'
 import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
@@ -13,18 +14,23 @@ import { createMemoryStore } from './limits/memory.store.js'
 import type { RateLimitStore } from './limits/rate-limit.store.js'
 import { createRateLimiter } from './limits/rate-limiter.js'
 import { createMessagesRepository } from './messages/messages.repository.js'
+import { createMetrics } from './ops/metrics.js'
 import { createPetsRepository } from './pets/pets.repository.js'
 
 export interface ServiceDependencies {
   config: Config
   db: Kysely<Database>
+  /** The PostgreSQL pool behind `db`, if any (its use is exported as metrics). */
+  pool?: pg.Pool
   clock?: Clock
   /** Where rate-limit counters and bans live; in this process's memory by default. */
   rateLimitStore?: RateLimitStore
 }
 
-export async function buildServices({ config, db, clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
+export async function buildServices({ config, db, pool, clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
+  const metrics = createMetrics({ pool })
   return {
+    metrics,
     config,
     db,
     clock,
@@ -33,7 +39,12 @@ export async function buildServices({ config, db, clock = systemClock, rateLimit
     pets: createPetsRepository({ db, clock }),
     messages: createMessagesRepository({ db, clock }),
     idempotency: createIdempotencyRepository({ db, clock }),
-    limiter: createRateLimiter({ store: rateLimitStore, clock, limits: config }),
+    limiter: createRateLimiter({
+      store: rateLimitStore,
+      clock,
+      limits: config,
+      events: { refused: (reason, subject) => metrics.refusals.inc({ reason, subject }), banned: () => metrics.bans.inc() },
+    }),
     cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
     adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
   }

@@ -3,7 +3,8 @@ import { Command, CommanderError, Option } from 'commander'
 import { loadConfig } from '../config.js'
 import { openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
-import { startServer, type Interface } from '../server.js'
+import { serve } from '../cluster.js'
+import type { Interface } from '../server.js'
 import { accountsCommand } from './accounts.command.js'
 import { keysCommand } from './keys.command.js'
 import { fail } from './run.js'
@@ -18,7 +19,10 @@ program
   .command('serve')
   .description('migrate the database and serve the pet store (HOST, PORT) and the messages interface (MESSAGES_PORT)')
   .addOption(new Option('--only <interface>', 'serve only one of the two').choices(['pets', 'messages']))
-  .action((opts: { only?: Interface }) => startServer(loadConfig(), { only: opts.only }))
+  .option('--workers <n>', 'processes on this machine (PETSTORE_WORKERS; more than 1 needs REDIS_URL)')
+  .action((opts: { only?: Interface; workers?: string }) =>
+    serve(loadConfig(opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: opts.workers }), { only: opts.only }),
+  )
 
 program
   .command('migrate')

@@ -1,19 +1,37 @@
-// Opens the database named by DATABASE_URL. SQLite (better-sqlite3) is the embedded default;
-// every query goes through Kysely so the PostgreSQL dialect can run the same code.
+// Opens the database named by DATABASE_URL: SQLite (better-sqlite3, the embedded default) or PostgreSQL
+// (a `pg` pool). Every query goes through Kysely, so the same code runs on both.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
 import type { Database } from './schema.js'
 
-export type Dialect = 'sqlite'
+export type Dialect = 'sqlite' | 'postgres'
 
 export interface DatabaseHandle {
   db: Kysely<Database>
   dialect: Dialect
   /** Where the data lives, without credentials; safe to print. */
   location: string
+  /** The PostgreSQL pool (absent on SQLite), for health checks and metrics. */
+  pool?: pg.Pool
   close: () => Promise<void>
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL: connections in the pool. */
+  poolSize?: number
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i
+const PG_INT8 = 20
+
+export const isPostgresUrl = (url: string) => POSTGRES_URL.test(url)
+
+/** The dialect a Kysely instance speaks (migrations and a few queries differ). */
+export function dialectOf(db: Kysely<any>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
 /** Resolves a DATABASE_URL to a SQLite file path (or `:memory:`); throws for schemes we do not speak. */
@@ -21,11 +39,11 @@ export function sqlitePathFromUrl(url: string): string {
   if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length)
   if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length)
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)
-  if (scheme) throw new Error(`DATABASE_URL: unsupported database scheme "${scheme[1]}:"; use a file path or a sqlite: URL`)
+  if (scheme) throw new Error(`DATABASE_URL: unsupported database scheme "${scheme[1]}:"; use a file path, a sqlite: URL or a postgres:// URL`)
   return url
 }
 
-export function openDatabase(url: string): DatabaseHandle {
+function openSqlite(url: string): DatabaseHandle {
   const path = sqlitePathFromUrl(url)
   if (path === '') throw new Error('DATABASE_URL: the SQLite path is empty')
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -34,10 +52,32 @@ export function openDatabase(url: string): DatabaseHandle {
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
-  // The CLI and the server may write at the same time; wait for the lock instead of failing.
+  // The CLI, other workers and the server may write at the same time; wait for the lock instead of failing.
   sqlite.pragma('busy_timeout = 5000')
   // int64 columns (pet ids, category ids) must not round through JavaScript numbers.
   sqlite.defaultSafeIntegers(true)
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
   return { db, dialect: 'sqlite', location: path, close: () => db.destroy() }
+}
+
+function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // Fail fast when the database is unreachable: requests get a prompt 503, not a hang.
+    connectionTimeoutMillis: 2_000,
+    query_timeout: 10_000,
+    idleTimeoutMillis: 30_000,
+    // int8 (bigint) columns come back as bigint, never as a rounded number or a string.
+    types: { getTypeParser: (oid: number, format?: string) => (oid === PG_INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) } as never,
+  })
+  // An idle client that loses its server emits 'error' on the pool; the next checkout reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const parsed = new URL(url)
+  return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, pool, close: () => db.destroy() }
+}
+
+export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url)
 }

@@ -3,7 +3,11 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, errorBody } from './errors.js'
+import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { validationError } from './validation-errors.js'
+
+/** What a 503 tells clients to wait: about the time the pool takes to give up on one connection attempt. */
+const DATABASE_RETRY_AFTER_SECONDS = 2
 
 /** Maps Fastify's own errors (parsing, limits, validation) onto our codes; unknown errors become undefined. */
 function clientError(error: FastifyError): ApiError | undefined {
@@ -33,6 +37,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = clientError(error)
     if (known) return sendError(reply, known)
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable')
+      return sendError(reply, new ApiError('service_unavailable', 'The service cannot reach its database right now; nothing was changed. Retry shortly.', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }))
+    }
     request.log.error({ err: error }, 'unhandled error')
     return sendError(reply, new ApiError('internal_error', 'Something went wrong on our side. Retry later; quote the X-Request-Id if it persists.'))
   })

@@ -5,7 +5,8 @@ import { stringify } from 'lossless-json'
 import { ApiError } from '../http/errors.js'
 
 const QUOTED = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/
-const BARE = /^[\x21-\x7E]+$/
+// A bare key may not contain a quote: `abc"` or `a"b` is a quoted string gone wrong, not a key.
+const BARE = /^[\x21\x23-\x7E]+$/
 export const IDEMPOTENCY_KEY_MAX = 255
 
 /** The key, undefined when the header is absent, or a 400 when it is malformed. */
@@ -13,7 +14,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   if (header === undefined) return undefined
   const raw = Array.isArray(header) ? undefined : header.trim()
   const quoted = raw === undefined ? null : QUOTED.exec(raw)
-  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : raw !== undefined && BARE.test(raw) && !raw.startsWith('"') ? raw : undefined
+  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : raw !== undefined && BARE.test(raw) ? raw : undefined
   if (key === undefined || key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
     throw new ApiError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".')
   }

@@ -59,7 +59,7 @@ export function createMemoryStore(): RateLimitStore {
         refused.count += 1
         if (refused.count > ban.threshold) {
           bans.set(ban.subject, now + ban.durationMs)
-          return { admitted: false, windows: entries.map((e) => e.state), bannedUntil: now + ban.durationMs }
+          return { admitted: false, windows: entries.map((e) => e.state), bannedUntil: now + ban.durationMs, banStarted: true }
         }
       }
       return { admitted: false, windows: entries.map((e) => e.state) }
@@ -77,6 +77,8 @@ export function createMemoryStore(): RateLimitStore {
       refusals.delete(subject)
       return bans.delete(subject)
     },
+
+    async ping() {},
 
     async close() {
       counters.clear()

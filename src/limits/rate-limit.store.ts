@@ -37,6 +37,8 @@ export interface ConsumeResult {
   windows: WindowState[]
   /** Set when the ban subject is banned (already, or from this request on): ms since the epoch. */
   bannedUntil?: number
+  /** True when this very request started the ban. */
+  banStarted?: boolean
 }
 
 export interface SubjectUsage {
@@ -51,6 +53,8 @@ export interface RateLimitStore {
   bannedUntil(input: { subject: string; now: number }): Promise<number | undefined>
   /** Lifts a ban; true if there was one. */
   unban(subject: string): Promise<boolean>
+  /** Resolves when the store can answer (readiness check); rejects otherwise. */
+  ping(): Promise<void>
   close(): Promise<void>
 }
 

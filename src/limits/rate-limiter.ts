@@ -28,7 +28,12 @@ export function accountWindows(quota: Quota): WindowSpec[] {
 
 const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
 
-export function createRateLimiter({ store, clock, limits }: { store: RateLimitStore; clock: Clock; limits: LimitsConfig }) {
+export interface LimitEvents {
+  refused?: (reason: 'rate_limit_exceeded' | 'temporarily_banned', subject: 'account' | 'address') => void
+  banned?: () => void
+}
+
+export function createRateLimiter({ store, clock, limits, events = {} }: { store: RateLimitStore; clock: Clock; limits: LimitsConfig; events?: LimitEvents }) {
   const addressWindows: WindowSpec[] = [{ name: 'minute', limit: limits.unauthenticatedPerMinute, seconds: 60 }]
 
   async function decide(subject: string, windows: WindowSpec[], banSubject?: string): Promise<LimitOutcome> {
@@ -37,6 +42,9 @@ export function createRateLimiter({ store, clock, limits }: { store: RateLimitSt
     const result = await store.consume({ subject, windows, now, ban })
     const headers = rateLimitHeaders(result.windows, now)
     if (result.admitted) return { headers }
+    const kind = subject.startsWith('account:') ? 'account' : 'address'
+    if (result.banStarted) events.banned?.()
+    events.refused?.(result.bannedUntil === undefined ? 'rate_limit_exceeded' : 'temporarily_banned', kind)
     if (result.bannedUntil !== undefined) {
       const seconds = secondsLeft(result.bannedUntil, now)
       const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${seconds} s.`

@@ -7,6 +7,7 @@ import { createBaseApp } from '../http/base-app.js'
 import { messagesDocument, openApiPlugin, registerDocsRoutes } from '../http/openapi.js'
 import { ErrorSchema } from '../http/schemas.js'
 import { createRequestGuard } from '../limits/rate-limit.hooks.js'
+import { registerOpsRoutes } from '../ops/ops.routes.js'
 import { buildServices } from '../services.js'
 import { messagesRoutes } from './messages.routes.js'
 import { MessageSchema, NewMessageSchema } from './messages.schemas.js'
@@ -19,6 +20,7 @@ export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyIn
   await app.register(openApiPlugin, messagesDocument(config))
 
   decorateServices(app, services)
+  await registerOpsRoutes(app, services, 'messages')
   await app.register(authPlugin, { accounts: services.accounts, environment: config.environment })
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
 

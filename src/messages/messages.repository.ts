@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
+import { dialectOf } from '../db/database.js'
 import type { Database, MessagesTable } from '../db/schema.js'
 import type { Message, MessageStatus } from './messages.schemas.js'
 
@@ -21,6 +22,9 @@ type Row = Pick<MessagesTable, 'id' | 'message' | 'status' | 'created_at'>
 const toMessage = (row: Row): Message => ({ id: row.id, message: row.message, status: row.status as MessageStatus, createdAt: row.created_at })
 
 export function createMessagesRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+  // On PostgreSQL, workers of several instances claim at once: rows another worker is claiming are skipped
+  // (FOR UPDATE SKIP LOCKED), so no message is handed to two workers. SQLite has one writer at a time.
+  const skipLocked = dialectOf(db) === 'postgres'
   return {
     async create({ accountId, message }: { accountId: string; message: string }, executor: Kysely<Database> = db): Promise<Message> {
       const now = clock.now()
@@ -45,6 +49,7 @@ export function createMessagesRepository({ db, clock }: { db: Kysely<Database>; 
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
         .orderBy('seq')
         .limit(limit)
+        .$if(skipLocked, (qb) => qb.forUpdate().skipLocked())
       const rows = await db
         .updateTable('messages')
         .set((eb) => ({ locked_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1n) }))

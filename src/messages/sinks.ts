@@ -39,6 +39,8 @@ export function createWebhookSink(input: { url: string; secret: string; timeoutM
           'webhook-signature': signer.sign(m.id, sentAt, body),
         },
         body,
+        // Standard Webhooks: only a 2xx is a success; a 3xx is a failure and is not followed.
+        redirect: 'manual',
         signal: AbortSignal.timeout(input.timeoutMs),
       })
       await response.body?.cancel()

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely'
+import { serialId } from './columns.js'
 
 // Accounts, their API keys, pets, and service-wide settings (the cursor signing secret).
 export const initial: Migration = {
@@ -27,8 +28,7 @@ export const initial: Migration = {
 
     await db.schema
       .createTable('pets')
-      // SQLite: INTEGER PRIMARY KEY AUTOINCREMENT is a 64-bit rowid that is never reused.
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('id', ...serialId(db))
       .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('category_id', sql`bigint`, (c) => c.notNull())

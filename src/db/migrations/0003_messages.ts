@@ -1,11 +1,12 @@
 import { type Kysely, type Migration } from 'kysely'
+import { serialId } from './columns.js'
 
 // The message queue: accepted messages, oldest first by `seq`, with their delivery state.
 export const messages: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('messages')
-      .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('seq', ...serialId(db))
       .addColumn('id', 'text', (c) => c.notNull().unique())
       .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
       .addColumn('message', 'text', (c) => c.notNull())

@@ -1,0 +1,120 @@
+// Rate-limit counters and bans in Redis, shared by every instance. The whole decision for one request
+// (ban check, every window checked, all consumed or none, refusals counted, ban started) is one Lua
+// script, which Redis runs atomically: the quota holds exactly across instances.
+import { Redis } from 'ioredis'
+import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
+
+// KEYS: n counter keys, refusal key, ban key.
+// ARGV: now, n, hasBan, threshold, banMs, end of the first window, then limit and end of each window.
+const CONSUME = `
+local now = tonumber(ARGV[1])
+local n = tonumber(ARGV[2])
+local hasBan = ARGV[3] == '1'
+local counts = {}
+for i = 1, n do counts[i] = tonumber(redis.call('GET', KEYS[i]) or '0') end
+if hasBan then
+  local untilMs = tonumber(redis.call('GET', KEYS[n + 2]) or '0')
+  if untilMs > now then return {0, untilMs, 0, unpack(counts)} end
+end
+local room = true
+for i = 1, n do
+  if counts[i] >= tonumber(ARGV[5 + i * 2]) then room = false end
+end
+if room then
+  for i = 1, n do
+    counts[i] = redis.call('INCR', KEYS[i])
+    redis.call('PEXPIREAT', KEYS[i], ARGV[6 + i * 2])
+  end
+  return {1, 0, 0, unpack(counts)}
+end
+if hasBan then
+  local refused = redis.call('INCR', KEYS[n + 1])
+  redis.call('PEXPIREAT', KEYS[n + 1], ARGV[6])
+  if refused > tonumber(ARGV[4]) then
+    local untilMs = now + tonumber(ARGV[5])
+    redis.call('SET', KEYS[n + 2], untilMs, 'PXAT', untilMs)
+    return {0, untilMs, 1, unpack(counts)}
+  end
+end
+return {0, 0, 0, unpack(counts)}
+`
+
+type Consume = (...args: (string | number)[]) => Promise<number[]>
+
+export interface RedisStoreOptions {
+  url: string
+  /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
+  prefix: string
+  /** Milliseconds a command may take before it fails (the caller then falls back). */
+  commandTimeoutMs?: number
+}
+
+/** A Redis client that never queues or waits: a command fails at once while Redis is unreachable. */
+export function createRedisClient(options: RedisStoreOptions): Redis {
+  return new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 250,
+    connectTimeout: 1_000,
+    // Keep trying in the background, once a second; requests meanwhile use the fallback.
+    retryStrategy: () => 1_000,
+    lazyConnect: true,
+  })
+}
+
+export function createRedisStore(options: RedisStoreOptions & { client?: Redis }): RateLimitStore & { client: Redis; ready: () => Promise<void> } {
+  const client = options.client ?? createRedisClient(options)
+  client.defineCommand('petstoreConsume', { lua: CONSUME })
+  const consume = (client as unknown as { petstoreConsume: Consume }).petstoreConsume.bind(client)
+  const p = options.prefix
+  const counterKey = (subject: string, w: WindowSpec, start: number) => `${p}rl:${subject}:${w.name}:${w.seconds}:${start}`
+  const banKey = (subject: string) => `${p}ban:${subject}`
+  // Refusals of the current first window; the key expires when that window ends.
+  const refusalKey = (subject: string) => `${p}rf:${subject}`
+
+  function states(windows: WindowSpec[], now: number, counts: number[]): WindowState[] {
+    return windows.map((w, i) => ({ ...w, used: Number(counts[i] ?? 0), resetAt: windowBounds(now, w.seconds).end }))
+  }
+
+  return {
+    client,
+    async ready() {
+      if (client.status === 'wait') await client.connect()
+    },
+
+    async consume({ subject, windows, now, ban }: ConsumeInput): Promise<ConsumeResult> {
+      const bounds = windows.map((w) => windowBounds(now, w.seconds))
+      const first = bounds[0] ?? { end: now + 60_000 }
+      const keys = windows.map((w, i) => counterKey(subject, w, bounds[i]!.start))
+      keys.push(ban ? refusalKey(ban.subject) : `${p}rf:none`, ban ? banKey(ban.subject) : `${p}ban:none`)
+      const args = [now, windows.length, ban ? '1' : '0', ban?.threshold ?? 0, ban?.durationMs ?? 0, first.end]
+      windows.forEach((w, i) => args.push(w.limit, bounds[i]!.end))
+      const [admitted, bannedUntil, banStarted, ...counts] = (await consume(keys.length, ...keys, ...args)).map(Number)
+      return { admitted: admitted === 1, windows: states(windows, now, counts), ...(bannedUntil ? { bannedUntil, banStarted: banStarted === 1 } : {}) }
+    },
+
+    async usage({ subject, windows, now }) {
+      const keys = windows.map((w) => counterKey(subject, w, windowBounds(now, w.seconds).start))
+      const counts = keys.length === 0 ? [] : await client.mget(...keys)
+      return { windows: states(windows, now, counts.map((c) => Number(c ?? 0))) }
+    },
+
+    async bannedUntil({ subject, now }) {
+      const until = Number((await client.get(banKey(subject))) ?? 0)
+      return until > now ? until : undefined
+    },
+
+    async unban(subject) {
+      const [deleted] = await Promise.all([client.del(banKey(subject)), client.del(refusalKey(subject))])
+      return deleted > 0
+    },
+
+    async ping() {
+      await client.ping()
+    },
+
+    async close() {
+      client.disconnect()
+    },
+  }
+}

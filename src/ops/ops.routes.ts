@@ -1,0 +1,52 @@
+// Operational endpoints, outside /v1 and without an API key: liveness, readiness, metrics.
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { sql } from 'kysely'
+import { ApiError } from '../http/errors.js'
+import type { Services } from '../services.js'
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/
+
+function checkMetricsAccess(request: FastifyRequest, token: string | undefined): void {
+  if (token === undefined) {
+    if (!LOOPBACK.test(request.ip)) throw new ApiError('not_found', `No route for GET /metrics.`)
+    return
+  }
+  const presented = Buffer.from(/^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '')
+  const expected = Buffer.from(token)
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new ApiError('invalid_api_key', 'GET /metrics needs the METRICS_TOKEN as a bearer token.')
+}
+
+async function check(name: string, probe: () => Promise<unknown>): Promise<[string, string]> {
+  try {
+    await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 2_000).unref())])
+    return [name, 'ok']
+  } catch (error) {
+    return [name, `unavailable (${error instanceof Error ? error.message : String(error)})`]
+  }
+}
+
+export async function registerOpsRoutes(app: FastifyInstance, services: Services, listener: string): Promise<void> {
+  const { metrics, config } = services
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.requests.observe({ listener, method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode }, reply.elapsedTime / 1000)
+  })
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+
+  app.get('/readyz', { schema: { hide: true } }, async () => {
+    const checks = Object.fromEntries(
+      await Promise.all([check('database', () => sql`select 1`.execute(services.db)), ...(config.redisUrl ? [check('redis', () => services.rateLimitStore.ping())] : [])]),
+    )
+    const failing = Object.entries(checks).filter(([, state]) => state !== 'ok')
+    if (failing.length > 0) {
+      throw new ApiError('service_unavailable', `Not ready: ${failing.map(([name, state]) => `${name} ${state}`).join('; ')}.`, { 'retry-after': '2' })
+    }
+    return { status: 'ready', checks }
+  })
+
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    checkMetricsAccess(request, config.metricsToken)
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+  })
+}
