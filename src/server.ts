@@ -16,6 +16,8 @@ import { pino } from 'pino'
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000
+/** Messages one delivery step claims at once. */
+const DELIVERY_BATCH = 20
 /** How often expired Idempotency-Key records are deleted. */
 const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60 * 1000
 
@@ -50,6 +52,10 @@ export async function startServer(config: Config, options: { only?: Interface; o
         maxAttempts: config.webhookMaxAttempts,
         backoffBaseMs: config.webhookRetryBaseMs,
         pollMs: config.messagesPollMs,
+        batchSize: DELIVERY_BATCH,
+        // A claim must outlast the slowest delivery of its whole batch, or another instance could take over
+        // messages still waiting their turn here (and deliver them twice).
+        leaseMs: DELIVERY_BATCH * (config.webhookTimeoutMs + 1_000),
       })
     : undefined
   const purge = setInterval(() => {

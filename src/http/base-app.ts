@@ -20,13 +20,15 @@ export function createBaseApp(input: {
   limiter: RateLimiter
   /** Paths starting with this get 405 answers for methods they lack. */
   apiPrefix: string
+  /** Largest request body read; larger ones get 413. */
+  bodyLimit?: number
   logger?: boolean | Record<string, unknown>
 }) {
   const app = Fastify({
     logger: input.logger ?? { level: input.config.logLevel, redact: ['req.headers.authorization'] },
     logController: new RequestLogController(),
     genReqId: requestIdFrom,
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: input.bodyLimit ?? BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     return503OnClosing: true,

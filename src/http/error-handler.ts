@@ -10,12 +10,12 @@ import { validationError } from './validation-errors.js'
 const DATABASE_RETRY_AFTER_SECONDS = 2
 
 /** Maps Fastify's own errors (parsing, limits, validation) onto our codes; unknown errors become undefined. */
-function clientError(error: FastifyError): ApiError | undefined {
+function clientError(error: FastifyError, bodyLimit: number): ApiError | undefined {
   if (error instanceof ApiError) return error
   if (error.validation) return validationError(error.validationContext ?? 'body', error.validation)
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', 'The request body is larger than 16 KiB.')
+      return new ApiError('payload_too_large', `The request body is larger than ${bodyLimit / 1024} KiB.`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('invalid_content_type', 'Send the body as JSON with the header `Content-Type: application/json`.')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -35,7 +35,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = clientError(error)
+    const known = clientError(error, request.routeOptions.bodyLimit)
     if (known) return sendError(reply, known)
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
@@ -53,7 +53,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 /** For errors Fastify raises before routing (e.g. a malformed URL): no hooks have run yet. */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id)
-  sendError(reply, clientError(error) ?? new ApiError('bad_request', 'The request could not be read.'))
+  sendError(reply, clientError(error, request.routeOptions.bodyLimit) ?? new ApiError('bad_request', 'The request could not be read.'))
 }
 
 /** For requests Node's HTTP parser rejects: write the Error body straight to the socket, then close it. */

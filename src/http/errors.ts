@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, doc: 'The path exists but not with this method; the `Allow` header lists the methods it has.' },
   operation_sunset: { status: 410, doc: 'The operation was removed at its sunset date (`GET /v1/pets/{petId}`); use its replacement.' },
   idempotency_key_reused: { status: 422, doc: 'This `Idempotency-Key` was already used with a different request body (within 24 hours).' },
-  payload_too_large: { status: 413, doc: 'The body is larger than 16 KiB.' },
+  payload_too_large: { status: 413, doc: 'The body is larger than the limit: 16 KiB on the pet store, 64 KiB on the messages interface.' },
   rate_limit_exceeded: { status: 429, doc: 'The per-minute or per-day quota is used up (the message names the window); wait `Retry-After` seconds.' },
   temporarily_banned: { status: 429, doc: 'The key kept sending requests while rate limited and is banned for a while; wait `Retry-After` seconds.' },
   headers_too_large: { status: 431, doc: 'The request headers are too large to be read.' },

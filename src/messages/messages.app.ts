@@ -12,10 +12,13 @@ import { buildServices } from '../services.js'
 import { messagesRoutes } from './messages.routes.js'
 import { MessageSchema, NewMessageSchema } from './messages.schemas.js'
 
+/** 4,096 characters can take 12 bytes each as JSON (`\ud83d\udc36` escapes), so the body may be up to ~48 KiB. */
+export const MESSAGES_BODY_LIMIT_BYTES = 64 * 1024
+
 export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyInstance> {
   const services = deps.services ?? (await buildServices(deps))
   const { config, limiter } = services
-  const { app, finish } = createBaseApp({ config, limiter, apiPrefix: '/messages', logger: deps.logger })
+  const { app, finish } = createBaseApp({ config, limiter, apiPrefix: '/messages', bodyLimit: MESSAGES_BODY_LIMIT_BYTES, logger: deps.logger })
   for (const schema of [ErrorSchema, NewMessageSchema, MessageSchema]) app.addSchema(schema)
   await app.register(openApiPlugin, messagesDocument(config))
 

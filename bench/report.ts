@@ -1,0 +1,61 @@
+// The benchmark's output: a table on stdout, a JSON file under bench/results/, and (full runs) BENCHMARKS.md.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+
+export interface ScenarioResult {
+  target: string
+  scenario: string
+  description: string
+  rps: number
+  p50: number
+  p99: number
+  baselineRps: number
+  ratio: number
+  unexpected: number
+  rssMb: number
+}
+
+interface Report {
+  results: ScenarioResult[]
+  skipped: string[]
+  settings: { pets: number; deepRows: number; connections: number; seconds: number; warmup: number; rounds: number }
+  quick: boolean
+}
+
+function table(results: ScenarioResult[]): string {
+  const rows = results.map(
+    (r) =>
+      `| ${r.target} | ${r.scenario} | ${r.description} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${Math.round(r.baselineRps)} | **${r.ratio.toFixed(3)}** | ${Math.round(r.rssMb)} | ${r.unexpected} |`,
+  )
+  return ['| target | scenario | request | req/s (median) | p50 ms | p99 ms | baseline req/s | ratio | peak RSS MB | unexpected |', '|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n')
+}
+
+function deepRatio(results: ScenarioResult[], target: string): string | undefined {
+  const first = results.find((r) => r.target === target && r.scenario === 'deep-first')
+  const deep = results.find((r) => r.target === target && r.scenario === 'deep-page')
+  if (!first || !deep) return undefined
+  return `${target}: deep page p50 ${deep.p50} ms vs first page ${first.p50} ms → ${(deep.p50 / Math.max(first.p50, 0.001)).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
+}
+
+export function writeReport({ results, skipped, settings, quick }: Report): void {
+  const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
+  const deep = [...new Set(results.map((r) => r.target))].map((t) => deepRatio(results, t)).filter(Boolean)
+  const text = `${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
+  process.stdout.write(`\n${text}`)
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  writeFileSync(new URL(`./results/${stamp}${quick ? '-quick' : ''}.json`, import.meta.url), JSON.stringify({ machine, settings, results, skipped }, null, 2))
+  if (quick) return
+  const optimisations = readFileSync(new URL('./optimisations.md', import.meta.url), 'utf8')
+  const command = `npm run bench -- --pets ${settings.pets} --deep-rows ${settings.deepRows} --connections ${settings.connections} --seconds ${settings.seconds} --rounds ${settings.rounds}`
+  writeFileSync(
+    new URL('../BENCHMARKS.md', import.meta.url),
+    `# Benchmarks\n\nLatest full run, ${new Date().toISOString()}, on ${machine}; the load generator (autocannon, ${settings.connections} connections) runs on the same machine.\n\n` +
+      `Command: \`${command}\` (${settings.warmup} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s alternating service and baseline; figures are medians of the rounds).\n\n` +
+      `${text}\n## What the figures mean\n\n` +
+      '- **baseline**: a bare `node:http` server answering the same URL with the same status and precomputed body the service gave, measured in the same run, right after the service, round by round. It is what Node.js itself does on this machine; **ratio** = service req/s ÷ baseline req/s. Ratios are comparable between runs on a noisy shared machine; absolute req/s are not.\n' +
+      '- The service runs with everything on: every request is authenticated (SHA-256 of the key, one indexed lookup), rate-limited (both windows), validated, logged (one JSON line at info), and every 201/202 is committed (SQLite WAL, synchronous=FULL) before it is sent.\n' +
+      '- **p50/p99**: latency at that many concurrent connections, so mostly queueing. **peak RSS**: the service process (all workers together for the workers target), high-water mark for the whole target.\n' +
+      '- **unexpected**: responses whose status was not the scenario\'s (should be 0).\n\n' +
+      optimisations,
+  )
+}

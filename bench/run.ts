@@ -1,0 +1,128 @@
+// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R]`
+// Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
+// and loads each from this process, alternating service and baseline, round after round.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { load, median, type RunFigures } from './measure.js'
+import { freePort, peakRssMb, startBaseline, startService, type Running } from './processes.js'
+import { writeReport, type ScenarioResult } from './report.js'
+import { scenarios, type Scenario } from './scenarios.js'
+import { seed } from './seed.js'
+import { withPostgresDatabase } from './postgres.js'
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    pets: { type: 'string' },
+    'deep-rows': { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+  },
+})
+const quick = args.quick!
+const settings = {
+  pets: Number(args.pets ?? (quick ? 1_000 : 10_000)),
+  deepRows: Number(args['deep-rows'] ?? (quick ? 20_000 : 1_000_000)),
+  connections: Number(args.connections),
+  seconds: Number(args.seconds ?? (quick ? 1 : 5)),
+  warmup: quick ? 1 : 2,
+  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
+}
+
+interface Target {
+  label: string
+  env: NodeJS.ProcessEnv
+  serveArgs?: string[]
+  only?: string[]
+}
+
+async function measureScenario(service: Running, ports: { pets: number; messages: number }, scenario: Scenario, label: string): Promise<ScenarioResult> {
+  const url = `http://127.0.0.1:${scenario.listener === 'pets' ? ports.pets : ports.messages}`
+  const send = () => fetch(url + scenario.path, { method: scenario.method, headers: scenario.headers, body: scenario.body })
+  for (let i = 0; i < (scenario.prime ?? 0); i++) await (await send()).text()
+  const probe = await send()
+  const body = await probe.text()
+  if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status} ${body}`)
+  const baselinePort = await freePort()
+  const baseline = await startBaseline(baselinePort, probe.status, body)
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`
+  const opts = { connections: settings.connections, seconds: settings.warmup }
+  await load(url, scenario, opts)
+  await load(baselineUrl, scenario, opts)
+  const svc: RunFigures[] = []
+  const base: RunFigures[] = []
+  for (let round = 0; round < settings.rounds; round++) {
+    svc.push(await load(url, scenario, { ...opts, seconds: settings.seconds }))
+    base.push(await load(baselineUrl, scenario, { ...opts, seconds: settings.seconds }))
+  }
+  await baseline.stop()
+  const rps = median(svc.map((r) => r.rps))
+  const baselineRps = median(base.map((r) => r.rps))
+  const result: ScenarioResult = {
+    target: label,
+    scenario: scenario.name,
+    description: scenario.description,
+    rps,
+    p50: median(svc.map((r) => r.p50)),
+    p99: median(svc.map((r) => r.p99)),
+    baselineRps,
+    ratio: rps / baselineRps,
+    unexpected: svc.reduce((n, r) => n + r.unexpected, 0),
+    rssMb: peakRssMb(service.child.pid!),
+  }
+  process.stdout.write(`  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ${result.ratio.toFixed(3)}, p99 ${result.p99} ms\n`)
+  return result
+}
+
+async function runTarget(target: Target, seeded: Awaited<ReturnType<typeof seed>>): Promise<ScenarioResult[]> {
+  const ports = { pets: await freePort(), messages: await freePort() }
+  const service = await startService(
+    { LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000000', ...target.env, PORT: String(ports.pets), MESSAGES_PORT: String(ports.messages) },
+    target.serveArgs,
+  )
+  try {
+    const results: ScenarioResult[] = []
+    for (const scenario of scenarios(seeded).filter((s) => !target.only || target.only.includes(s.name))) {
+      results.push(await measureScenario(service, ports, scenario, target.label))
+    }
+    return results
+  } finally {
+    await service.stop()
+  }
+}
+
+async function main(): Promise<void> {
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-'))
+  const skipped: string[] = []
+  const results: ScenarioResult[] = []
+  try {
+    const databaseUrl = join(dir, 'bench.db')
+    process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} rows…\n`)
+    const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: settings.deepRows })
+    results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
+    const redis = process.env.TEST_REDIS_URL
+    if (redis) {
+      const env = { DATABASE_URL: databaseUrl, REDIS_URL: redis, REDIS_PREFIX: `bench-${process.pid}:` }
+      results.push(...(await runTarget({ label: 'sqlite+redis, 2 workers', env, serveArgs: ['--workers', '2'], only: ['list-20', 'create'] }, seeded)))
+    } else skipped.push('--workers 2: needs TEST_REDIS_URL (more than one worker requires Redis)')
+    if (process.env.TEST_DATABASE_URL && redis) {
+      results.push(
+        ...(await withPostgresDatabase(process.env.TEST_DATABASE_URL, async (url) => {
+          const pgSeeded = await seed({ databaseUrl: url, pets: settings.pets, deepRows: Math.min(settings.deepRows, 20_000) })
+          const env = { DATABASE_URL: url, REDIS_URL: redis, REDIS_PREFIX: `bench-pg-${process.pid}:` }
+          return runTarget({ label: 'postgres+redis', env, only: ['list-20', 'get-pet', 'create', 'deep-first', 'deep-page'] }, pgSeeded)
+        })),
+      )
+    } else skipped.push('PostgreSQL + Redis: needs TEST_DATABASE_URL and TEST_REDIS_URL')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  writeReport({ results, skipped, settings, quick })
+}
+
+await main()
