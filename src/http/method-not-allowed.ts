@@ -31,7 +31,7 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Map<strin
       schema: { hide: true },
       config: { rateLimit: 'address' },
       handler: async (request, reply) => {
-        sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${url}; allowed: ${allow}.`, { allow }))
+        sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow}.`, { allow }))
       },
     })
   }

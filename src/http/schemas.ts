@@ -41,3 +41,6 @@ export const tooManyRequests = () =>
   errorResponse('Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`).', {
     'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before retrying.' }),
   })
+
+/** For operations that take no query parameters: any parameter is unknown, and refused with a 400. */
+export const NoQuery = Type.Object({}, { additionalProperties: false })

@@ -1,6 +1,7 @@
 // Request validation: one Ajv per kind of input, compiled from the same TypeBox schemas that feed OpenAPI.
 // - Bodies are validated strictly: no type coercion, no defaults, unknown fields are errors.
-// - Query strings and path parameters arrive as text, so they are coerced (and defaults applied).
+// - Query strings and path parameters arrive as text: integers must be plain decimal digits, other types
+//   are coerced, and defaults are applied.
 // - `{type: 'integer', format: 'int64'}` is checked exactly over the whole signed 64-bit range and handed
 //   to the handler as a bigint: JSON numbers above 2^53 cannot be trusted once they are JavaScript numbers.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
@@ -11,56 +12,73 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
-const INT64_KEYWORD = 'x-int64'
+const INTEGER_KEYWORD = 'x-integer'
+/** Plain decimal text: no sign but `-`, no leading zeros, no hex, exponent, space or fraction. */
+const DECIMAL_TEXT = /^(0|-?[1-9]\d{0,18})$/
+
+interface IntegerRule {
+  minimum?: number
+  maximum?: number
+  /** Hand the value on as a bigint over the whole int64 range, instead of as a (safe) number. */
+  int64: boolean
+}
 
 /**
- * Parses a JSON number, a bigint from the body parser, or (only with `acceptText`: path/query) text as an
- * exact int64; undefined if not one. A JSON string such as `"1"` in a body is a wrong type, not a number.
+ * Parses a JSON number, a bigint from the body parser, or (only with `acceptText`: path/query) plain
+ * decimal text as an exact integer; undefined if not one. A JSON string such as `"1"` in a body is a
+ * wrong type, not a number.
  */
 export function toInt64(value: unknown, acceptText = true): bigint | undefined {
   let n: bigint
   if (typeof value === 'bigint') n = value
   else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value)
-  else if (acceptText && typeof value === 'string' && /^-?\d{1,19}$/.test(value)) n = BigInt(value)
+  else if (acceptText && typeof value === 'string' && DECIMAL_TEXT.test(value)) n = BigInt(value)
   else return undefined
   return n >= INT64_MIN && n <= INT64_MAX ? n : undefined
 }
 
-function addInt64Keyword(ajv: Ajv, acceptText: boolean): void {
+function addIntegerKeyword(ajv: Ajv, acceptText: boolean): void {
   ajv.addKeyword({
-    keyword: INT64_KEYWORD,
+    keyword: INTEGER_KEYWORD,
     modifying: true,
     errors: true,
     schemaType: 'object',
     validate: function check(
-      range: { minimum?: number },
+      rule: IntegerRule,
       data: unknown,
       _parent?: unknown,
       ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
     ): boolean {
       const n = toInt64(data, acceptText)
-      const min = range.minimum === undefined ? INT64_MIN : BigInt(range.minimum)
-      if (n === undefined || n < min) {
-        const message = `must be an integer from ${min} to ${INT64_MAX}`
-        ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: INT64_KEYWORD, message, params: {} }]
+      const min = rule.minimum === undefined ? (rule.int64 ? INT64_MIN : BigInt(Number.MIN_SAFE_INTEGER)) : BigInt(rule.minimum)
+      const max = rule.maximum === undefined ? (rule.int64 ? INT64_MAX : BigInt(Number.MAX_SAFE_INTEGER)) : BigInt(rule.maximum)
+      if (n === undefined || n < min || n > max) {
+        const message = `must be an integer from ${min} to ${max}`
+        ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: INTEGER_KEYWORD, message, params: {} }]
         return false
       }
-      if (ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = n
+      if (ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = rule.int64 ? n : Number(n)
       return true
     },
   })
 }
 
-/** Replaces every int64 integer node by the exact keyword; leaves the original schema (used by OpenAPI) untouched. */
-function withExactInt64(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withExactInt64)
+/**
+ * Replaces integer nodes by the exact keyword (int64 ones always; in text parts every one, so that `0x10`,
+ * `1e1` or `+5` are refused rather than coerced). The original schema, used by OpenAPI, is left untouched.
+ */
+function withExactIntegers(schema: unknown, allIntegers: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withExactIntegers(s, allIntegers))
   if (schema === null || typeof schema !== 'object') return schema
   const node = schema as Record<string, unknown>
-  if (node.type === 'integer' && node.format === 'int64') {
-    const { type: _t, format: _f, minimum, maximum: _max, ...rest } = node
-    return { ...rest, [INT64_KEYWORD]: minimum === undefined ? {} : { minimum } }
+  const int64 = node.format === 'int64'
+  if (node.type === 'integer' && (int64 || allIntegers)) {
+    const { type: _t, format: _f, minimum, maximum, ...rest } = node
+    // int64 bounds above 2^53 cannot be written as JSON numbers exactly; the keyword knows the int64 range.
+    const rule: IntegerRule = { int64, minimum: minimum as number | undefined, maximum: int64 ? undefined : (maximum as number | undefined) }
+    return { ...rest, [INTEGER_KEYWORD]: rule }
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withExactInt64(v)]))
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withExactIntegers(v, allIntegers)]))
 }
 
 function createAjv(options: { coerce: boolean }): Ajv {
@@ -73,7 +91,7 @@ function createAjv(options: { coerce: boolean }): Ajv {
     strict: false,
   })
   addFormats(ajv)
-  addInt64Keyword(ajv, options.coerce)
+  addIntegerKeyword(ajv, options.coerce)
   return ajv
 }
 
@@ -82,11 +100,11 @@ export function buildValidatorCompiler(externalSchemas: Record<string, unknown>)
   const bodyAjv = createAjv({ coerce: false })
   const textAjv = createAjv({ coerce: true })
   for (const schema of Object.values(externalSchemas)) {
-    bodyAjv.addSchema(withExactInt64(schema) as object)
-    textAjv.addSchema(withExactInt64(schema) as object)
+    bodyAjv.addSchema(withExactIntegers(schema, false) as object)
+    textAjv.addSchema(withExactIntegers(schema, true) as object)
   }
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodyAjv : textAjv
-    return ajv.compile(withExactInt64(schema) as object) as ValidateFunction
+    const body = httpPart === 'body'
+    return (body ? bodyAjv : textAjv).compile(withExactIntegers(schema, !body) as object) as ValidateFunction
   }
 }

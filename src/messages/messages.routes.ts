@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
 import { requireJsonContentType } from '../http/json-body.js'
-import { errorResponse, jsonResponse, ref, tooManyRequests } from '../http/schemas.js'
+import { errorResponse, jsonResponse, NoQuery, ref, tooManyRequests } from '../http/schemas.js'
 import { fingerprintOf, parseIdempotencyKey } from '../idempotency/idempotency-key.js'
 import { MessageIdParams, MessageSchema, NewMessageSchema, type Message } from './messages.schemas.js'
 
@@ -28,6 +28,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ description: 'Makes the request safe to retry; same rules as on `POST /v1/pets`.' })),
         }),
+        querystring: NoQuery,
         body: ref(NewMessageSchema),
         response: {
           202: jsonResponse('Accepted and queued.', ref(MessageSchema), {
@@ -68,9 +69,11 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['messages'],
         summary: 'Get a message',
         description: 'The current state of one of your messages.',
+        querystring: NoQuery,
         params: MessageIdParams,
         response: {
           200: jsonResponse('The message.', ref(MessageSchema)),
+          400: errorResponse('An unknown query parameter was sent.'),
           401: unauthorized,
           404: errorResponse('No message with that id exists in your account.'),
           429: tooManyRequests(),

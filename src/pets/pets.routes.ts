@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
 import { requireJsonContentType } from '../http/json-body.js'
 import { publicOrigin } from '../http/origin.js'
-import { errorResponse, jsonResponse, ref, tooManyRequests } from '../http/schemas.js'
+import { errorResponse, jsonResponse, NoQuery, ref, tooManyRequests } from '../http/schemas.js'
 import { fingerprintOf, parseIdempotencyKey } from '../idempotency/idempotency-key.js'
 import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema, type Pet } from './pets.schemas.js'
 
@@ -72,6 +72,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             }),
           ),
         }),
+        querystring: NoQuery,
         body: ref(NewPetSchema),
         response: {
           201: jsonResponse('Animal added; `id` is assigned by the service.', ref(PetSchema), {
@@ -115,6 +116,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Get an animal (deprecated)',
         description: `Deprecated: use \`GET /pets\` with the \`status\` filter. ${sunsetNote} Every response carries \`Deprecation\`, \`Sunset\` and \`Link\` headers.`,
         deprecated: true,
+        querystring: NoQuery,
         params: PetIdParams,
         response: {
           200: jsonResponse('Animal found.', ref(PetSchema), {

@@ -2,6 +2,7 @@
 // Tests talk to it through HTTP: `inject` for most, a listening server and `fetch` where sockets matter.
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import type { KyselyPlugin } from 'kysely'
 import { keyEnvironment } from '../../src/accounts/api-keys.js'
 import { buildApp } from '../../src/app.js'
 import { createManualClock } from '../../src/clock.js'
@@ -28,13 +29,23 @@ export interface Harness {
 
 export async function startHarness(
   t: TestContext | { after: (fn: () => Promise<void>) => void },
-  options: { config?: Partial<Config>; env?: NodeJS.ProcessEnv; now?: Date | number; listen?: boolean } = {},
+  options: {
+    config?: Partial<Config>
+    env?: NodeJS.ProcessEnv
+    now?: Date | number
+    listen?: boolean
+    /** Kysely plugins on the app's own database handle (e.g. to record the SQL a request runs). */
+    plugins?: KyselyPlugin[]
+    /** Logger options for the app (e.g. `{ level: 'trace', stream }` to capture the log); default off. */
+    logger?: Record<string, unknown>
+  } = {},
 ): Promise<Harness> {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: ':memory:', ...options.config })
   const handle = openDatabase(config.databaseUrl)
   await migrateToLatest(handle.db)
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
-  const app = await buildApp({ config, db: handle.db, clock, logger: false })
+  const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
+  const app = await buildApp({ config, db, clock, logger: options.logger ?? false })
   let baseUrl = ''
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 })

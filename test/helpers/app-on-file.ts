@@ -1,0 +1,16 @@
+// The app built in-process over a database file that a CLI or server process also uses.
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase } from '../../src/db/database.js'
+
+export async function appOnFile(t: { after: (fn: () => Promise<void>) => void }, file: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: file })
+  const handle = openDatabase(config.databaseUrl)
+  const app = await buildApp({ config, db: handle.db, logger: false })
+  t.after(async () => {
+    await app.close()
+    await handle.close()
+  })
+  return app
+}

@@ -1,0 +1,135 @@
+// The authentication checks every pet store operation must pass (issue 2, "API keys and accounts"),
+// registered as tests for one operation. Each 401 must be the Error shape with a `WWW-Authenticate:
+// Bearer realm=…` challenge; key problems say `error="invalid_token"`, header problems `invalid_request`.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { bearer, startHarness, type Harness, type TestAccount } from './harness.js'
+import { expectError, sender, type HttpResponse } from './http.js'
+import { createPet } from './pets.js'
+
+export interface Operation {
+  name: string
+  method: 'GET' | 'POST'
+  /** The URL to call for this account (may create what the operation needs, e.g. a pet to get). */
+  url: (h: Harness, account: TestAccount) => Promise<string>
+  body?: unknown
+  /** Status of a successful call. */
+  ok: number
+}
+
+export const OPERATIONS: Operation[] = [
+  { name: 'listPets', method: 'GET', url: async () => '/v1/pets', ok: 200 },
+  { name: 'createPet', method: 'POST', url: async () => '/v1/pets', body: { name: 'Rex', categoryId: 1 }, ok: 201 },
+  {
+    name: 'getPet',
+    method: 'GET',
+    url: async (h, account) => `/v1/pets/${(await createPet(h, account.key, { name: 'Rex', categoryId: 1 })).id}`,
+    ok: 200,
+  },
+]
+
+type Challenge = 'none' | 'invalid_request' | 'invalid_token'
+
+export function expectUnauthorized(response: HttpResponse, code: string, challenge: Challenge) {
+  const body = expectError(response, 401, code)
+  const header = response.headers['www-authenticate'] ?? ''
+  assert.match(header, /^Bearer realm="[^"]+"/, `WWW-Authenticate: ${header}`)
+  if (challenge === 'none') assert.doesNotMatch(header, /error=/, 'no error attribute when no credentials were sent (RFC 6750 §3.1)')
+  else assert.match(header, new RegExp(`error="${challenge}"`))
+  return body
+}
+
+const MALFORMED: [string, (key: string) => string][] = [
+  ['the scheme alone', () => 'Bearer'],
+  ['the scheme and a space', () => 'Bearer '],
+  ['two tokens', () => 'Bearer a b'],
+  ['the key plus another token', (key) => `Bearer ${key} ${key}`],
+  ['characters outside b64token', (key) => `Bearer ${key}!`],
+  ['a non-ASCII character', (key) => `Bearer ${key}é`],
+  ['no space after the scheme', (key) => `Bearer${key}`],
+  ['a comma-separated pair', (key) => `Bearer ${key}, Bearer ${key}`],
+  ['an empty value', () => ''],
+]
+
+/** Registers the standard authentication tests for one operation, over `inject` or a listening server. */
+export function registerAuthChecks(op: Operation, options: { listen?: boolean } = {}): void {
+  describe(`${op.name}: authentication${options.listen ? ' (listening server)' : ''}`, () => {
+    async function setup(t: { after: (fn: () => Promise<void>) => void }, env?: NodeJS.ProcessEnv) {
+      const h = await startHarness(t, { listen: options.listen, env })
+      const account = await h.newAccount()
+      const url = await op.url(h, account)
+      const send = sender(h)
+      const call = (headers: Record<string, string>) => send({ method: op.method, url, headers, body: op.body })
+      return { h, account, call }
+    }
+
+    test('without an Authorization header: 401 missing_api_key and a bare Bearer challenge', async (t) => {
+      const { call } = await setup(t)
+      expectUnauthorized(await call({}), 'missing_api_key', 'none')
+    })
+
+    test('another scheme (Basic): 401 invalid_authorization_header', async (t) => {
+      const { call, account } = await setup(t)
+      const basic = `Basic ${Buffer.from(`user:${account.key}`).toString('base64')}`
+      expectUnauthorized(await call({ authorization: basic }), 'invalid_authorization_header', 'invalid_request')
+    })
+
+    for (const [what, header] of MALFORMED) {
+      test(`a malformed header (${what}): 401 invalid_authorization_header`, async (t) => {
+        const { call, account } = await setup(t)
+        expectUnauthorized(await call({ authorization: header(account.key) }), 'invalid_authorization_header', 'invalid_request')
+      })
+    }
+
+    test('the key without a scheme: 401, and the key is not echoed back', async (t) => {
+      const { call, account } = await setup(t)
+      const response = await call({ authorization: account.key })
+      expectUnauthorized(response, 'invalid_authorization_header', 'invalid_request')
+      assert.ok(!response.body.includes(account.key.slice('ps_test_'.length)), response.body)
+    })
+
+    test('the scheme name is case-insensitive (bearer, BEARER, BeArEr)', async (t) => {
+      const { call, account } = await setup(t)
+      for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+        const response = await call({ authorization: `${scheme} ${account.key}` })
+        assert.equal(response.statusCode, op.ok, `${scheme}: ${response.body}`)
+      }
+    })
+
+    test('an unknown key of the right form: 401 invalid_api_key, error="invalid_token"', async (t) => {
+      const { call, account } = await setup(t)
+      const unknown = account.key.slice(0, -4) + (account.key.endsWith('AAAA') ? 'BBBB' : 'AAAA')
+      expectUnauthorized(await call(bearer(unknown)), 'invalid_api_key', 'invalid_token')
+      expectUnauthorized(await call(bearer('not-a-petstore-key')), 'invalid_api_key', 'invalid_token')
+    })
+
+    test('a revoked key is refused from the very next request on', async (t) => {
+      const { call, account, h } = await setup(t)
+      assert.equal((await call(bearer(account.key))).statusCode, op.ok)
+      await h.app.accounts.revokeApiKey(account.keyId)
+      expectUnauthorized(await call(bearer(account.key)), 'invalid_api_key', 'invalid_token')
+    })
+
+    test('production refuses a ps_test_ key from its own database and accepts ps_live_ keys', async (t) => {
+      const { call, account, h } = await setup(t, { PETSTORE_ENV: 'production' })
+      assert.match(account.key, /^ps_live_/)
+      assert.equal((await call(bearer(account.key))).statusCode, op.ok)
+      const testKey = await h.app.accounts.createApiKey({ accountId: account.accountId, environment: 'test' })
+      expectUnauthorized(await call(bearer(testKey.key)), 'invalid_api_key', 'invalid_token')
+    })
+
+    test('development refuses a ps_live_ key from its own database', async (t) => {
+      const { call, account, h } = await setup(t)
+      const liveKey = await h.app.accounts.createApiKey({ accountId: account.accountId, environment: 'live' })
+      expectUnauthorized(await call(bearer(liveKey.key)), 'invalid_api_key', 'invalid_token')
+    })
+
+    test('a refused request changes nothing', async (t) => {
+      const { call, h } = await setup(t)
+      const count = async () => (await h.handle.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+      const before = await count()
+      for (const headers of [{}, { authorization: 'Basic eDp5' }, bearer('ps_test_unknown')]) assert.equal((await call(headers)).statusCode, 401)
+      assert.equal(await count(), before)
+    })
+  })
+}

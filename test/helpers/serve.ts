@@ -1,0 +1,85 @@
+// Runs `node bin/petstore.js serve` as a child process and watches what it prints.
+import { spawn } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
+import { BIN, childEnv } from './cli.js'
+
+/** A port nobody listens on right now (listen on 0, read the port, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface ServeProcess {
+  stdout: () => string
+  stderr: () => string
+  /** Resolves with the first match of `pattern` on stdout; rejects if the process exits first or time runs out. */
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
+  /** Sends SIGTERM and resolves when the process has exited (rejects if it has not after 20 s). */
+  stop: () => Promise<Exit>
+  exited: Promise<Exit>
+}
+
+/** Starts the server; it is killed after the test if it is still running then. */
+export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  const listeners = new Set<() => void>()
+  const notify = () => listeners.forEach((fn) => fn())
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((out += chunk), notify()))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((err += chunk), notify()))
+  let running = true
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('close', (code, signal) => {
+      running = false
+      notify()
+      resolve({ code, signal })
+    }),
+  )
+  t.after(async () => {
+    if (running) {
+      child.kill('SIGKILL')
+      await exited
+    }
+  })
+
+  return {
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}`)), timeoutMs)
+        const check = () => {
+          const match = pattern.exec(out)
+          if (match) done(undefined, match)
+          else if (!running) done(new Error(`the server exited before printing ${pattern}`))
+        }
+        const done = (error?: Error, match?: RegExpMatchArray) => {
+          clearTimeout(timer)
+          listeners.delete(check)
+          if (error) reject(new Error(`${error.message}\nstdout: ${out}\nstderr: ${err}`))
+          else resolve(match!)
+        }
+        listeners.add(check)
+        check()
+      })
+    },
+    async stop() {
+      if (running) child.kill('SIGTERM')
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the server did not exit within 20 s of SIGTERM')), 20_000)
+      })
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer))
+    },
+  }
+}

@@ -1,0 +1,98 @@
+// GET /v1/openapi.json: a valid OpenAPI 3.1 document that says what the spec says. /docs: served from our own files.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { startHarness } from '../helpers/harness.js'
+
+type Doc = Record<string, any>
+const ERROR_REF = '#/components/schemas/Error'
+
+async function documentOf(t: Parameters<typeof startHarness>[0], env: Record<string, string> = {}): Promise<Doc> {
+  const h = await startHarness(t, { env })
+  const res = await h.app.inject({ url: '/v1/openapi.json' })
+  assert.equal(res.statusCode, 200, res.body)
+  assert.match(String(res.headers['content-type']), /^application\/json/)
+  return res.json() as Doc
+}
+
+function operations(doc: Doc): Array<[string, string, Doc]> {
+  return Object.entries(doc.paths as Doc).flatMap(([path, item]) =>
+    Object.entries(item as Doc)
+      .filter(([method]) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(method))
+      .map(([method, op]): [string, string, Doc] => [path, method, op as Doc]),
+  )
+}
+
+test('the document is served without a key and is a valid OpenAPI 3.1 document', async (t) => {
+  const doc = await documentOf(t)
+  const validator = new Validator()
+  const result = await validator.validate(doc)
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2))
+  assert.equal(validator.version, '3.1')
+  assert.match(doc.openapi, /^3\.1\.\d+$/)
+  assert.equal(doc.info.version, '1.0.0')
+})
+
+test('servers list the configured production and staging base URLs, each ending in /v1', async (t) => {
+  const defaults = await documentOf(t)
+  const urls = defaults.servers.map((s: { url: string }) => s.url)
+  assert.ok(urls.includes('https://api.petstore.example/v1'), urls.join(' '))
+  assert.ok(urls.includes('https://staging.api.petstore.example/v1'), urls.join(' '))
+  for (const url of urls) assert.match(url, /\/v1$/)
+
+  const custom = await documentOf(t, { PETSTORE_PRODUCTION_URL: 'https://pets.example.com/v1', PETSTORE_STAGING_URL: 'https://pets-staging.example.com/v1' })
+  const customUrls = custom.servers.map((s: { url: string }) => s.url)
+  assert.ok(customUrls.includes('https://pets.example.com/v1'), customUrls.join(' '))
+  assert.ok(customUrls.includes('https://pets-staging.example.com/v1'), customUrls.join(' '))
+  assert.ok(!customUrls.includes('https://api.petstore.example/v1'))
+})
+
+test('one global bearer scheme secures every operation', async (t) => {
+  const doc = await documentOf(t)
+  const schemes = Object.entries(doc.components.securitySchemes as Doc)
+  assert.equal(schemes.length, 1)
+  const [name, scheme] = schemes[0]!
+  assert.equal(scheme.type, 'http')
+  assert.equal(scheme.scheme, 'bearer')
+  assert.deepEqual(doc.security, [{ [name]: [] }])
+  for (const [path, method, op] of operations(doc)) {
+    assert.ok(op.security === undefined || JSON.stringify(op.security) === JSON.stringify(doc.security), `${method} ${path} overrides security`)
+  }
+})
+
+test('paths are relative to the /v1 servers, with the spec operation ids; getPet is deprecated', async (t) => {
+  const doc = await documentOf(t)
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/pets', '/pets/{petId}'])
+  assert.equal(doc.paths['/pets'].get.operationId, 'listPets')
+  assert.equal(doc.paths['/pets'].post.operationId, 'createPet')
+  assert.equal(doc.paths['/pets/{petId}'].get.operationId, 'getPet')
+  assert.equal(doc.paths['/pets/{petId}'].get.deprecated, true)
+  assert.ok(!doc.paths['/pets'].get.deprecated && !doc.paths['/pets'].post.deprecated)
+  const petId = doc.paths['/pets/{petId}'].get.parameters.find((p: Doc) => p.name === 'petId')
+  assert.deepEqual([petId.in, petId.required, petId.schema.type, petId.schema.format], ['path', true, 'integer', 'int64'])
+})
+
+test('every non-2xx response of every operation is the Error schema', async (t) => {
+  const doc = await documentOf(t)
+  const ops = operations(doc)
+  assert.equal(ops.length, 3)
+  for (const [path, method, op] of ops) {
+    const statuses = Object.keys(op.responses)
+    assert.ok(statuses.includes('401'), `${method} ${path} does not document 401`)
+    for (const status of statuses.filter((s) => !s.startsWith('2'))) {
+      assert.equal(op.responses[status].content?.['application/json']?.schema?.$ref, ERROR_REF, `${method} ${path} ${status}`)
+    }
+  }
+  assert.ok('404' in doc.paths['/pets/{petId}'].get.responses)
+  assert.ok('400' in doc.paths['/pets'].post.responses)
+})
+
+test('the limit parameter is 1 to 100, default 20; the Error schema requires code, message and status', async (t) => {
+  const doc = await documentOf(t)
+  const limit = doc.paths['/pets'].get.parameters.find((p: Doc) => p.name === 'limit')
+  assert.equal(limit.in, 'query')
+  assert.deepEqual([limit.schema.type, limit.schema.minimum, limit.schema.maximum, limit.schema.default], ['integer', 1, 100, 20])
+  const error = doc.components.schemas.Error
+  assert.deepEqual([...error.required].sort(), ['code', 'message', 'status'])
+  assert.deepEqual([error.properties.code.type, error.properties.message.type, error.properties.status.type], ['string', 'string', 'integer'])
+})

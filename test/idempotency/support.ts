@@ -1,0 +1,33 @@
+// What the Idempotency-Key tests share: POST /v1/pets with a key, and the rows of the idempotency_keys table.
+import assert from 'node:assert/strict'
+import { bearer, errorOf, type Harness } from '../helpers/harness.js'
+
+export const REX = '{"name":"Rex","categoryId":7,"status":"available"}'
+
+/** POST /v1/pets with a raw JSON body and, unless undefined, an Idempotency-Key header sent as given. */
+export function postPet(h: Harness, key: string, idempotencyKey: string | string[] | undefined, payload: string = REX) {
+  const headers: Record<string, string | string[]> = { ...bearer(key), 'content-type': 'application/json' }
+  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
+  return h.app.inject({ method: 'POST', url: '/v1/pets', headers, payload })
+}
+
+/** The pets of an account, straight from the app's repository. */
+export async function petsOf(h: Harness, accountId: string) {
+  return (await h.app.pets.list({ accountId, limit: 100 })).pets
+}
+
+/** The idempotency_keys rows, oldest first. */
+export function keyRows(h: Harness) {
+  return h.handle.db.selectFrom('idempotency_keys').selectAll().orderBy('created_at').execute()
+}
+
+/** An account whose quota no test here comes near. */
+export const roomy = { plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 }
+
+/** Asserts the Error shape, the status and the code of an inject response; returns the body. */
+export function expectCode(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
+  const body = errorOf(res)
+  assert.equal(res.statusCode, status, res.body)
+  assert.equal(body.code, code, res.body)
+  return body
+}

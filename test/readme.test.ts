@@ -1,0 +1,102 @@
+// The README documents what the code has: quick start, every setting, every error code, every CLI command and
+// option, every dependency, and a layout that names real folders.
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { test } from 'node:test'
+import { settings } from '../src/config.js'
+import { ERROR_CODES } from '../src/http/errors.js'
+import { runCli } from './helpers/cli.js'
+
+const root = new URL('../', import.meta.url)
+const readme = readFileSync(new URL('README.md', root), 'utf8')
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string>; scripts: Record<string, string> }
+
+/** The lines of the `## title` (or `### title`) section, up to the next heading of that level or above (code blocks skipped). */
+function section(title: string, level = 2): string {
+  const found: string[] = []
+  let fenced = false
+  let inside = false
+  for (const line of readme.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced
+    const heading = fenced ? null : /^(#+) (.*)$/.exec(line)
+    if (heading && inside && heading[1]!.length <= level) break
+    if (heading && heading[1]!.length === level && heading[2] === title) inside = true
+    if (inside) found.push(line)
+  }
+  assert.ok(found.length > 0, `README has no "${'#'.repeat(level)} ${title}" section`)
+  return found.join('\n')
+}
+
+/** Table rows of a section as arrays of trimmed cells (header and divider rows excluded). */
+function rows(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|[-| ]+\|$/.test(l))
+    .map((l) => l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim()))
+}
+
+test('the quick start is `npm install && npm start` and `npm test`, and npm start serves', () => {
+  const quick = section('Quick start')
+  assert.match(quick, /^npm install && npm start\b/m)
+  assert.match(quick, /^npm test\b/m)
+  assert.equal(pkg.scripts.start, 'petstore serve')
+})
+
+test('the configuration table lists every setting with its default, and nothing else', () => {
+  const table = new Map(rows(section('Configuration')).map((r) => [r[0]!.replace(/`/g, ''), r[1]!.replace(/`/g, '')]))
+  table.delete('Variable')
+  for (const s of Object.values(settings)) {
+    assert.ok(table.has(s.env), `${s.env} is not documented`)
+    assert.equal(table.get(s.env), s.default ?? '(unset)', `default of ${s.env}`)
+  }
+  const known = new Set(Object.values(settings).map((s) => s.env))
+  for (const name of table.keys()) assert.ok(known.has(name), `README documents ${name}, which is not a setting`)
+})
+
+test('the error table lists every code with its HTTP status, and nothing else', () => {
+  const table = new Map(rows(section('Errors', 3)).filter((r) => /^`[a-z_]+`$/.test(r[0]!)).map((r) => [r[0]!.replace(/`/g, ''), Number(r[1])]))
+  for (const [code, { status }] of Object.entries(ERROR_CODES)) assert.equal(table.get(code), status, `error code ${code}`)
+  assert.deepEqual([...table.keys()].sort(), Object.keys(ERROR_CODES).sort())
+})
+
+/** Names listed under "Commands:" and long options under "Options:" in a `--help` text. */
+function parseHelp(help: string): { commands: string[]; options: string[] } {
+  const block = (name: string) => help.split(`\n${name}:\n`)[1]?.split('\n\n')[0] ?? ''
+  const commands = [...block('Commands').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help')
+  const options = [...block('Options').matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((o) => o !== '--help')
+  return { commands, options }
+}
+
+test('the CLI table documents every command of the real CLI with every one of its options', async () => {
+  const cliRows = rows(section('CLI')).map((r) => r[0]!.replace(/`/g, '').replace(/\\\|/g, '|'))
+  const leaves: string[][] = []
+  for (const top of parseHelp((await runCli(['--help'])).stdout).commands) {
+    const sub = parseHelp((await runCli([top, '--help'])).stdout).commands
+    if (sub.length === 0) leaves.push([top])
+    else leaves.push(...sub.map((s) => [top, s]))
+  }
+  assert.ok(leaves.length >= 8, `only ${leaves.length} commands found`)
+  await Promise.all(
+    leaves.map(async (path) => {
+      const row = cliRows.find((r) => r === path.join(' ') || r.startsWith(`${path.join(' ')} `))
+      assert.ok(row, `petstore ${path.join(' ')} is not in the README`)
+      const help = await runCli([...path, '--help'])
+      assert.equal(help.code, 0, help.stderr)
+      for (const option of parseHelp(help.stdout).options) assert.ok(row.includes(option), `README: ${path.join(' ')} lacks ${option}`)
+    }),
+  )
+})
+
+test('every runtime dependency is explained', () => {
+  const deps = section('Dependencies and why')
+  for (const name of Object.keys(pkg.dependencies)) assert.ok(deps.includes(`\`${name}\``), `${name} is not explained`)
+})
+
+test('the layout names every folder of src/, and every path it names exists', () => {
+  const layout = section('Layout')
+  const srcEntries = readdirSync(new URL('src/', root)).filter((n) => statSync(new URL(`src/${n}`, root)).isDirectory())
+  for (const dir of srcEntries) assert.ok(layout.includes(`src/${dir}/`), `src/${dir}/ is not in the layout`)
+  const named = [...layout.matchAll(/^((?:src|bin|test)\/\S*)/gm)].map((m) => m[1]!)
+  assert.ok(named.length > 5)
+  for (const path of named) assert.ok(existsSync(new URL(path, root)), `the layout names ${path}, which does not exist`)
+})
