@@ -1,5 +1,6 @@
 // Versioned migrations, applied in name order and recorded by Kysely in `kysely_migration`.
-import { Migrator, NO_MIGRATIONS, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { Migrator, NO_MIGRATIONS, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely'
+import { dialectOf } from './database.js'
 import { initial } from './migrations/0001_initial.js'
 import { idempotency } from './migrations/0002_idempotency.js'
 import { messages } from './migrations/0003_messages.js'
@@ -10,8 +11,13 @@ export const migrations: Record<string, Migration> = {
   '0003_messages': messages,
 }
 
-function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Migrator {
-  return new Migrator({ db, provider: { getMigrations: async () => list } })
+/**
+ * On PostgreSQL the migration tables live in the connection's current schema, named explicitly: Kysely
+ * otherwise takes a same-named table in any schema of the database for its own.
+ */
+async function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Promise<Migrator> {
+  const schema = dialectOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
+  return new Migrator({ db, provider: { getMigrations: async () => list }, ...(schema ? { migrationTableSchema: schema } : {}) })
 }
 
 function unwrap(result: MigrationResultSet): string[] {
@@ -25,10 +31,10 @@ function unwrap(result: MigrationResultSet): string[] {
 
 /** Applies every pending migration; returns the names applied now (empty when up to date). */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  return unwrap(await migratorFor(db).migrateToLatest())
+  return unwrap(await (await migratorFor(db)).migrateToLatest())
 }
 
 /** Migrates down to (and keeping) `target`, or to an empty schema when target is undefined. Used by tests. */
 export async function migrateDownTo(db: Kysely<any>, target: string | undefined): Promise<string[]> {
-  return unwrap(await migratorFor(db).migrateTo(target ?? NO_MIGRATIONS))
+  return unwrap(await (await migratorFor(db)).migrateTo(target ?? NO_MIGRATIONS))
 }

@@ -1,11 +1,13 @@
 // Rate-limit counters and bans in Redis, shared by every instance. The whole decision for one request
 // (ban check, every window checked, all consumed or none, refusals counted, ban started) is one Lua
-// script, which Redis runs atomically: the quota holds exactly across instances.
+// script, which Redis runs atomically: the quota holds exactly across instances. Keys expire relative to the
+// request's `now` (PEXPIRE, not PEXPIREAT), so they live exactly as long as their window on any clock.
 import { Redis } from 'ioredis'
 import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
 
-// KEYS: n counter keys, refusal key, ban key.
-// ARGV: now, n, hasBan, threshold, banMs, end of the first window, then limit and end of each window.
+// KEYS: n counter keys, refusal hash, ban key.
+// ARGV: now, n, hasBan, threshold, banMs, end and start of the first window, then limit and end of each window.
+// Refusals are a hash field per first-window start, so the count restarts with each window on any clock.
 const CONSUME = `
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
@@ -18,21 +20,21 @@ if hasBan then
 end
 local room = true
 for i = 1, n do
-  if counts[i] >= tonumber(ARGV[5 + i * 2]) then room = false end
+  if counts[i] >= tonumber(ARGV[6 + i * 2]) then room = false end
 end
 if room then
   for i = 1, n do
     counts[i] = redis.call('INCR', KEYS[i])
-    redis.call('PEXPIREAT', KEYS[i], ARGV[6 + i * 2])
+    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[7 + i * 2]) - now)
   end
   return {1, 0, 0, unpack(counts)}
 end
 if hasBan then
-  local refused = redis.call('INCR', KEYS[n + 1])
-  redis.call('PEXPIREAT', KEYS[n + 1], ARGV[6])
+  local refused = redis.call('HINCRBY', KEYS[n + 1], ARGV[7], 1)
+  redis.call('PEXPIRE', KEYS[n + 1], tonumber(ARGV[6]) - now)
   if refused > tonumber(ARGV[4]) then
     local untilMs = now + tonumber(ARGV[5])
-    redis.call('SET', KEYS[n + 2], untilMs, 'PXAT', untilMs)
+    redis.call('SET', KEYS[n + 2], untilMs, 'PX', tonumber(ARGV[5]))
     return {0, untilMs, 1, unpack(counts)}
   end
 end
@@ -69,7 +71,7 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
   const p = options.prefix
   const counterKey = (subject: string, w: WindowSpec, start: number) => `${p}rl:${subject}:${w.name}:${w.seconds}:${start}`
   const banKey = (subject: string) => `${p}ban:${subject}`
-  // Refusals of the current first window; the key expires when that window ends.
+  // Refusals, one hash field per first-window start; the hash expires when the current window ends.
   const refusalKey = (subject: string) => `${p}rf:${subject}`
 
   function states(windows: WindowSpec[], now: number, counts: number[]): WindowState[] {
@@ -84,10 +86,10 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
 
     async consume({ subject, windows, now, ban }: ConsumeInput): Promise<ConsumeResult> {
       const bounds = windows.map((w) => windowBounds(now, w.seconds))
-      const first = bounds[0] ?? { end: now + 60_000 }
+      const first = bounds[0] ?? { start: now, end: now + 60_000 }
       const keys = windows.map((w, i) => counterKey(subject, w, bounds[i]!.start))
       keys.push(ban ? refusalKey(ban.subject) : `${p}rf:none`, ban ? banKey(ban.subject) : `${p}ban:none`)
-      const args = [now, windows.length, ban ? '1' : '0', ban?.threshold ?? 0, ban?.durationMs ?? 0, first.end]
+      const args = [now, windows.length, ban ? '1' : '0', ban?.threshold ?? 0, ban?.durationMs ?? 0, first.end, first.start]
       windows.forEach((w, i) => args.push(w.limit, bounds[i]!.end))
       const [admitted, bannedUntil, banStarted, ...counts] = (await consume(keys.length, ...keys, ...args)).map(Number)
       return { admitted: admitted === 1, windows: states(windows, now, counts), ...(bannedUntil ? { bannedUntil, banStarted: banStarted === 1 } : {}) }

@@ -7,8 +7,8 @@ import { keyEnvironment } from '../../src/accounts/api-keys.js'
 import { buildApp } from '../../src/app.js'
 import { createManualClock } from '../../src/clock.js'
 import { loadConfig, type Config } from '../../src/config.js'
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
+import type { DatabaseHandle } from '../../src/db/database.js'
+import { testBackend } from './backend.js'
 
 export interface TestAccount {
   accountId: string
@@ -40,12 +40,12 @@ export async function startHarness(
     logger?: Record<string, unknown>
   } = {},
 ): Promise<Harness> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: ':memory:', ...options.config })
-  const handle = openDatabase(config.databaseUrl)
-  await migrateToLatest(handle.db)
+  const store = await testBackend(t)
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store.url, ...options.config })
+  const handle = store.handle
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
-  const app = await buildApp({ config, db, clock, logger: options.logger ?? false })
+  const app = await buildApp({ config, db, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
   let baseUrl = ''
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 })
@@ -55,6 +55,7 @@ export async function startHarness(
   }
   t.after(async () => {
     await app.close()
+    await store.rateLimitStore?.close()
     await handle.close()
   })
   return {

@@ -17,6 +17,7 @@ import { buildMessagesApp } from '../../src/messages/messages.app.js'
 import { createLogSink, createWebhookSink, type MessageSink } from '../../src/messages/sinks.js'
 import { createMessageWorker, type MessageWorker } from '../../src/messages/worker.js'
 import { buildServices, type Services } from '../../src/services.js'
+import { testBackend } from './backend.js'
 import { bearer, type Harness, type TestAccount } from './harness.js'
 
 type After = TestContext | { after: (fn: () => Promise<void>) => void }
@@ -53,11 +54,14 @@ export interface MessagesHarnessOptions {
 }
 
 export async function startMessagesHarness(t: After, options: MessagesHarnessOptions = {}): Promise<MessagesHarness> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: ':memory:', ...options.config })
-  const handle = openDatabase(config.databaseUrl)
-  await migrateToLatest(handle.db)
+  // A given database (a file, for restart tests) is used as is; otherwise the run's backend gives a fresh one.
+  const given = options.config?.databaseUrl
+  const store = given === undefined ? await testBackend(t) : undefined
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store?.url ?? ':memory:', ...options.config })
+  const handle = store?.handle ?? openDatabase(config.databaseUrl)
+  if (!store) await migrateToLatest(handle.db)
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
-  const services = await buildServices({ config, db: handle.db, clock })
+  const services = await buildServices({ config, db: handle.db, clock, rateLimitStore: store?.rateLimitStore })
 
   const lines: string[] = []
   const stream = { write: (line: string) => void lines.push(line) }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { test } from 'node:test'
 import { sql } from 'kysely'
+import { backend } from '../helpers/backend.js'
 import { bearer, startHarness } from '../helpers/harness.js'
 import { createPet } from '../helpers/pets.js'
 
@@ -41,7 +42,10 @@ test('the database holds only a hash of the secret, nowhere the secret itself', 
   const row = await h.handle.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirstOrThrow()
   assert.equal(row.key_hash, createHash('sha256').update(key).digest('hex'))
   const random = key.slice('ps_test_'.length)
-  const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(h.handle.db)
+  const tables =
+    backend === 'sqlite'
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(h.handle.db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(h.handle.db)
   for (const { name } of tables.rows) {
     const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(h.handle.db)
     for (const r of rows.rows) {

@@ -2,7 +2,7 @@
 // key (400); a request that fails does not use its key up.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { sql } from 'kysely'
+import { refuseInserts } from '../helpers/backend.js'
 import { startHarness, type Harness } from '../helpers/harness.js'
 import { limitHeaders } from '../limits/support.js'
 import { expectCode, keyRows, petsOf, postPet, REX, roomy } from './support.js'
@@ -88,11 +88,11 @@ test('a failed request does not use its key up: a 400 body, then the corrected b
 test('a request that fails inside (500, nothing committed) frees its key: the retry runs and creates the pet', async (t) => {
   const h = await startHarness(t)
   const { key, accountId } = await h.newAccount(roomy)
-  await sql`CREATE TRIGGER refuse_rex BEFORE INSERT ON pets BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(h.handle.db)
+  const allow = await refuseInserts(h.handle.db, 'pets')
   const failed = await postPet(h, key, '"unlucky"', REX)
   expectCode(failed, 500, 'internal_error')
   assert.deepEqual(await keyRows(h), [], 'no record is left in progress')
-  await sql`DROP TRIGGER refuse_rex`.execute(h.handle.db)
+  await allow()
   const retry = await postPet(h, key, '"unlucky"', REX)
   assert.equal(retry.statusCode, 201, retry.body)
   assert.equal(retry.headers['idempotent-replayed'], undefined)

@@ -1,0 +1,104 @@
+// Which backends a test run uses. `npm test` runs the suite on SQLite with the in-memory limiter, then again
+// with TEST_BACKEND=postgres: PostgreSQL (TEST_DATABASE_URL) and Redis (TEST_REDIS_URL). Every harness gets
+// its own PostgreSQL schema and Redis key prefix, dropped after the test.
+import { randomBytes } from 'node:crypto'
+import { sql, type Kysely } from 'kysely'
+import pg from 'pg'
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import type { RateLimitStore } from '../../src/limits/rate-limit.store.js'
+import { createRedisClient, createRedisStore } from '../../src/limits/redis.store.js'
+
+export type Backend = 'sqlite' | 'postgres'
+export const backend: Backend = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
+
+type After = { after: (fn: () => Promise<void>) => void }
+
+function required(name: string): string {
+  const value = process.env[name]
+  if (!value) throw new Error(`TEST_BACKEND=postgres needs ${name}`)
+  return value
+}
+
+/** A PostgreSQL URL whose connections use a fresh schema; the schema is dropped after the test. */
+export async function postgresSchema(t: After): Promise<string> {
+  const admin = required('TEST_DATABASE_URL')
+  const schema = `t_${randomBytes(6).toString('hex')}`
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  await client.query(`CREATE SCHEMA ${schema}`)
+  await client.end()
+  t.after(async () => {
+    const dropper = new pg.Client({ connectionString: admin })
+    await dropper.connect()
+    await dropper.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await dropper.end()
+  })
+  const url = new URL(admin)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return url.toString()
+}
+
+/** A Redis store under a fresh key prefix; its keys are deleted after the test. */
+export async function redisStore(t: After): Promise<RateLimitStore> {
+  const url = required('TEST_REDIS_URL')
+  const prefix = `petstore-test:${randomBytes(6).toString('hex')}:`
+  const store = createRedisStore({ url, prefix, commandTimeoutMs: 2_000 })
+  await store.ready()
+  t.after(async () => {
+    const cleaner = createRedisClient({ url, prefix })
+    await cleaner.connect()
+    const keys = await cleaner.keys(`${prefix}*`)
+    if (keys.length > 0) await cleaner.del(...keys)
+    cleaner.disconnect()
+  })
+  return store
+}
+
+/**
+ * A migrated database for one test on the run's backend (`:memory:` SQLite, or a fresh PostgreSQL schema)
+ * and, on PostgreSQL runs, a Redis rate-limit store. Closing is the caller's job (the harness's `after`).
+ */
+export async function testBackend(t: After): Promise<{ url: string; handle: DatabaseHandle; rateLimitStore?: RateLimitStore }> {
+  if (backend === 'sqlite') {
+    const handle = openDatabase(':memory:')
+    await migrateToLatest(handle.db)
+    return { url: ':memory:', handle }
+  }
+  const url = await postgresSchema(t)
+  const handle = openDatabase(url, { poolSize: 4 })
+  await migrateToLatest(handle.db)
+  return { url, handle, rateLimitStore: await redisStore(t) }
+}
+
+/** For tests about SQLite itself (files, query plans): skipped, with the reason, on the PostgreSQL run. */
+export function sqliteOnly(t: { skip: (reason: string) => void }, why: string): boolean {
+  if (backend === 'sqlite') return false
+  t.skip(`SQLite only: ${why}`)
+  return true
+}
+
+/** Makes every INSERT into `table` fail inside the database (a real trigger); returns the undo. */
+export async function refuseInserts(db: Kysely<any>, table: string): Promise<() => Promise<void>> {
+  if (backend === 'sqlite') {
+    await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(db)
+    return async () => void (await sql`DROP TRIGGER refuse_inserts`.execute(db))
+  }
+  await sql`CREATE FUNCTION refuse_inserts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(db)
+  await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION refuse_inserts()`.execute(db)
+  return async () => {
+    await sql`DROP TRIGGER refuse_inserts ON ${sql.table(table)}`.execute(db)
+    await sql`DROP FUNCTION refuse_inserts()`.execute(db)
+  }
+}
+
+/**
+ * For tests of PostgreSQL and Redis themselves (several instances, outages): they run once, in the
+ * PostgreSQL + Redis pass; in the SQLite pass they are skipped with the reason.
+ */
+export function postgresOnly(t: { skip: (reason: string) => void }): boolean {
+  if (backend === 'postgres') return false
+  const configured = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL
+  t.skip(configured ? 'runs in the PostgreSQL + Redis pass' : 'needs TEST_DATABASE_URL and TEST_REDIS_URL')
+  return true
+}
