@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3'
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './schema.js'
+import { withStatementCache } from './statement-cache.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -56,7 +57,7 @@ function openSqlite(url: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000')
   // int64 columns (pet ids, category ids) must not round through JavaScript numbers.
   sqlite.defaultSafeIntegers(true)
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   return { db, dialect: 'sqlite', location: path, close: () => db.destroy() }
 }
 
