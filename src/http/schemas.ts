@@ -44,3 +44,10 @@ export const tooManyRequests = () =>
 
 /** For operations that take no query parameters: any parameter is unknown, and refused with a 400. */
 export const NoQuery = Type.Object({}, { additionalProperties: false })
+
+export const unauthorizedResponse = () =>
+  errorResponse('Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`).', {
+    'WWW-Authenticate': Type.String({ description: 'Bearer challenge (RFC 6750).' }),
+  })
+
+export const internalResponse = () => errorResponse('Unexpected failure; nothing internal is shown.')

@@ -1,7 +1,7 @@
 // Safe retries: the first request with a key runs and its response is stored in the same transaction as
 // its effect; later requests with the same key and body get that response again, a different body gets
 // 422, and a request arriving while the first is still running gets 409. Records expire after 24 hours.
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely, Transaction, WhereInterface } from 'kysely'
 import { isSafeNumber, parse, stringify } from 'lossless-json'
 import type { Clock } from '../clock.js'
 import type { Database } from '../db/schema.js'
@@ -21,7 +21,10 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const parseNumber = (text: string) => (/^-?\d+$/.test(text) && !isSafeNumber(text) ? BigInt(text) : Number(text))
 
 export function createIdempotencyRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
-  const where = (accountId: string, key: string) => (qb: any) => qb.where('account_id', '=', accountId).where('idempotency_key', '=', key)
+  const where =
+    (accountId: string, key: string) =>
+    <QB extends WhereInterface<Database, 'idempotency_keys'>>(qb: QB): QB =>
+      qb.where('account_id', '=', accountId).where('idempotency_key', '=', key) as QB
 
   /** Claims the key for this request, or returns the stored response to replay; throws 409/422. */
   async function claim(accountId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {

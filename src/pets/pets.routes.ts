@@ -4,18 +4,16 @@ import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
 import { requireJsonContentType } from '../http/json-body.js'
 import { publicOrigin } from '../http/origin.js'
-import { errorResponse, jsonResponse, NoQuery, ref, tooManyRequests } from '../http/schemas.js'
-import { fingerprintOf, parseIdempotencyKey } from '../idempotency/idempotency-key.js'
-import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema, type Pet } from './pets.schemas.js'
+import { errorResponse, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../http/schemas.js'
+import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from '../idempotency/idempotent-create.js'
+import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema } from './pets.schemas.js'
 
 const header = (description: string) => Type.String({ description })
-const unauthorized = errorResponse('Missing or invalid API key (see `code`); a `WWW-Authenticate: Bearer` challenge is sent.', {
-  'WWW-Authenticate': header('Bearer challenge (RFC 6750).'),
-})
-const internal = errorResponse('Unexpected failure; nothing internal is shown.')
+const unauthorized = unauthorizedResponse()
+const internal = internalResponse()
 
 export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { pets, cursors, config, idempotency } = app
+  const { pets, cursors, config } = app
 
   app.get(
     '/pets',
@@ -64,43 +62,28 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['pets'],
         summary: 'Add an animal',
         description: 'Adds a pet to your account. The pet is committed to the database before the 201 is sent.',
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({
-              description:
-                'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1–255 printable characters, best a quoted UUID. Same key and body within 24 h: the first response is replayed with `Idempotent-Replayed: true`.',
-            }),
-          ),
-        }),
+        headers: IdempotencyKeyHeader,
         querystring: NoQuery,
         body: ref(NewPetSchema),
         response: {
           201: jsonResponse('Animal added; `id` is assigned by the service.', ref(PetSchema), {
             Location: header('`/v1/pets/{id}` of the new pet.'),
-            'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.'),
+            'Idempotent-Replayed': replayedHeader,
           }),
           400: errorResponse('The body is not JSON, not an object, misses a required field, or has an unknown field or invalid value.'),
           401: unauthorized,
-          409: errorResponse('A request with the same `Idempotency-Key` is still in progress.'),
+          ...idempotencyResponses,
           413: errorResponse('The body is larger than 16 KiB.'),
-          422: errorResponse('The `Idempotency-Key` was already used with a different body.'),
           429: tooManyRequests(),
           500: internal,
         },
       },
     },
-    async (request, reply) => {
-      const accountId = request.auth!.accountId
-      const key = parseIdempotencyKey(request.headers['idempotency-key'])
-      const scope = key === undefined ? undefined : { accountId, key, fingerprint: fingerprintOf(request.body) }
-      const response = await idempotency.execute(scope, async (trx) => {
-        const pet = await pets.create({ accountId, pet: request.body }, trx)
+    async (request, reply) =>
+      createOnce(request, reply, async (trx) => {
+        const pet = await pets.create({ accountId: request.auth!.accountId, pet: request.body }, trx)
         return { status: 201, body: pet, location: `/v1/pets/${pet.id}` }
-      })
-      if (response.replayed) reply.header('idempotent-replayed', 'true')
-      if (response.location) reply.header('location', response.location)
-      return reply.code(response.status as 201).send(response.body as Pet)
-    },
+      }),
   )
 
   const sunsetNote = `Removed on ${config.getPetSunset.toISOString()}: from then on it answers 410.`
