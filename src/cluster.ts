@@ -1,5 +1,6 @@
 // `serve --workers N`: N processes on one machine behind one port (node:cluster). The primary migrates the
-// database once, forks the workers, forwards SIGTERM/SIGINT to them and exits when they all have.
+// database once, forks the workers, forwards SIGTERM/SIGINT to them and exits when they all have: with 0 only if
+// every worker stopped cleanly (exit 0), so a supervisor sees a failed shutdown of any of them.
 // Config refuses N > 1 without REDIS_URL: in-memory counters would give every worker the whole quota.
 import cluster from 'node:cluster'
 import type { Config } from './config.js'
@@ -17,6 +18,7 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
   await handle.close()
 
   let stopping = false
+  let failed = false
   const stop = (signal: NodeJS.Signals) => {
     stopping = true
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal)
@@ -27,8 +29,9 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
     if (!stopping) {
       process.stderr.write(`petstore: worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`)
       cluster.fork()
-    } else if (Object.keys(cluster.workers ?? {}).length === 0) {
-      process.exit(0)
+    } else {
+      if (code !== 0) failed = true
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0)
     }
   })
   for (let i = 0; i < config.workers; i++) cluster.fork()

@@ -74,6 +74,11 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   })
   // An idle client that loses its server emits 'error' on the pool; the next checkout reconnects.
   pool.on('error', () => {})
+  // A checked-out client (a query or transaction under way) that loses its server fails its queries (the
+  // request gets a 503) and also emits 'error' on itself, where the pool listens only while it is idle. Without
+  // a listener of its own that event would be an uncaught exception and bring the whole process down. The pool
+  // drops such a client when it is released (it is no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const parsed = new URL(url)
   return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, pool, close: () => db.destroy() }

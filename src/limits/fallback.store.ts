@@ -4,8 +4,21 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { RateLimitStore, WindowSpec } from './rate-limit.store.js'
 
-export function createFallbackStore({ primary, fallback, divisor, log }: { primary: RateLimitStore; fallback: RateLimitStore; divisor: number; log: FastifyBaseLogger }): RateLimitStore & { degraded: () => boolean } {
-  let down = false
+export function createFallbackStore({
+  primary,
+  fallback,
+  divisor,
+  log,
+  down: startsDown = false,
+}: {
+  primary: RateLimitStore
+  fallback: RateLimitStore
+  divisor: number
+  log: FastifyBaseLogger
+  /** The primary is known to be down already (and that was logged): the outage is not reported again. */
+  down?: boolean
+}): RateLimitStore & { degraded: () => boolean } {
+  let down = startsDown
   const scaled = (windows: WindowSpec[]) => windows.map((w) => ({ ...w, limit: Math.max(1, Math.floor(w.limit / divisor)) }))
 
   async function attempt<T>(viaPrimary: () => Promise<T>, viaFallback: () => Promise<T>): Promise<T> {

@@ -53,7 +53,7 @@ export interface RedisStoreOptions {
 
 /** A Redis client that never queues or waits: a command fails at once while Redis is unreachable. */
 export function createRedisClient(options: RedisStoreOptions): Redis {
-  return new Redis(options.url, {
+  const client = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: options.commandTimeoutMs ?? 250,
@@ -62,6 +62,11 @@ export function createRedisClient(options: RedisStoreOptions): Redis {
     retryStrategy: () => 1_000,
     lazyConnect: true,
   })
+  // Without a listener ioredis prints every failed (re)connection attempt to stderr, once a second for the
+  // whole outage. The failures reach the caller through the commands that fail; the fallback store logs them
+  // once per outage.
+  client.on('error', () => {})
+  return client
 }
 
 export function createRedisStore(options: RedisStoreOptions & { client?: Redis }): RateLimitStore & { client: Redis; ready: () => Promise<void> } {

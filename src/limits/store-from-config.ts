@@ -9,6 +9,13 @@ import { createRedisStore } from './redis.store.js'
 export async function createRateLimitStore(config: Config, log: FastifyBaseLogger): Promise<RateLimitStore> {
   if (!config.redisUrl) return createMemoryStore()
   const redis = createRedisStore({ url: config.redisUrl, prefix: config.redisPrefix })
-  await redis.ready().catch((err: unknown) => log.warn({ err }, 'Redis is not reachable at start; limiting per instance until it is'))
-  return createFallbackStore({ primary: redis, fallback: createMemoryStore(), divisor: config.fallbackDivisor, log })
+  const reachable = await redis.ready().then(
+    () => true,
+    (err: unknown) => {
+      log.warn({ err }, `Redis is not reachable at start: limiting per instance at 1/${config.fallbackDivisor} of each quota until it is`)
+      return false
+    },
+  )
+  // An outage that starts before the first request is still one outage: warned about here, once.
+  return createFallbackStore({ primary: redis, fallback: createMemoryStore(), divisor: config.fallbackDivisor, log, down: !reachable })
 }

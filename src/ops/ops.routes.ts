@@ -14,7 +14,10 @@ function checkMetricsAccess(request: FastifyRequest, token: string | undefined):
   }
   const presented = Buffer.from(/^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '')
   const expected = Buffer.from(token)
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new ApiError('invalid_api_key', 'GET /metrics needs the METRICS_TOKEN as a bearer token.')
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+    // Every 401 names the scheme it wants (RFC 9110 §11.6.1), as the API's own 401s do.
+    throw new ApiError('invalid_api_key', 'GET /metrics needs the METRICS_TOKEN as a bearer token.', { 'www-authenticate': 'Bearer realm="metrics"' })
+  }
 }
 
 async function check(name: string, probe: () => Promise<unknown>): Promise<[string, string]> {

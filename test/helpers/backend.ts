@@ -39,10 +39,15 @@ export async function postgresSchema(t: After): Promise<string> {
   return url.toString()
 }
 
-/** A Redis store under a fresh key prefix; its keys are deleted after the test. */
-export async function redisStore(t: After): Promise<RateLimitStore> {
+/** A key prefix no other test uses. */
+export const freshRedisPrefix = () => `petstore-test:${randomBytes(6).toString('hex')}:`
+
+/**
+ * A Redis store under a fresh key prefix (or `prefix`, to put a second store, like a second instance, on the
+ * same keys); its keys are deleted after the test.
+ */
+export async function redisStore(t: After, prefix = freshRedisPrefix()): Promise<ReturnType<typeof createRedisStore>> {
   const url = required('TEST_REDIS_URL')
-  const prefix = `petstore-test:${randomBytes(6).toString('hex')}:`
   const store = createRedisStore({ url, prefix, commandTimeoutMs: 2_000 })
   await store.ready()
   t.after(async () => {
@@ -59,7 +64,7 @@ export async function redisStore(t: After): Promise<RateLimitStore> {
  * A migrated database for one test on the run's backend (`:memory:` SQLite, or a fresh PostgreSQL schema)
  * and, on PostgreSQL runs, a Redis rate-limit store. Closing is the caller's job (the harness's `after`).
  */
-export async function testBackend(t: After): Promise<{ url: string; handle: DatabaseHandle; rateLimitStore?: RateLimitStore }> {
+export async function testBackend(t: After): Promise<{ url: string; handle: DatabaseHandle; rateLimitStore?: RateLimitStore; redisUrl?: string }> {
   if (backend === 'sqlite') {
     const handle = openDatabase(':memory:')
     await migrateToLatest(handle.db)
@@ -68,7 +73,7 @@ export async function testBackend(t: After): Promise<{ url: string; handle: Data
   const url = await postgresSchema(t)
   const handle = openDatabase(url, { poolSize: 4 })
   await migrateToLatest(handle.db)
-  return { url, handle, rateLimitStore: await redisStore(t) }
+  return { url, handle, rateLimitStore: await redisStore(t), redisUrl: required('TEST_REDIS_URL') }
 }
 
 /** For tests about SQLite itself (files, query plans): skipped, with the reason, on the PostgreSQL run. */
@@ -97,8 +102,15 @@ export async function refuseInserts(db: Kysely<any>, table: string): Promise<() 
  * PostgreSQL + Redis pass; in the SQLite pass they are skipped with the reason.
  */
 export function postgresOnly(t: { skip: (reason: string) => void }): boolean {
-  if (backend === 'postgres') return false
-  const configured = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL
-  t.skip(configured ? 'runs in the PostgreSQL + Redis pass' : 'needs TEST_DATABASE_URL and TEST_REDIS_URL')
+  const reason = postgresOnlyReason()
+  if (reason === undefined) return false
+  t.skip(reason)
   return true
+}
+
+/** Why a PostgreSQL + Redis test does not run in this pass (undefined: it runs), for `test(name, { skip })`. */
+export function postgresOnlyReason(): string | undefined {
+  if (backend === 'postgres') return undefined
+  const configured = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL
+  return configured ? 'runs in the PostgreSQL + Redis pass' : 'needs TEST_DATABASE_URL and TEST_REDIS_URL'
 }

@@ -41,11 +41,12 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const store = await testBackend(t)
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store.url, ...options.config })
+  // On the PostgreSQL pass the limits live in Redis: the config says so too (readiness checks what it names).
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store.url, ...(store.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config })
   const handle = store.handle
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
-  const app = await buildApp({ config, db, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
+  const app = await buildApp({ config, db, pool: handle.pool, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
   let baseUrl = ''
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 })

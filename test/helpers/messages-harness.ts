@@ -57,11 +57,11 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
   // A given database (a file, for restart tests) is used as is; otherwise the run's backend gives a fresh one.
   const given = options.config?.databaseUrl
   const store = given === undefined ? await testBackend(t) : undefined
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store?.url ?? ':memory:', ...options.config })
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store?.url ?? ':memory:', ...(store?.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config })
   const handle = store?.handle ?? openDatabase(config.databaseUrl)
   if (!store) await migrateToLatest(handle.db)
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
-  const services = await buildServices({ config, db: handle.db, clock, rateLimitStore: store?.rateLimitStore })
+  const services = await buildServices({ config, db: handle.db, pool: handle.pool, clock, rateLimitStore: store?.rateLimitStore })
 
   const lines: string[] = []
   const stream = { write: (line: string) => void lines.push(line) }

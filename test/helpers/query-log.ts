@@ -1,10 +1,11 @@
-// Records the SQL the app runs, compiled as the database receives it, so a test can ask SQLite how it
-// would execute that exact statement (EXPLAIN QUERY PLAN). Instrumentation only: every query still runs.
-import { CompiledQuery, SqliteQueryCompiler, type Kysely, type KyselyPlugin } from 'kysely'
+// Records the SQL the app runs, compiled as the database receives it, so a test can ask the database how it
+// would execute that exact statement (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN). Instrumentation
+// only: every query still runs.
+import { CompiledQuery, PostgresQueryCompiler, SqliteQueryCompiler, type Kysely, type KyselyPlugin } from 'kysely'
 
-export function recordQueries() {
+export function recordQueries(dialect: 'sqlite' | 'postgres' = 'sqlite') {
   const queries: CompiledQuery[] = []
-  const compiler = new SqliteQueryCompiler()
+  const compiler = dialect === 'postgres' ? new PostgresQueryCompiler() : new SqliteQueryCompiler()
   const plugin: KyselyPlugin = {
     transformQuery(args) {
       queries.push(compiler.compileQuery(args.node, args.queryId))

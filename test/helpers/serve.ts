@@ -25,11 +25,16 @@ export interface ServeProcess {
   /** Sends SIGTERM and resolves when the process has exited (rejects if it has not after 20 s). */
   stop: () => Promise<Exit>
   exited: Promise<Exit>
+  /** The process id (of the primary, with `--workers`). */
+  pid: number
 }
 
-/** Starts the server; it is killed after the test if it is still running then. */
-export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Starts the server (`serve` plus `args`, e.g. `['--workers', '2']` or `['--only', 'pets']`); it is killed after
+ * the test if it is still running then.
+ */
+export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>, args: string[] = []): ServeProcess {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   const listeners = new Set<() => void>()
@@ -52,6 +57,7 @@ export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env:
   })
 
   return {
+    pid: child.pid!,
     stdout: () => out,
     stderr: () => err,
     exited,

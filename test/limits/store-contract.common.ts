@@ -15,4 +15,7 @@ let counter = 0
 /** A subject no other test uses, so a shared store (e.g. one Redis) cannot leak counts between tests. */
 export const fresh = (label: string) => `${label}:${process.pid}:${Date.now()}:${++counter}`
 
-export type Setup = (t: { after: (fn: () => Promise<void>) => void }) => Promise<RateLimitStore>
+export type After = { after: (fn: () => Promise<void>) => void }
+export type Setup = (t: After) => Promise<RateLimitStore>
+/** Registers one contract test (with the suite's skip reason, if any). */
+export type Register = (name: string, fn: (t: After) => Promise<void>) => void

@@ -1,18 +1,30 @@
 // The contract every RateLimitStore keeps (src/limits/rate-limit.store.ts), as one suite that each store
-// runs: the in-memory store now (memory.store.test.ts), a Redis store later. Time is a plain number here.
+// runs: the in-memory store (memory.store.test.ts) and the Redis store (redis.store.test.ts). Time is a plain
+// number here.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { describe, test as nodeTest } from 'node:test'
 import type { RateLimitStore } from '../../src/limits/rate-limit.store.js'
 import { runBanContract } from './store-contract.bans.js'
-import { DAY_END, fresh, MINUTE, T0, windows } from './store-contract.common.js'
+import { DAY_END, fresh, MINUTE, T0, windows, type After, type Register } from './store-contract.common.js'
 
-export function runStoreContract(name: string, makeStore: () => RateLimitStore | Promise<RateLimitStore>): void {
+export interface ContractOptions {
+  /** When set, every test of the suite is registered and reported as skipped, with this reason. */
+  skip?: string
+}
+
+export function runStoreContract(name: string, makeStore: (t: After) => RateLimitStore | Promise<RateLimitStore>, options: ContractOptions = {}): void {
+  const test: Register = (title, fn) => nodeTest(title, options.skip === undefined ? {} : { skip: options.skip }, fn)
   describe(`RateLimitStore contract: ${name}`, () => {
-    async function setup(t: { after: (fn: () => Promise<void>) => void }) {
-      const store = await makeStore()
+    async function setup(t: After) {
+      const store = await makeStore(t)
       t.after(() => store.close())
       return store
     }
+
+    test('ping() resolves while the store can answer', async (t) => {
+      const store = await setup(t)
+      await assert.doesNotReject(store.ping())
+    })
 
     test('admits while both windows have room, counting each request in both; refuses the one over the limit', async (t) => {
       const store = await setup(t)
@@ -106,7 +118,7 @@ export function runStoreContract(name: string, makeStore: () => RateLimitStore |
       assert.equal((await store.consume({ subject, windows: windows(2, 10), now: T0 + 20_000 })).admitted, true, 'the second request still fits')
     })
 
-    runBanContract(setup)
+    runBanContract(setup, test)
 
     test('300 concurrent consume() calls admit exactly the limit, never one more', async (t) => {
       const store = await setup(t)
@@ -122,6 +134,23 @@ export function runStoreContract(name: string, makeStore: () => RateLimitStore |
         'each admitted request saw its own count',
       )
       assert.deepEqual((await store.usage({ subject, windows: windows(60, 1000), now: T0 + 5000 })).windows.map((w) => w.used), [60, 60])
+    })
+
+    test('concurrent consume() calls bound by the day window admit exactly what is left of the day', async (t) => {
+      const store = await setup(t)
+      const subject = fresh('account')
+      for (let i = 0; i < 10; i++) assert.equal((await store.consume({ subject, windows: windows(1000, 50), now: T0 + i * MINUTE })).admitted, true)
+      const at = T0 + 30 * MINUTE
+      const results = await Promise.all(Array.from({ length: 200 }, () => store.consume({ subject, windows: windows(1000, 50), now: at })))
+      const admitted = results.filter((r) => r.admitted)
+      assert.equal(admitted.length, 40)
+      assert.deepEqual(
+        admitted.map((r) => r.windows[1]!.used).sort((x, y) => x - y),
+        Array.from({ length: 40 }, (_, i) => i + 11),
+        'each admitted request saw its own day count',
+      )
+      for (const r of results.filter((x) => !x.admitted)) assert.deepEqual(r.windows.map((w) => w.used), [40, 50], 'refused ones consumed nothing')
+      assert.deepEqual((await store.usage({ subject, windows: windows(1000, 50), now: at })).windows.map((w) => w.used), [40, 50])
     })
   })
 }

@@ -1,0 +1,111 @@
+// Every migration on a real, empty PostgreSQL schema: up, up again (nothing to do), down to empty, up again;
+// int64 columns are `bigint`, the keyset indexes exist, Kysely's bookkeeping stays in the schema, and several
+// instances starting at once migrate exactly once. Runs in the PostgreSQL + Redis pass.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { sql, type Kysely } from 'kysely'
+import { openDatabase } from '../../src/db/database.js'
+import { migrateDownTo, migrateToLatest, migrations } from '../../src/db/migrate.js'
+import { postgresOnly, postgresSchema } from '../helpers/backend.js'
+
+const ALL = Object.keys(migrations)
+const TABLES = ['accounts', 'api_keys', 'idempotency_keys', 'messages', 'pets', 'settings']
+const INDEXES: Record<string, string> = {
+  api_keys_account_id: 'api_keys(account_id)',
+  pets_account_id_id: 'pets(account_id, id)',
+  pets_account_status_id: 'pets(account_id, status, id)',
+  messages_due: 'messages(status, next_attempt_at, seq)',
+  idempotency_keys_expires_at: 'idempotency_keys(expires_at)',
+}
+
+type After = { after: (fn: () => Promise<void>) => void }
+
+async function fresh(t: After) {
+  const url = await postgresSchema(t)
+  const handle = openDatabase(url, { poolSize: 2 })
+  t.after(() => handle.close())
+  assert.match((await sql<{ s: string }>`select current_schema() as s`.execute(handle.db)).rows[0]!.s, /^t_/, 'a schema of its own')
+  return { db: handle.db, url }
+}
+
+/** Tables in the connection's schema, split into ours and Kysely's migration bookkeeping. */
+async function tables(db: Kysely<any>): Promise<{ ours: string[]; kysely: string[] }> {
+  const { rows } = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by 1`.execute(db)
+  const names = rows.map((r) => r.name)
+  return { ours: names.filter((n) => !n.startsWith('kysely_')), kysely: names.filter((n) => n.startsWith('kysely_')) }
+}
+
+/** index name → `table(col, …)`, in the connection's schema (primary keys and unique constraints aside). */
+async function indexes(db: Kysely<any>): Promise<Record<string, string>> {
+  const { rows } = await sql<{ name: string; def: string }>`
+    select i.relname as name, t.relname || '(' || string_agg(a.attname, ', ' order by k.n) || ')' as def
+    from pg_index x
+    join pg_class i on i.oid = x.indexrelid
+    join pg_class t on t.oid = x.indrelid
+    join pg_namespace ns on ns.oid = t.relnamespace and ns.nspname = current_schema()
+    cross join lateral unnest(x.indkey) with ordinality as k(attnum, n)
+    join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
+    where not x.indisprimary and not x.indisunique
+    group by i.relname, t.relname`.execute(db)
+  return Object.fromEntries(rows.map((r) => [r.name, r.def]))
+}
+
+async function columnType(db: Kysely<any>, table: string, column: string): Promise<string | undefined> {
+  const { rows } = await sql<{ type: string }>`
+    select data_type as type from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} and column_name = ${column}`.execute(db)
+  return rows[0]?.type
+}
+
+test('postgres: every migration applies to an empty schema, in order; again applies nothing; down to empty and up again', async (t) => {
+  if (postgresOnly(t)) return
+  const { db } = await fresh(t)
+  assert.deepEqual(await tables(db), { ours: [], kysely: [] })
+
+  assert.deepEqual(await migrateToLatest(db), ALL)
+  const created = await tables(db)
+  assert.deepEqual(created.ours, TABLES)
+  assert.deepEqual(created.kysely, ['kysely_migration', 'kysely_migration_lock'], 'the bookkeeping lives in the same schema')
+  assert.deepEqual(await indexes(db), INDEXES)
+
+  await db.insertInto('settings').values({ name: 'probe', value: 'kept' }).execute()
+  assert.deepEqual(await migrateToLatest(db), [], 'up to date: nothing to apply')
+  assert.deepEqual(await db.selectFrom('settings').select('value').where('name', '=', 'probe').execute(), [{ value: 'kept' }])
+
+  assert.deepEqual(await migrateDownTo(db, undefined), [...ALL].reverse())
+  assert.deepEqual((await tables(db)).ours, [], 'down to empty')
+  assert.deepEqual(await indexes(db), {})
+
+  assert.deepEqual(await migrateToLatest(db), ALL)
+  assert.deepEqual((await tables(db)).ours, TABLES)
+  assert.deepEqual(await indexes(db), INDEXES)
+})
+
+test('postgres: int64 columns are bigint; the largest int64 round-trips exactly through a real row', async (t) => {
+  if (postgresOnly(t)) return
+  const { db } = await fresh(t)
+  await migrateToLatest(db)
+  for (const [table, column] of [['pets', 'id'], ['pets', 'category_id'], ['messages', 'seq'], ['messages', 'next_attempt_at'], ['messages', 'locked_until']]) {
+    assert.equal(await columnType(db, table!, column!), 'bigint', `${table}.${column}`)
+  }
+  const { rows } = await sql<{ identity: string }>`select is_identity as identity from information_schema.columns where table_schema = current_schema() and table_name = 'pets' and column_name = 'id'`.execute(db)
+  assert.equal(rows[0]?.identity, 'YES', 'pets.id is generated by the database')
+
+  const max = 9223372036854775807n
+  await db.insertInto('accounts').values({ id: 'acct_1', name: 'a', plan: 'free', per_minute: null, per_day: null, created_at: '2027-01-01T00:00:00Z' }).execute()
+  await db.insertInto('pets').values({ id: max, account_id: 'acct_1', name: 'Max', category_id: max, status: null, created_at: '2027-01-01T00:00:00Z' } as never).execute()
+  const pet = await db.selectFrom('pets').select(['id', 'category_id']).executeTakeFirstOrThrow()
+  assert.deepEqual(pet, { id: max, category_id: max }, 'bigint in, the same bigint out: never a rounded number or a string')
+})
+
+test('postgres: several instances starting at once on an empty schema migrate it exactly once, without error', async (t) => {
+  if (postgresOnly(t)) return
+  const { url } = await fresh(t)
+  const handles = Array.from({ length: 4 }, () => openDatabase(url, { poolSize: 2 }))
+  t.after(async () => {
+    for (const h of handles) await h.close()
+  })
+  const applied = await Promise.all(handles.map((h) => migrateToLatest(h.db)))
+  assert.deepEqual(applied.flat().sort(), [...ALL].sort(), 'each migration was applied by exactly one of them')
+  assert.deepEqual((await tables(handles[0]!.db)).ours, TABLES)
+})

@@ -1,0 +1,112 @@
+// PostgreSQL outages, with a TCP proxy between the app and the real PostgreSQL: while the database is
+// unreachable, requests that need it get a prompt 503 `service_unavailable` with Retry-After (never a hang),
+// nothing is half-written, /readyz says the database is down, and the app recovers by itself when the
+// database is back. Runs in the PostgreSQL + Redis pass.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { keyEnvironment } from '../../src/accounts/api-keys.js'
+import { buildApp } from '../../src/app.js'
+import { createManualClock } from '../../src/clock.js'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { postgresOnly, postgresSchema, redisStore } from '../helpers/backend.js'
+import { bearer, errorOf } from '../helpers/harness.js'
+import { tcpProxy } from '../helpers/tcp-proxy.js'
+import { within } from '../helpers/within.js'
+
+type After = { after: (fn: () => Promise<void>) => void }
+
+/** The app on a fresh schema, reaching PostgreSQL only through a proxy the test controls. */
+async function appBehindProxy(t: After) {
+  const admin = new URL(process.env.TEST_DATABASE_URL!)
+  const proxy = await tcpProxy(t, { host: admin.hostname, port: Number(admin.port || 5432) })
+  await proxy.start()
+  const url = new URL(await postgresSchema(t))
+  url.port = String(proxy.port)
+  const handle = openDatabase(url.toString(), { poolSize: 4 })
+  await migrateToLatest(handle.db)
+  const rateLimitStore = await redisStore(t)
+  const config = loadConfig({ LOG_LEVEL: 'silent' }, { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL })
+  const app = await buildApp({ config, db: handle.db, pool: handle.pool, clock: createManualClock(new Date('2027-01-01T00:00:00Z')), rateLimitStore, logger: false })
+  t.after(async () => {
+    await app.close()
+    await rateLimitStore.close()
+    await handle.close()
+  })
+  const account = await app.accounts.createAccount({ name: 'outage', plan: 'business' })
+  const { key } = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+  const send = (method: 'GET' | 'POST', url: string, body?: object, headers: Record<string, string> = {}) =>
+    within(app.inject({ method, url, headers: { ...bearer(key), ...headers }, ...(body ? { payload: body } : {}) }), `${method} ${url}`)
+  const names = async () => {
+    const list = await send('GET', '/v1/pets')
+    assert.equal(list.statusCode, 200)
+    return list.json<{ name: string }[]>().map((p) => p.name)
+  }
+  return { app, proxy, send, names }
+}
+
+function assertUnavailable(response: { statusCode: number; headers: Record<string, unknown>; body: string }, what: string) {
+  assert.equal(response.statusCode, 503, `${what}: ${response.body}`)
+  assert.equal(errorOf(response).code, 'service_unavailable', what)
+  assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/, `${what}: Retry-After in whole seconds`)
+}
+
+test('database unreachable: prompt 503 with Retry-After, nothing created; back: served again without a restart', async (t) => {
+  if (postgresOnly(t)) return
+  const { proxy, send, names } = await appBehindProxy(t)
+  assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
+  assert.deepEqual(await names(), ['Before'])
+  assert.deepEqual((await send('GET', '/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
+
+  await proxy.stop()
+  for (let i = 0; i < 3; i++) assertUnavailable(await send('GET', '/v1/pets'), `GET /v1/pets #${i + 1}`)
+  assertUnavailable(await send('GET', '/v1/pets/1'), 'GET /v1/pets/1')
+  assertUnavailable(await send('POST', '/v1/pets', { name: 'During', categoryId: 2 }), 'POST /v1/pets')
+  assertUnavailable(await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' }), 'POST with Idempotency-Key')
+  const notReady = await send('GET', '/readyz')
+  assertUnavailable(notReady, '/readyz')
+  assert.match(errorOf(notReady).message, /database/)
+  assert.doesNotMatch(errorOf(notReady).message, /redis/, 'Redis is fine')
+  assert.equal((await send('GET', '/healthz')).statusCode, 200, 'the process itself is alive')
+
+  await proxy.start()
+  assert.deepEqual(await names(), ['Before'], 'the POSTs that got 503 created nothing')
+  const retried = await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' })
+  assert.equal(retried.statusCode, 201, 'a 503 does not use up its Idempotency-Key')
+  assert.equal(retried.headers['idempotent-replayed'], undefined)
+  assert.deepEqual(await names(), ['Before', 'Keyed'])
+  assert.deepEqual((await send('GET', '/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
+})
+
+test('the connection is lost as the INSERT is sent: 503, nothing committed, and the next request is served', async (t) => {
+  if (postgresOnly(t)) return
+  const { proxy, send, names } = await appBehindProxy(t)
+  assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
+  proxy.cutWhen(/insert into "pets"/i)
+  assertUnavailable(await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' }), 'POST cut at its INSERT')
+  assert.equal(proxy.cuts(), 1)
+  proxy.cutWhen(undefined)
+  assert.deepEqual(await names(), ['Before'])
+  const retried = await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' })
+  assert.equal(retried.statusCode, 201, 'the retry with the same key runs')
+  assert.deepEqual(await names(), ['Before', 'Lost'])
+})
+
+test('a database that accepts connections but never answers: 503 after the connect timeout, not a hang', async (t) => {
+  if (postgresOnly(t)) return
+  const { proxy, send, names } = await appBehindProxy(t)
+  assert.deepEqual(await names(), [])
+  await proxy.stop()
+  await proxy.start('blackhole')
+  assertUnavailable(await send('GET', '/v1/pets'), 'GET /v1/pets')
+  assertUnavailable(await send('POST', '/v1/pets', { name: 'Hung', categoryId: 1 }), 'POST /v1/pets')
+  const notReady = await send('GET', '/readyz')
+  assertUnavailable(notReady, '/readyz')
+  assert.match(errorOf(notReady).message, /database/)
+
+  await proxy.stop()
+  await proxy.start()
+  assert.deepEqual(await names(), [], 'nothing was created')
+  assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
+})

@@ -1,0 +1,74 @@
+// The Redis store keeps the RateLimitStore contract (on a real Redis, TEST_REDIS_URL, under a fresh key prefix),
+// and what only a shared store has to show: two instances (two clients) on one Redis see one exact quota, and
+// every key it writes expires with its window. Runs in the PostgreSQL + Redis pass; skipped with the reason
+// otherwise.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { freshRedisPrefix, postgresOnly, postgresOnlyReason, redisStore } from '../helpers/backend.js'
+import { runStoreContract } from './store-contract.js'
+import { fresh, MINUTE, T0, windows } from './store-contract.common.js'
+
+runStoreContract('redis', (t) => redisStore(t), { skip: postgresOnlyReason() })
+
+test('redis: two instances on one Redis share one quota exactly, even with their requests interleaved', async (t) => {
+  if (postgresOnly(t)) return
+  const prefix = freshRedisPrefix()
+  const [a, b] = [await redisStore(t, prefix), await redisStore(t, prefix)]
+  t.after(async () => {
+    await a.close()
+    await b.close()
+  })
+  assert.notEqual(a.client, b.client)
+  const subject = fresh('account')
+  const consume = (store: typeof a) => store.consume({ subject, windows: windows(60, 1000), now: T0 + 5000 })
+  const results = await Promise.all(Array.from({ length: 300 }, (_, i) => consume(i % 2 === 0 ? a : b)))
+  assert.equal(results.filter((r) => r.admitted).length, 60)
+  assert.deepEqual(
+    results
+      .filter((r) => r.admitted)
+      .map((r) => r.windows[0]!.used)
+      .sort((x, y) => x - y),
+    Array.from({ length: 60 }, (_, i) => i + 1),
+  )
+  for (const store of [a, b]) {
+    assert.deepEqual((await store.usage({ subject, windows: windows(60, 1000), now: T0 + 5000 })).windows.map((w) => w.used), [60, 60])
+  }
+
+  const key = fresh('key')
+  const rule = { subject: key, threshold: 1, durationMs: 10 * MINUTE }
+  await a.consume({ subject, windows: windows(60, 1000), now: T0 + 6000, ban: rule })
+  const started = await b.consume({ subject, windows: windows(60, 1000), now: T0 + 6000, ban: rule })
+  assert.equal(started.banStarted, true, 'refusals seen by two instances add up to one count')
+  assert.equal(await a.bannedUntil({ subject: key, now: T0 + 7000 }), T0 + 6000 + 10 * MINUTE, 'a ban started on one instance binds on the other')
+  assert.equal(await a.unban(key), true)
+  assert.equal(await b.bannedUntil({ subject: key, now: T0 + 7000 }), undefined, 'and lifting it on one lifts it everywhere')
+})
+
+test('redis: every key the store writes expires when its window (or ban) ends, measured from the request time', async (t) => {
+  if (postgresOnly(t)) return
+  const prefix = freshRedisPrefix()
+  const store = await redisStore(t, prefix)
+  t.after(() => store.close())
+  const [subject, key] = [fresh('account'), fresh('key')]
+  const now = T0 + 45_000
+  const rule = { subject: key, threshold: 1, durationMs: 10 * MINUTE }
+  for (let i = 0; i < 4; i++) await store.consume({ subject, windows: windows(1, 100), now, ban: rule })
+  assert.notEqual(await store.bannedUntil({ subject: key, now }), undefined)
+
+  const keys = await store.client.keys(`${prefix}*`)
+  const ttl = async (part: string) => {
+    const name = keys.find((k) => k.includes(part))
+    assert.ok(name, `a key for ${part} in ${keys.join(', ')}`)
+    return store.client.pttl(name)
+  }
+  // PTTL counts down in real time from what was set, so each is at most the window's rest and still positive.
+  const minute = await ttl(`${subject}:minute:`)
+  assert.ok(minute > 0 && minute <= 15_000, `minute counter expires with the minute (15 s after ${now}): pttl ${minute}`)
+  const day = await ttl(`${subject}:day:`)
+  assert.ok(day > 15_000 && day <= 86_400_000 - 45_000, `day counter expires with the day: pttl ${day}`)
+  const refusals = await ttl(`rf:${key}`)
+  assert.ok(refusals > 0 && refusals <= 15_000, `refusal count expires with the minute: pttl ${refusals}`)
+  const ban = await ttl(`ban:${key}`)
+  assert.ok(ban > 15_000 && ban <= 10 * MINUTE, `ban expires with the ban: pttl ${ban}`)
+  for (const name of keys) assert.ok((await store.client.pttl(name)) > 0, `${name} has no expiry`)
+})
