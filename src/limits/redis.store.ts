@@ -1,7 +1,10 @@
 // Rate-limit counters and bans in Redis, shared by every instance. The whole decision for one request
 // (ban check, every window checked, all consumed or none, refusals counted, ban started) is one Lua
 // script, which Redis runs atomically: the quota holds exactly across instances. Keys expire relative to the
-// request's `now` (PEXPIRE, not PEXPIREAT), so they live exactly as long as their window on any clock.
+// request's `now` (PEXPIRE, not PEXPIREAT), so they live as long as their window on any clock, plus a grace
+// minute: a key's name carries its window's start, so keeping it longer changes no count, while expiring it at
+// the very end would let a request stamped a moment earlier (an instance whose clock is a little behind, or a
+// test clock that stands still while real time passes) find its window's count gone and start again from 0.
 import { Redis } from 'ioredis'
 import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
 
@@ -9,6 +12,7 @@ import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStor
 // ARGV: now, n, hasBan, threshold, banMs, end and start of the first window, then limit and end of each window.
 // Refusals are a hash field per first-window start, so the count restarts with each window on any clock.
 const CONSUME = `
+local GRACE_MS = 60000
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local hasBan = ARGV[3] == '1'
@@ -25,13 +29,13 @@ end
 if room then
   for i = 1, n do
     counts[i] = redis.call('INCR', KEYS[i])
-    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[7 + i * 2]) - now)
+    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[7 + i * 2]) - now + GRACE_MS)
   end
   return {1, 0, 0, unpack(counts)}
 end
 if hasBan then
   local refused = redis.call('HINCRBY', KEYS[n + 1], ARGV[7], 1)
-  redis.call('PEXPIRE', KEYS[n + 1], tonumber(ARGV[6]) - now)
+  redis.call('PEXPIRE', KEYS[n + 1], tonumber(ARGV[6]) - now + GRACE_MS)
   if refused > tonumber(ARGV[4]) then
     local untilMs = now + tonumber(ARGV[5])
     redis.call('SET', KEYS[n + 2], untilMs, 'PX', tonumber(ARGV[5]))

@@ -1,7 +1,7 @@
 // The Redis store keeps the RateLimitStore contract (on a real Redis, TEST_REDIS_URL, under a fresh key prefix),
 // and what only a shared store has to show: two instances (two clients) on one Redis see one exact quota, and
-// every key it writes expires with its window. Runs in the PostgreSQL + Redis pass; skipped with the reason
-// otherwise.
+// every key it writes expires (a grace minute after its window). Runs in the PostgreSQL + Redis pass; skipped
+// with the reason otherwise.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { freshRedisPrefix, postgresOnly, postgresOnlyReason, redisStore } from '../helpers/backend.js'
@@ -44,7 +44,7 @@ test('redis: two instances on one Redis share one quota exactly, even with their
   assert.equal(await b.bannedUntil({ subject: key, now: T0 + 7000 }), undefined, 'and lifting it on one lifts it everywhere')
 })
 
-test('redis: every key the store writes expires when its window (or ban) ends, measured from the request time', async (t) => {
+test('redis: every key the store writes expires: counters and refusals a grace minute after their window, bans with the ban', async (t) => {
   if (postgresOnly(t)) return
   const prefix = freshRedisPrefix()
   const store = await redisStore(t, prefix)
@@ -61,14 +61,32 @@ test('redis: every key the store writes expires when its window (or ban) ends, m
     assert.ok(name, `a key for ${part} in ${keys.join(', ')}`)
     return store.client.pttl(name)
   }
-  // PTTL counts down in real time from what was set, so each is at most the window's rest and still positive.
+  // PTTL counts down in real time from what was set: at most the rest of the window plus the grace minute, and
+  // (read at once) more than the rest of the window alone.
   const minute = await ttl(`${subject}:minute:`)
-  assert.ok(minute > 0 && minute <= 15_000, `minute counter expires with the minute (15 s after ${now}): pttl ${minute}`)
+  assert.ok(minute > 15_000 && minute <= 15_000 + MINUTE, `minute counter: 15 s left in its window, pttl ${minute}`)
   const day = await ttl(`${subject}:day:`)
-  assert.ok(day > 15_000 && day <= 86_400_000 - 45_000, `day counter expires with the day: pttl ${day}`)
+  assert.ok(day > 15_000 + MINUTE && day <= 86_400_000 - 45_000 + MINUTE, `day counter: pttl ${day}`)
   const refusals = await ttl(`rf:${key}`)
-  assert.ok(refusals > 0 && refusals <= 15_000, `refusal count expires with the minute: pttl ${refusals}`)
+  assert.ok(refusals > 15_000 && refusals <= 15_000 + MINUTE, `refusal count: pttl ${refusals}`)
   const ban = await ttl(`ban:${key}`)
-  assert.ok(ban > 15_000 && ban <= 10 * MINUTE, `ban expires with the ban: pttl ${ban}`)
+  assert.ok(ban > 15_000 + MINUTE && ban <= 10 * MINUTE, `ban: pttl ${ban}`)
   for (const name of keys) assert.ok((await store.client.pttl(name)) > 0, `${name} has no expiry`)
+})
+
+test('redis: a count made in the last millisecond of a window is still there a moment later, for requests of that window', async (t) => {
+  if (postgresOnly(t)) return
+  const prefix = freshRedisPrefix()
+  const store = await redisStore(t, prefix)
+  t.after(() => store.close())
+  const subject = fresh('account')
+  const last = T0 + MINUTE - 1
+  assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, true)
+  const [counter] = await store.client.keys(`${prefix}rl:${subject}:minute:*`)
+  assert.ok(counter)
+  // Without the grace the key would live 1 ms (real time): any request stamped `last` that arrives a little
+  // later (another instance's clock, a slow network) would find the count gone and be admitted again.
+  assert.ok((await store.client.pttl(counter)) > 1_000, 'the counter outlives the end of its window')
+  assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, false)
+  assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last + 1 })).admitted, true, 'the next window starts from 0')
 })

@@ -96,3 +96,7 @@ export function assertErrorBody(a: Answer, codes: string[]): void {
   assert.equal(a.body.status, a.status)
   assert.ok(codes.includes(a.body.code), `unexpected ${a.status} ${JSON.stringify(a.body)}`)
 }
+
+/** How many answers had each status, e.g. `{ 200: 60, 429: 240 }`: a failure shows every status at once. */
+export const statusCounts = (answers: { status: number }[]) =>
+  answers.reduce<Record<number, number>>((counts, a) => ({ ...counts, [a.status]: (counts[a.status] ?? 0) + 1 }), {})

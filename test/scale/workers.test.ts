@@ -6,7 +6,7 @@ import { Agent, request } from 'node:http'
 import { test } from 'node:test'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
 import { oneLineFailure, runCli, tempDir } from '../helpers/cli.js'
-import { accountKey, freePorts, redisPrefix, startInstance, withinOneMinute } from './support.js'
+import { accountKey, freePorts, redisPrefix, startInstance, statusCounts, withinOneMinute } from './support.js'
 
 for (const [how, args, env] of [
   ['serve --workers 2', ['serve', '--workers', '2'], {}],
@@ -114,8 +114,7 @@ for (const database of ['a SQLite file', 'PostgreSQL'] as const) {
     assert.ok(run?.oneMinute, 'two bursts in a row straddled a minute boundary')
     assert.doesNotMatch(primary.stdout() + primary.stderr(), /rate-limit store unreachable/, 'a worker fell back to per-process limits')
     const answers = run.result
-    assert.equal(answers.filter((a) => a.status === 200).length, 60)
-    assert.equal(answers.filter((a) => a.status === 429).length, 240)
+    assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
 
     // Every answer came from a worker (the server side of its connection is held by one), and from both of them.
     const port = Number(new URL(origin).port)
