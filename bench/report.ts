@@ -20,6 +20,7 @@ interface Report {
   skipped: string[]
   settings: { pets: number; deepRows: number; connections: number; seconds: number; warmup: number; rounds: number }
   quick: boolean
+  out?: string
 }
 
 function table(results: ScenarioResult[]): string {
@@ -37,13 +38,13 @@ function deepRatio(results: ScenarioResult[], target: string): string | undefine
   return `${target}: deep page p50 ${deep.p50} ms vs first page ${first.p50} ms → ${(deep.p50 / Math.max(first.p50, 0.001)).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
 }
 
-export function writeReport({ results, skipped, settings, quick }: Report): void {
+export function writeReport({ results, skipped, settings, quick, out }: Report): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
   const deep = [...new Set(results.map((r) => r.target))].map((t) => deepRatio(results, t)).filter(Boolean)
   const text = `${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
   process.stdout.write(`\n${text}`)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-  writeFileSync(new URL(`./results/${stamp}${quick ? '-quick' : ''}.json`, import.meta.url), JSON.stringify({ machine, settings, results, skipped }, null, 2))
+  writeFileSync(out ?? new URL(`./results/${stamp}${quick ? '-quick' : ''}.json`, import.meta.url), JSON.stringify({ machine, settings, results, skipped }, null, 2))
   if (quick) return
   const optimisations = readFileSync(new URL('./optimisations.md', import.meta.url), 'utf8')
   const command = `npm run bench -- --pets ${settings.pets} --deep-rows ${settings.deepRows} --connections ${settings.connections} --seconds ${settings.seconds} --rounds ${settings.rounds}`

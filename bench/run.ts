@@ -21,6 +21,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     seconds: { type: 'string' },
     rounds: { type: 'string' },
+    /** Where to write the JSON results (default bench/results/<time>.json). */
+    out: { type: 'string' },
   },
 })
 const quick = args.quick!
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-  writeReport({ results, skipped, settings, quick })
+  writeReport({ results, skipped, settings, quick, out: args.out })
 }
 
 await main()

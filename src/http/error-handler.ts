@@ -39,7 +39,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (known) return sendError(reply, known)
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
-      return sendError(reply, new ApiError('service_unavailable', 'The service cannot reach its database right now; nothing was changed. Retry shortly.', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }))
+      return sendError(reply, new ApiError('service_unavailable', 'The service cannot reach its database right now. Retry shortly; a POST sent with an Idempotency-Key is safe to retry.', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }))
     }
     request.log.error({ err: error }, 'unhandled error')
     return sendError(reply, new ApiError('internal_error', 'Something went wrong on our side. Retry later; quote the X-Request-Id if it persists.'))

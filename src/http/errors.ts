@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   temporarily_banned: { status: 429, doc: 'The key kept sending requests while rate limited and is banned for a while; wait `Retry-After` seconds.' },
   headers_too_large: { status: 431, doc: 'The request headers are too large to be read.' },
   internal_error: { status: 500, doc: 'An unexpected failure on our side; nothing was leaked. Retry later and quote the `X-Request-Id`.' },
-  service_unavailable: { status: 503, doc: 'The database is unreachable or overloaded for now; nothing was changed. Retry after `Retry-After` seconds.' },
+  service_unavailable: { status: 503, doc: 'The database is unreachable or overloaded for now. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a POST).' },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -2,7 +2,9 @@
 // cannot rot. Nothing here asserts a timing: only that every scenario ran and got the status it expects.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { backend } from '../helpers/backend.js'
@@ -12,14 +14,13 @@ const root = new URL('../../', import.meta.url)
 
 test('npm run bench -- --quick runs every scenario against its baseline and writes its results', { timeout: 600_000 }, async (t) => {
   if (backend !== 'sqlite') return t.skip('runs once, in the SQLite pass (it covers PostgreSQL + Redis itself when configured)')
-  const before = new Set(readdirSync(new URL('bench/results/', root)))
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick'], { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 590_000 })
+  const out = join(mkdtempSync(join(tmpdir(), 'petstore-bench-test-')), 'results.json')
+  t.after(() => rmSync(dirname(out), { recursive: true, force: true }))
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--out', out], { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 590_000 })
   for (const scenario of ['list-20', 'list-100', 'deep-first', 'deep-page', 'get-pet', 'create', 'create-idempotent', 'unauthorized', 'rate-limited', 'message']) {
     assert.match(stdout, new RegExp(`\\| sqlite \\| ${scenario} \\|`), `${scenario} is in the table`)
   }
-  const written = readdirSync(new URL('bench/results/', root)).filter((f) => !before.has(f) && f.endsWith('-quick.json'))
-  assert.equal(written.length, 1, 'one JSON result file')
-  const report = JSON.parse(readFileSync(new URL(`bench/results/${written[0]}`, root), 'utf8')) as {
+  const report = JSON.parse(readFileSync(out, 'utf8')) as {
     results: { target: string; scenario: string; rps: number; baselineRps: number; ratio: number; unexpected: number; rssMb: number }[]
   }
   for (const r of report.results) {
