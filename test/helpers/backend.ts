@@ -50,6 +50,12 @@ export async function redisStore(t: After, prefix = freshRedisPrefix()): Promise
   const url = required('TEST_REDIS_URL')
   const store = createRedisStore({ url, prefix, commandTimeoutMs: 2_000 })
   await store.ready()
+  deleteRedisKeysAfter(t, url, prefix)
+  return store
+}
+
+/** Deletes every Redis key under `prefix` after the test. */
+export function deleteRedisKeysAfter(t: After, url: string, prefix: string): void {
   t.after(async () => {
     const cleaner = createRedisClient({ url, prefix })
     await cleaner.connect()
@@ -57,7 +63,6 @@ export async function redisStore(t: After, prefix = freshRedisPrefix()): Promise
     if (keys.length > 0) await cleaner.del(...keys)
     cleaner.disconnect()
   })
-  return store
 }
 
 /**

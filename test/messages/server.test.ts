@@ -2,56 +2,11 @@
 // http://HOST:MESSAGES_PORT as printed; the printed key sends a message (202) that the built-in worker
 // delivers to the log; the pet store port stays closed; SIGTERM exits 0.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { BIN, childEnv, tempDir } from '../helpers/cli.js'
-import { freePort, type Exit } from '../helpers/serve.js'
-
-/** `node bin/petstore.js serve …args` with `env` only; killed after the test if still running. */
-function serve(t: { after: (fn: () => Promise<void>) => void }, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  const waiting = new Set<() => void>()
-  const notify = () => waiting.forEach((check) => check())
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((out += chunk), notify()))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((err += chunk), notify()))
-  let running = true
-  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => ((running = false), notify(), resolve({ code, signal }))))
-  t.after(async () => {
-    if (running) {
-      child.kill('SIGKILL')
-      await exited
-    }
-  })
-  /** Resolves with the first match on stdout; rejects if the process exits first or after 20 s (hang guard). */
-  const waitFor = (pattern: RegExp) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}`)), 20_000)
-      const check = () => {
-        const match = pattern.exec(out)
-        if (match) finish(undefined, match)
-        else if (!running) finish(new Error(`exited before printing ${pattern}`))
-      }
-      const finish = (error?: Error, match?: RegExpMatchArray) => {
-        clearTimeout(timer)
-        waiting.delete(check)
-        if (error) reject(new Error(`${error.message}\nstdout: ${out}\nstderr: ${err}`))
-        else resolve(match!)
-      }
-      waiting.add(check)
-      check()
-    })
-  const stop = async () => {
-    child.kill('SIGTERM')
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no exit within 20 s of SIGTERM')), 20_000)))
-    return Promise.race([exited, late]).finally(() => clearTimeout(timer))
-  }
-  return { stdout: () => out, stderr: () => err, waitFor, stop }
-}
+import { tempDir } from '../helpers/cli.js'
+import { freePort, spawnServe } from '../helpers/serve.js'
 
 /** Whether anything accepts a TCP connection on 127.0.0.1:port. */
 function isListening(port: number): Promise<boolean> {
@@ -68,12 +23,11 @@ test('serve --only messages: prints its base URL, the key works (202), the worke
   const port = await freePort()
   let messagesPort = await freePort()
   while (messagesPort === port) messagesPort = await freePort()
-  const server = serve(t, ['--only', 'messages'], {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    MESSAGES_PORT: String(messagesPort),
-    DATABASE_URL: join(dir, 'petstore.db'),
-  })
+  const server = spawnServe(
+    t,
+    { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: join(dir, 'petstore.db') },
+    ['--only', 'messages'],
+  )
 
   const [, base] = await server.waitFor(/Messages interface at (http:\/\/\S+)/)
   assert.equal(base, `http://127.0.0.1:${messagesPort}`)

@@ -2,7 +2,7 @@
 // CLI, a Redis key prefix per test (its keys deleted afterwards), and the clock rule for exact-quota bursts.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { createRedisClient } from '../../src/limits/redis.store.js'
+import { deleteRedisKeysAfter } from '../helpers/backend.js'
 import { runCli } from '../helpers/cli.js'
 import { freePort, spawnServe, type ServeProcess } from '../helpers/serve.js'
 
@@ -22,13 +22,7 @@ export function redisPrefix(t: After): { url: string; prefix: string } {
   const url = process.env.TEST_REDIS_URL
   assert.ok(url, 'TEST_REDIS_URL is needed here')
   const prefix = `petstore-scale-test:${randomBytes(6).toString('hex')}:`
-  t.after(async () => {
-    const cleaner = createRedisClient({ url, prefix })
-    await cleaner.connect()
-    const keys = await cleaner.keys(`${prefix}*`)
-    if (keys.length > 0) await cleaner.del(...keys)
-    cleaner.disconnect()
-  })
+  deleteRedisKeysAfter(t, url, prefix)
   return { url, prefix }
 }
 
