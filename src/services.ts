@@ -5,6 +5,7 @@ import type pg from 'pg'
 import { createAccountsRepository } from './accounts/accounts.repository.js'
 import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
+import { kyselyEngine, type Engine } from './db/engine.js'
 import type { Database } from './db/schema.js'
 import { loadOrCreateSecret } from './db/settings.js'
 import { createCursorCodec } from './http/cursor.js'
@@ -22,12 +23,14 @@ export interface ServiceDependencies {
   db: Kysely<Database>
   /** The PostgreSQL pool behind `db`, if any (its use is exported as metrics). */
   pool?: pg.Pool
+  /** How hot queries and writes run (the database handle's); plain Kysely when absent. */
+  engine?: Engine
   clock?: Clock
   /** Where rate-limit counters and bans live; in this process's memory by default. */
   rateLimitStore?: RateLimitStore
 }
 
-export async function buildServices({ config, db, pool, clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
+export async function buildServices({ config, db, pool, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
   const metrics = createMetrics({ pool })
   return {
     metrics,
@@ -35,10 +38,10 @@ export async function buildServices({ config, db, pool, clock = systemClock, rat
     db,
     clock,
     rateLimitStore,
-    accounts: createAccountsRepository({ db, clock }),
-    pets: createPetsRepository({ db, clock }),
+    accounts: createAccountsRepository({ db, clock, engine }),
+    pets: createPetsRepository({ db, clock, engine }),
     messages: createMessagesRepository({ db, clock }),
-    idempotency: createIdempotencyRepository({ db, clock }),
+    idempotency: createIdempotencyRepository({ db, clock, engine }),
     limiter: createRateLimiter({
       store: rateLimitStore,
       clock,

@@ -1,6 +1,8 @@
 // Accounts and API keys. Used by the CLI (management) and by the authenticator (one lookup per request).
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
+import { kyselyEngine, type Engine } from '../db/engine.js'
+import { prepared } from '../db/prepared.js'
 import type { AccountRow, ApiKeyRow, Database } from '../db/schema.js'
 import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment } from './api-keys.js'
 import { planFigures, quotaOf, type Plan, type Quota } from './plans.js'
@@ -52,8 +54,16 @@ const toKeyInfo = (row: ApiKeyRow): ApiKeyInfo => ({
   revokedAt: row.revoked_at,
 })
 
-export function createAccountsRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
   const now = () => new Date(clock.now()).toISOString()
+  // Every authenticated request runs this one.
+  const keyOwnerQuery = prepared({ db, engine }, (qb, _: null, p) =>
+    qb
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.environment', 'api_keys.revoked_at', 'accounts.plan', 'accounts.per_minute', 'accounts.per_day'])
+      .where('api_keys.key_hash', '=', p<string>('hash')),
+  )
 
   async function getAccount(id: string): Promise<Account> {
     const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
@@ -132,12 +142,7 @@ export function createAccountsRepository({ db, clock }: { db: Kysely<Database>; 
     },
 
     async findKeyOwner(secret: string): Promise<KeyOwner | undefined> {
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-        .select(['api_keys.id', 'api_keys.account_id', 'api_keys.environment', 'api_keys.revoked_at', 'accounts.plan', 'accounts.per_minute', 'accounts.per_day'])
-        .where('api_keys.key_hash', '=', hashApiKey(secret))
-        .executeTakeFirst()
+      const row = await keyOwnerQuery.first(null, { hash: hashApiKey(secret) })
       if (!row) return undefined
       return {
         keyId: row.id,

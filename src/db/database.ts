@@ -5,8 +5,9 @@ import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
+import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
 import type { Database } from './schema.js'
-import { withStatementCache } from './statement-cache.js'
+import { statementCache, withStatementCache } from './statement-cache.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -15,6 +16,8 @@ export interface DatabaseHandle {
   dialect: Dialect
   /** Where the data lives, without credentials; safe to print. */
   location: string
+  /** How hot queries and writes run on this database (see engine.ts). */
+  engine: Engine
   /** The PostgreSQL pool (absent on SQLite), for health checks and metrics. */
   pool?: pg.Pool
   close: () => Promise<void>
@@ -57,8 +60,9 @@ function openSqlite(url: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000')
   // int64 columns (pet ids, category ids) must not round through JavaScript numbers.
   sqlite.defaultSafeIntegers(true)
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
-  return { db, dialect: 'sqlite', location: path, close: () => db.destroy() }
+  const prepare = statementCache(sqlite)
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, prepare) }) })
+  return { db, dialect: 'sqlite', location: path, engine: sqliteEngine({ db, sqlite }), close: () => db.destroy() }
 }
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
@@ -81,7 +85,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const parsed = new URL(url)
-  return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, pool, close: () => db.destroy() }
+  return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, engine: postgresEngine({ db, pool }), pool, close: () => db.destroy() }
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {

@@ -1,9 +1,10 @@
 // Safe retries: the first request with a key runs and its response is stored in the same transaction as
 // its effect; later requests with the same key and body get that response again, a different body gets
 // 422, and a request arriving while the first is still running gets 409. Records expire after 24 hours.
-import type { Kysely, Transaction, WhereInterface } from 'kysely'
+import type { Kysely, WhereInterface } from 'kysely'
 import { isSafeNumber, parse, stringify } from 'lossless-json'
 import type { Clock } from '../clock.js'
+import { kyselyEngine, type Engine } from '../db/engine.js'
 import type { Database } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 
@@ -20,7 +21,7 @@ export interface StoredResponse {
 const iso = (ms: number) => new Date(ms).toISOString()
 const parseNumber = (text: string) => (/^-?\d+$/.test(text) && !isSafeNumber(text) ? BigInt(text) : Number(text))
 
-export function createIdempotencyRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
   const where =
     (accountId: string, key: string) =>
     <QB extends WhereInterface<Database, 'idempotency_keys'>>(qb: QB): QB =>
@@ -30,11 +31,14 @@ export function createIdempotencyRepository({ db, clock }: { db: Kysely<Database
   async function claim(accountId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = clock.now()
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({ account_id: accountId, idempotency_key: key, fingerprint, state: 'in_progress', created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_TTL_MS), response_status: null, response_body: null, response_location: null })
-        .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
-        .executeTakeFirst()
+      // The claim is committed on its own, before the operation runs: a concurrent request with the same key sees it.
+      const inserted = await engine.write((executor) =>
+        executor
+          .insertInto('idempotency_keys')
+          .values({ account_id: accountId, idempotency_key: key, fingerprint, state: 'in_progress', created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_TTL_MS), response_status: null, response_body: null, response_location: null })
+          .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
+          .executeTakeFirst(),
+      )
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return undefined
       const row = await db.selectFrom('idempotency_keys').selectAll().$call(where(accountId, key)).executeTakeFirst()
       if (!row) continue
@@ -68,13 +72,13 @@ export function createIdempotencyRepository({ db, clock }: { db: Kysely<Database
      */
     async execute(
       input: { accountId: string; key: string; fingerprint: string } | undefined,
-      operation: (trx: Transaction<Database>) => Promise<StoredResponse>,
+      operation: (trx: Kysely<Database>) => Promise<StoredResponse>,
     ): Promise<StoredResponse & { replayed: boolean }> {
-      if (input === undefined) return { ...(await db.transaction().execute(operation)), replayed: false }
+      if (input === undefined) return { ...(await engine.transaction(operation)), replayed: false }
       const stored = await claim(input.accountId, input.key, input.fingerprint)
       if (stored) return { ...stored, replayed: true }
       try {
-        const response = await db.transaction().execute(async (trx) => {
+        const response = await engine.transaction(async (trx) => {
           const result = await operation(trx)
           await trx
             .updateTable('idempotency_keys')

@@ -1,7 +1,7 @@
 // What every create operation shares for safe retries: the documented header and responses, and the
 // handler step that runs the creation once per Idempotency-Key and replays it afterwards.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Transaction } from 'kysely'
+import type { Kysely } from 'kysely'
 import { Type } from 'typebox'
 import type { Database } from '../db/schema.js'
 import { errorResponse } from '../http/schemas.js'
@@ -27,7 +27,7 @@ export const idempotencyResponses = {
 export async function createOnce<T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  create: (trx: Transaction<Database>) => Promise<{ status: number; body: T; location: string }>,
+  create: (trx: Kysely<Database>) => Promise<{ status: number; body: T; location: string }>,
 ): Promise<FastifyReply> {
   const key = parseIdempotencyKey(request.headers['idempotency-key'])
   const accountId = request.auth!.accountId

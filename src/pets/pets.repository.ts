@@ -1,7 +1,9 @@
 // Pets, always read and written within one account. Listing is keyset paging on (account, [status,] id),
 // so a page deep in the table costs what the first page costs.
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
+import { kyselyEngine, type Engine } from '../db/engine.js'
+import { prepared } from '../db/prepared.js'
 import type { Database, PetRow } from '../db/schema.js'
 import type { NewPet, Pet, PetStatus } from './pets.schemas.js'
 
@@ -11,7 +13,23 @@ function toPet(row: Pick<PetRow, 'id' | 'name' | 'category_id' | 'status'>): Pet
   return pet
 }
 
-export function createPetsRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+  const getQuery = prepared({ db, engine }, (qb, _: null, p) =>
+    qb.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', p<string>('accountId')).where('id', '=', p<bigint>('id')),
+  )
+  // The page size is part of the SQL text (a literal, validated 1–100), so each size is one prepared statement.
+  const listQuery = prepared({ db, engine }, (qb, shape: { status: boolean; after: boolean; limit: number }, p) => {
+    let query = qb
+      .selectFrom('pets')
+      .select(['id', 'name', 'category_id', 'status'])
+      .where('account_id', '=', p<string>('accountId'))
+      .orderBy('id')
+      .limit(sql.lit(shape.limit + 1))
+    if (shape.status) query = query.where('status', '=', p<string>('status'))
+    if (shape.after) query = query.where('id', '>', p<bigint>('afterId'))
+    return query
+  })
+
   return {
     /** Inserts the pet; resolves once the row is committed (or, given a transaction, written in it). */
     async create({ accountId, pet }: { accountId: string; pet: NewPet }, executor: Kysely<Database> = db): Promise<Pet> {
@@ -30,26 +48,14 @@ export function createPetsRepository({ db, clock }: { db: Kysely<Database>; cloc
     },
 
     async get({ accountId, id }: { accountId: string; id: bigint }): Promise<Pet | undefined> {
-      const row = await db
-        .selectFrom('pets')
-        .select(['id', 'name', 'category_id', 'status'])
-        .where('account_id', '=', accountId)
-        .where('id', '=', id)
-        .executeTakeFirst()
+      const row = await getQuery.first(null, { accountId, id })
       return row && toPet(row)
     },
 
     /** Up to `limit` pets with id > afterId, ordered by id; `hasMore` tells whether another page exists. */
     async list(input: { accountId: string; status?: PetStatus; afterId?: bigint; limit: number }): Promise<{ pets: Pet[]; hasMore: boolean }> {
-      let query = db
-        .selectFrom('pets')
-        .select(['id', 'name', 'category_id', 'status'])
-        .where('account_id', '=', input.accountId)
-        .orderBy('id')
-        .limit(input.limit + 1)
-      if (input.status !== undefined) query = query.where('status', '=', input.status)
-      if (input.afterId !== undefined) query = query.where('id', '>', input.afterId)
-      const rows = await query.execute()
+      const shape = { status: input.status !== undefined, after: input.afterId !== undefined, limit: input.limit }
+      const rows = await listQuery.rows(shape, input)
       return { pets: rows.slice(0, input.limit).map(toPet), hasMore: rows.length > input.limit }
     },
   }

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/db/database.js'
 export async function appOnFile(t: { after: (fn: () => Promise<void>) => void }, file: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: file })
   const handle = openDatabase(config.databaseUrl)
-  const app = await buildApp({ config, db: handle.db, logger: false })
+  const app = await buildApp({ config, db: handle.db, engine: handle.engine, logger: false })
   t.after(async () => {
     await app.close()
     await handle.close()

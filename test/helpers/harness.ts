@@ -46,7 +46,9 @@ export async function startHarness(
   const handle = store.handle
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
-  const app = await buildApp({ config, db, pool: handle.pool, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
+  // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
+  const engine = options.plugins ? undefined : handle.engine
+  const app = await buildApp({ config, db, pool: handle.pool, engine, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
   let baseUrl = ''
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 })

@@ -61,7 +61,7 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
   const handle = store?.handle ?? openDatabase(config.databaseUrl)
   if (!store) await migrateToLatest(handle.db)
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, clock, rateLimitStore: store?.rateLimitStore })
+  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, clock, rateLimitStore: store?.rateLimitStore })
 
   const lines: string[] = []
   const stream = { write: (line: string) => void lines.push(line) }

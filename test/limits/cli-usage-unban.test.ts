@@ -21,7 +21,7 @@ async function listeningOnFile(t: TestContext) {
   const handle = openDatabase(file)
   await migrateToLatest(handle.db)
   const clock = createManualClock(T0)
-  const app = await buildApp({ config, db: handle.db, clock, logger: false })
+  const app = await buildApp({ config, db: handle.db, engine: handle.engine, clock, logger: false })
   t.after(async () => {
     await app.close()
     await handle.close()

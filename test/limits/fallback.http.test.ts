@@ -27,7 +27,7 @@ async function startApp(t: { after: (fn: () => Promise<void>) => void }, redis: 
   const store = await createRateLimitStore(config, log)
   // Mid-minute, so that every request of the test falls in one minute window.
   const clock = createManualClock(new Date('2027-01-01T00:00:30Z'))
-  const app = await buildApp({ config, db: handle.db, pool: handle.pool, clock, rateLimitStore: store, logger: false })
+  const app = await buildApp({ config, db: handle.db, pool: handle.pool, engine: handle.engine, clock, rateLimitStore: store, logger: false })
   t.after(async () => {
     await app.close()
     await store.close()

@@ -96,7 +96,7 @@ test('postgres: a deep page is an Index Scan on (account_id, id > cursor), in id
   await sql`analyze pets`.execute(h.handle.db)
   const query = await deepPageQuery(h, key, 'limit=10', 10, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
-  assert.ok(query.parameters.includes(11), 'reads one row more than the page, whatever the depth')
+  assert.match(query.sql, /\blimit 11$/i, 'reads one row more than the page, whatever the depth')
   assertKeysetPlan(await explain(h, query), 'pets_account_id_id', /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/)
 })
 

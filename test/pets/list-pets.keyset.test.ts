@@ -58,7 +58,7 @@ test('a deep page is an index SEARCH on (account_id, id > cursor), with no OFFSE
   await fillPets(h, other.accountId, 3000)
   const query = await deepPageQuery(h, key, 'limit=100', 25, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
-  assert.ok(query.parameters.includes(101), 'reads one row more than the page, whatever the depth')
+  assert.match(query.sql, /\blimit 101$/i, 'reads one row more than the page, whatever the depth')
   assertKeysetPlan(await queryPlan(h.handle.db, query), /\(account_id=\? AND id>\?\)/)
 })
 
