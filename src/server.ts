@@ -4,6 +4,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { bootstrapLocalAccount } from './accounts/bootstrap.js'
 import { buildApp } from './app.js'
+import { loggerOptions } from './http/base-app.js'
 import type { Config } from './config.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
@@ -32,12 +33,16 @@ export async function startServer(config: Config, options: { only?: Interface; o
   if (!options.skipMigrations) await migrateToLatest(handle.db)
   const bootLog = pino({ level: config.logLevel })
   const rateLimitStore = await createRateLimitStore(config, bootLog)
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, rateLimitStore })
+  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, rateLimitStore })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
+  // Log lines are written asynchronously: while one write is under way the next lines are buffered and go out
+  // together, instead of one blocking write(2) per request. What is buffered is flushed on exit.
+  const logDestination = pino.destination({ dest: 1, sync: false })
+  const logger = loggerOptions(config, logDestination)
   const apps: FastifyInstance[] = []
-  if (serves('pets')) apps.push(await buildApp({ config, db: handle.db, services }))
-  if (serves('messages')) apps.push(await buildMessagesApp({ config, db: handle.db, services }))
+  if (serves('pets')) apps.push(await buildApp({ config, db: handle.db, services, logger }))
+  if (serves('messages')) apps.push(await buildMessagesApp({ config, db: handle.db, services, logger }))
   const log = apps[0]!.log
 
   const worker = serves('messages')
@@ -71,6 +76,7 @@ export async function startServer(config: Config, options: { only?: Interface; o
     await worker?.stop()
     await services.rateLimitStore.close()
     await handle.close()
+    logDestination.flushSync()
   })
 
   const lines: string[] = []

@@ -2,6 +2,7 @@
 // request ids, one log line per request, per-address limiting of unauthenticated traffic, and 405s.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
+import type { DestinationStream } from 'pino'
 import type { Config } from '../config.js'
 import type { RateLimiter } from '../limits/rate-limiter.js'
 import { createAddressLimitHook } from '../limits/rate-limit.hooks.js'
@@ -15,6 +16,11 @@ import { buildValidatorCompiler } from './validation.js'
 
 export const BODY_LIMIT_BYTES = 16 * 1024
 
+/** The service's pino options: the configured level, the Authorization header never written. */
+export function loggerOptions(config: Config, stream?: DestinationStream): Record<string, unknown> {
+  return { level: config.logLevel, redact: ['req.headers.authorization'], ...(stream ? { stream } : {}) }
+}
+
 export function createBaseApp(input: {
   config: Config
   limiter: RateLimiter
@@ -25,7 +31,7 @@ export function createBaseApp(input: {
   logger?: boolean | Record<string, unknown>
 }) {
   const app = Fastify({
-    logger: input.logger ?? { level: input.config.logLevel, redact: ['req.headers.authorization'] },
+    logger: input.logger ?? loggerOptions(input.config),
     logController: new RequestLogController(),
     genReqId: requestIdFrom,
     bodyLimit: input.bodyLimit ?? BODY_LIMIT_BYTES,
@@ -50,10 +56,11 @@ export function createBaseApp(input: {
   installErrorHandling(app)
   registerJsonBodyParser(app)
   const routes = collectRoutes(app, input.apiPrefix)
-  app.addHook('onRequest', async (request, reply) => {
+  const limitByAddress = createAddressLimitHook(input.limiter)
+  app.addHook('onRequest', async function identifyAndLimit(request, reply) {
     reply.header('x-request-id', request.id)
+    await limitByAddress(request, reply)
   })
-  app.addHook('onRequest', createAddressLimitHook(input.limiter))
   app.addHook('preValidation', refuseRepeatedQueryParameters)
 
   return {

@@ -25,7 +25,7 @@ declare module 'fastify' {
 export function deprecationHooks({ clock, publicUrl }: { clock: Clock; publicUrl: string | undefined }) {
   return {
     /** Runs first, so that even a 401 of a deprecated operation carries the headers. */
-    async announce(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    announce(request: FastifyRequest, reply: FastifyReply): void {
       const info = request.routeOptions.config.deprecation
       if (!info) return
       const origin = publicOrigin(request, publicUrl)
@@ -35,7 +35,7 @@ export function deprecationHooks({ clock, publicUrl }: { clock: Clock; publicUrl
     },
 
     /** Runs after authentication: past the sunset the operation is gone. */
-    async enforceSunset(request: FastifyRequest): Promise<void> {
+    enforceSunset(request: FastifyRequest): void {
       const info = request.routeOptions.config.deprecation
       if (info && clock.now() >= info.sunset.getTime()) {
         throw new ApiError('operation_sunset', `This operation was removed on ${info.sunset.toISOString()}; use GET ${info.successor} instead.`)

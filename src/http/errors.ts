@@ -44,7 +44,12 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
+    // An answer to the client, not a fault: a stack trace would be capture cost on every 401 and 429 and is
+    // never shown or logged.
+    const stackTraceLimit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(message)
+    Error.stackTraceLimit = stackTraceLimit
     this.name = 'ApiError'
     this.status = ERROR_CODES[code].status
   }
