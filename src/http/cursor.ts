@@ -1,8 +1,9 @@
 // Opaque, tamper-evident paging cursors. A cursor carries the last id of a page and the status filter
 // it was issued for, and is signed (HMAC-SHA256) together with the account it was issued to, so a cursor
 // that was altered, forged, or taken from another account is refused instead of silently misread.
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { ApiError } from './errors.js'
+import { hmacSha256 } from './hmac.js'
 
 const SIGNATURE_BYTES = 16
 
@@ -12,8 +13,8 @@ export interface CursorPosition {
 }
 
 export function createCursorCodec({ secret }: { secret: string }) {
-  const sign = (accountId: string, payload: string) =>
-    createHmac('sha256', secret).update(`${accountId}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES)
+  const mac = hmacSha256(secret)
+  const sign = (accountId: string, payload: string) => mac(`${accountId}\n${payload}`).subarray(0, SIGNATURE_BYTES)
 
   return {
     encode(accountId: string, position: CursorPosition): string {

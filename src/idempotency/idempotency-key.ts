@@ -1,6 +1,6 @@
 // The Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header): a structured-field string, so
 // clients send it quoted ("…"); a bare token is accepted too. 1–255 printable ASCII characters.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { stringify } from 'lossless-json'
 import { ApiError } from '../http/errors.js'
 
@@ -31,5 +31,5 @@ function canonical(value: unknown): unknown {
 
 /** Same JSON body ⇔ same fingerprint, whatever the key order or white space of the request. */
 export function fingerprintOf(body: unknown): string {
-  return createHash('sha256').update(stringify(canonical(body)) ?? '').digest('hex')
+  return hash('sha256', stringify(canonical(body)) ?? '', 'hex')
 }

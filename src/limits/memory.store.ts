@@ -8,11 +8,17 @@ interface Counter {
   count: number
 }
 
+interface NamedCounter extends Counter {
+  name: string
+  seconds: number
+}
+
 /** Entries of windows that have ended are dropped at most this often, so memory follows live subjects. */
 const SWEEP_EVERY_MS = 60_000
 
 export function createMemoryStore(): RateLimitStore {
-  const counters = new Map<string, Counter>()
+  // Per subject, one counter per window (matched by name and length), so a request looks its subject up once.
+  const counters = new Map<string, NamedCounter[]>()
   const refusals = new Map<string, Counter>()
   const bans = new Map<string, number>()
   let lastSweep = 0
@@ -20,23 +26,39 @@ export function createMemoryStore(): RateLimitStore {
   function sweep(now: number): void {
     if (now - lastSweep < SWEEP_EVERY_MS) return
     lastSweep = now
-    for (const map of [counters, refusals]) for (const [key, c] of map) if (c.end <= now) map.delete(key)
+    for (const [key, list] of counters) if (list.every((c) => c.end <= now)) counters.delete(key)
+    for (const [key, c] of refusals) if (c.end <= now) refusals.delete(key)
     for (const [key, until] of bans) if (until <= now) bans.delete(key)
   }
 
+  const isCurrent = (c: Counter, now: number) => c.end > now && c.start <= now
+
   function current(map: Map<string, Counter>, key: string, now: number, seconds: number): Counter {
     const existing = map.get(key)
-    if (existing && existing.end > now && existing.start <= now) return existing
+    if (existing && isCurrent(existing, now)) return existing
     const fresh = { ...windowBounds(now, seconds), count: 0 }
     map.set(key, fresh)
     return fresh
   }
 
+  function counterFor(list: NamedCounter[], w: WindowSpec, now: number): NamedCounter {
+    const existing = list.find((c) => c.name === w.name && c.seconds === w.seconds)
+    if (existing && isCurrent(existing, now)) return existing
+    const fresh = { name: w.name, seconds: w.seconds, ...windowBounds(now, w.seconds), count: 0 }
+    if (existing) list[list.indexOf(existing)] = fresh
+    else list.push(fresh)
+    return fresh
+  }
+
   function states(subject: string, windows: WindowSpec[], now: number): { counter: Counter; state: WindowState }[] {
-    return windows.map((w) => {
-      const counter = current(counters, `${subject}|${w.name}|${w.seconds}`, now, w.seconds)
-      return { counter, state: { ...w, used: counter.count, resetAt: counter.end } }
-    })
+    let list = counters.get(subject)
+    if (list === undefined) counters.set(subject, (list = []))
+    const result: { counter: Counter; state: WindowState }[] = []
+    for (const w of windows) {
+      const counter = counterFor(list, w, now)
+      result.push({ counter, state: { name: w.name, limit: w.limit, seconds: w.seconds, used: counter.count, resetAt: counter.end } })
+    }
+    return result
   }
 
   function activeBan(subject: string, now: number): number | undefined {

@@ -1,6 +1,6 @@
 // Response headers describing the limits: the spec's X-RateLimit-* (Reset as Unix epoch seconds) and the
 // IETF draft's RateLimit-Policy / RateLimit (draft-ietf-httpapi-ratelimit-headers).
-import type { WindowState } from './rate-limit.store.js'
+import type { WindowSpec, WindowState } from './rate-limit.store.js'
 
 const remainingOf = (w: WindowState) => Math.max(0, w.limit - w.used)
 const secondsUntil = (at: number, now: number) => Math.max(0, Math.ceil((at - now) / 1000))
@@ -15,14 +15,21 @@ export function bindingWindow(windows: WindowState[]): WindowState {
   }, first)
 }
 
-export function rateLimitHeaders(windows: WindowState[], now: number): Record<string, string> {
+/** The `RateLimit-Policy` value of a set of windows. */
+export function policyHeader(windows: WindowSpec[]): string {
+  return windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', ')
+}
+
+/** `policy`: the policy of these windows, when the caller has it already (it only changes with the quota). */
+export function rateLimitHeaders(windows: WindowState[], now: number, policy = policyHeader(windows)): Record<string, string> {
   const binding = bindingWindow(windows)
+  const remaining = String(remainingOf(binding))
   return {
     'x-ratelimit-limit': String(binding.limit),
-    'x-ratelimit-remaining': String(remainingOf(binding)),
+    'x-ratelimit-remaining': remaining,
     'x-ratelimit-reset': String(Math.ceil(binding.resetAt / 1000)),
-    'ratelimit-policy': windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', '),
-    ratelimit: `"${binding.name}";r=${remainingOf(binding)};t=${secondsUntil(binding.resetAt, now)}`,
+    'ratelimit-policy': policy,
+    ratelimit: `"${binding.name}";r=${remaining};t=${secondsUntil(binding.resetAt, now)}`,
   }
 }
 

@@ -4,7 +4,7 @@
 import type { Quota } from '../accounts/plans.js'
 import type { Clock } from '../clock.js'
 import { ApiError } from '../http/errors.js'
-import { rateLimitHeaders, retryAfterSeconds, secondsLeft } from './rate-limit.headers.js'
+import { policyHeader, rateLimitHeaders, retryAfterSeconds, secondsLeft } from './rate-limit.headers.js'
 import type { RateLimitStore, WindowSpec } from './rate-limit.store.js'
 
 export interface LimitsConfig {
@@ -33,14 +33,35 @@ export interface LimitEvents {
   banned?: () => void
 }
 
-export function createRateLimiter({ store, clock, limits, events = {} }: { store: RateLimitStore; clock: Clock; limits: LimitsConfig; events?: LimitEvents }) {
-  const addressWindows: WindowSpec[] = [{ name: 'minute', limit: limits.unauthenticatedPerMinute, seconds: 60 }]
+/** Windows and their policy header, made once per quota rather than on every request. */
+interface Policy {
+  windows: WindowSpec[]
+  header: string
+}
 
-  async function decide(subject: string, windows: WindowSpec[], banSubject?: string): Promise<LimitOutcome> {
+function policyOf(windows: WindowSpec[]): Policy {
+  return { windows, header: policyHeader(windows) }
+}
+
+export function createRateLimiter({ store, clock, limits, events = {} }: { store: RateLimitStore; clock: Clock; limits: LimitsConfig; events?: LimitEvents }) {
+  const addressPolicy = policyOf([{ name: 'minute', limit: limits.unauthenticatedPerMinute, seconds: 60 }])
+  const accountPolicies = new Map<number, Map<number, Policy>>()
+
+  function accountPolicy(quota: Quota): Policy {
+    let byDay = accountPolicies.get(quota.perMinute)
+    if (byDay === undefined) accountPolicies.set(quota.perMinute, (byDay = new Map()))
+    let policy = byDay.get(quota.perDay)
+    if (policy === undefined) byDay.set(quota.perDay, (policy = policyOf(accountWindows(quota))))
+    return policy
+  }
+
+  async function decide(subject: string, policy: Policy, banSubject?: string): Promise<LimitOutcome> {
     const now = clock.now()
     const ban = banSubject ? { subject: banSubject, threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 } : undefined
-    const result = await store.consume({ subject, windows, now, ban })
-    const headers = rateLimitHeaders(result.windows, now)
+    const result = await store.consume({ subject, windows: policy.windows, now, ban })
+    // A store may enforce other limits than asked (the Redis fallback divides them): the headers say what holds.
+    const asked = result.windows.every((w, i) => w.limit === policy.windows[i]?.limit)
+    const headers = rateLimitHeaders(result.windows, now, asked ? policy.header : undefined)
     if (result.admitted) return { headers }
     const kind = subject.startsWith('account:') ? 'account' : 'address'
     if (result.banStarted) events.banned?.()
@@ -57,9 +78,9 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
 
   return {
     /** Counts one request of an authenticated key against its account's plan. */
-    forAccount: (input: { accountId: string; keyId: string; quota: Quota }) => decide(`account:${input.accountId}`, accountWindows(input.quota), `key:${input.keyId}`),
+    forAccount: (input: { accountId: string; keyId: string; quota: Quota }) => decide(`account:${input.accountId}`, accountPolicy(input.quota), `key:${input.keyId}`),
     /** Counts one request that carries no valid key against the client address. */
-    forAddress: (address: string) => decide(`address:${address}`, addressWindows),
+    forAddress: (address: string) => decide(`address:${address}`, addressPolicy),
     store,
   }
 }
