@@ -1,7 +1,8 @@
 // Child processes of a benchmark run: the service and the baseline, each on its own port, and their peak RSS.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -23,15 +24,20 @@ export interface Running {
   stop: () => Promise<void>
 }
 
-function start(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000): Promise<Running> {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Starts a process whose output goes to `logFile`, as a service's log would: read through a pipe, the request
+ * log of the service would cost CPU in this process, which is the load generator's.
+ */
+function start(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, logFile: string, timeoutMs = 60_000): Promise<Running> {
+  const fd = openSync(logFile, 'w')
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
+  closeSync(fd)
   let out = ''
-  // Keep only what is needed to see the start line and errors; a service's request log is dropped.
-  const keep = (chunk: Buffer) => {
-    if (out.length < 64_000) out += chunk.toString()
+  const keep = () => {
+    const text = readFileSync(logFile)
+    // The start lines and any error are at the head; the request log after them is not needed.
+    out = text.subarray(0, 64_000).toString()
   }
-  child.stdout.on('data', keep)
-  child.stderr.on('data', keep)
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve()
@@ -40,8 +46,12 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv, ready: R
     })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${out}`)), timeoutMs)
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)))
+    child.on('exit', (code) => {
+      keep()
+      reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`))
+    })
     const poll = setInterval(() => {
+      keep()
       if (ready.test(out)) {
         clearInterval(poll)
         clearTimeout(timer)
@@ -51,12 +61,13 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv, ready: R
   })
 }
 
-export function startService(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Running> {
-  return start(process.execPath, ['bin/petstore.js', 'serve', ...args], env, /Database: /)
+/** The service as an operator runs it: the `petstore` program itself (so with its own V8 heap settings). */
+export function startService(env: NodeJS.ProcessEnv, args: string[], logFile: string): Promise<Running> {
+  return start(join(root, 'bin/petstore.js'), ['serve', ...args], env, /Database: /, logFile)
 }
 
-export function startBaseline(port: number, status: number, body: string): Promise<Running> {
-  return start(process.execPath, ['--import', 'tsx', 'bench/baseline.ts'], { PORT: String(port), BASELINE_STATUS: String(status), BASELINE_BODY: body }, /listening/)
+export function startBaseline(port: number, status: number, body: string, logFile: string): Promise<Running> {
+  return start(process.execPath, ['--import', 'tsx', 'bench/baseline.ts'], { PORT: String(port), BASELINE_STATUS: String(status), BASELINE_BODY: body }, /listening/, logFile)
 }
 
 /** Peak resident memory (VmHWM) of a process and its children (cluster workers), in MB. */

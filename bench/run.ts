@@ -34,6 +34,8 @@ const settings = {
   warmup: quick ? 1 : 2,
   rounds: Number(args.rounds ?? (quick ? 1 : 3)),
 }
+/** The run's database files and the processes' logs. */
+const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-'))
 
 interface Target {
   label: string
@@ -50,7 +52,7 @@ async function measureScenario(service: Running, ports: { pets: number; messages
   const body = await probe.text()
   if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status} ${body}`)
   const baselinePort = await freePort()
-  const baseline = await startBaseline(baselinePort, probe.status, body)
+  const baseline = await startBaseline(baselinePort, probe.status, body, join(dir, 'baseline.log'))
   const baselineUrl = `http://127.0.0.1:${baselinePort}`
   const opts = { connections: settings.connections, seconds: settings.warmup }
   await load(url, scenario, opts)
@@ -84,7 +86,8 @@ async function runTarget(target: Target, seeded: Awaited<ReturnType<typeof seed>
   const ports = { pets: await freePort(), messages: await freePort() }
   const service = await startService(
     { LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000000', ...target.env, PORT: String(ports.pets), MESSAGES_PORT: String(ports.messages) },
-    target.serveArgs,
+    target.serveArgs ?? [],
+    join(dir, `service-${target.label.replace(/\W+/g, '-')}.log`),
   )
   try {
     const results: ScenarioResult[] = []
@@ -99,7 +102,6 @@ async function runTarget(target: Target, seeded: Awaited<ReturnType<typeof seed>
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-'))
   const skipped: string[] = []
   const results: ScenarioResult[] = []
   try {

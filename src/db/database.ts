@@ -4,7 +4,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely'
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type pg from 'pg'
 import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
 import type { Database } from './schema.js'
 import { statementCache, withStatementCache } from './statement-cache.js'
@@ -65,7 +66,11 @@ function openSqlite(url: string): DatabaseHandle {
   return { db, dialect: 'sqlite', location: path, engine: sqliteEngine({ db, sqlite }), close: () => db.destroy() }
 }
 
+// The PostgreSQL driver is loaded only for a postgres:// URL: ~15 MB of memory the embedded default does not need.
+const require = createRequire(import.meta.url)
+
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const pg = require('pg') as typeof import('pg')
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

@@ -11,10 +11,11 @@ export type { Work } from './group-commit.js'
 
 export interface Engine {
   /**
-   * Runs compiled SQL that returns rows, straight on the driver, outside any transaction. Undefined when the
-   * engine cannot right now (e.g. SQLite's only connection is inside a transaction): use Kysely then.
+   * Runs compiled SQL that returns rows straight on the driver, for `executor` (the engine's database, or a
+   * transaction it runs). Undefined when it cannot (e.g. SQLite's only connection is inside a transaction
+   * that is not the engine's own): run it through Kysely then.
    */
-  rows?: (sql: string, name: string, values: readonly unknown[]) => unknown[] | Promise<unknown[]> | undefined
+  rows?: (sql: string, name: string, values: readonly unknown[], executor: Kysely<Database>) => unknown[] | Promise<unknown[]> | undefined
   /** Runs `work` in a transaction; resolves once it is committed. */
   transaction: <T>(work: Work<T>) => Promise<T>
   /** Runs `work`, one write statement; resolves once it is committed. */
@@ -44,25 +45,28 @@ function rawStatement(sqlite: SqliteDatabase, sql: string): { statement: Stateme
 
 /** SQLite: statements run synchronously from the statement cache; writes are group-committed. */
 export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: SqliteDatabase }): Engine {
-  const transaction = createGroupCommit({ db, sqlite })
+  const group = createGroupCommit({ db, sqlite })
   const statements = new Map<string, ReturnType<typeof rawStatement>>()
   return {
-    rows: (sql, _name, values) => {
-      // Inside a transaction (a Kysely one waiting on an await, or a commit group) a direct read would run in it.
-      if (sqlite.inTransaction) return undefined
+    rows: (sql, _name, values, executor) => {
+      // Outside our own commit group, a statement run while a transaction is open (a Kysely one waiting on an
+      // await) would run inside it.
+      const direct = executor === db ? !sqlite.inTransaction : group.owns(executor)
+      if (!direct) return undefined
       let raw = statements.get(sql)
       if (raw === undefined) statements.set(sql, (raw = rawStatement(sqlite, sql)))
       return (raw.statement.all(values as unknown[]) as unknown[][]).map(raw.toRow)
     },
-    transaction,
-    write: transaction,
+    transaction: group.transaction,
+    write: group.transaction,
   }
 }
 
 /** PostgreSQL: hot queries as named prepared statements (parsed and planned once per connection). */
 export function postgresEngine({ db, pool }: { db: Kysely<Database>; pool: pg.Pool }): Engine {
   return {
-    rows: async (text, name, values) => (await pool.query({ name, text, values: values as unknown[] })).rows,
+    // Transactions hold a client of their own: statements for one go through Kysely on that client.
+    rows: (text, name, values, executor) => (executor === db ? pool.query({ name, text, values: values as unknown[] }).then((r) => r.rows) : undefined),
     ...kyselyEngine(db),
   }
 }

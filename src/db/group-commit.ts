@@ -23,6 +23,8 @@ const MAX_GROUP = 256
 export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite: SqliteDatabase }) {
   let waiting: Member[] = []
   let scheduled = false
+  /** The connection the running group's members get, while a group runs. */
+  let running: Kysely<Database> | undefined
 
   // Statements of the group itself run straight on the handle: the group holds Kysely's only connection.
   const exec = (statement: string) => sqlite.exec(statement)
@@ -30,6 +32,7 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
   async function runGroup(group: Member[]): Promise<void> {
     await db.connection().execute(async (connection) => {
       exec('BEGIN IMMEDIATE')
+      running = connection
       try {
         for (const member of group) {
           exec('SAVEPOINT member')
@@ -46,6 +49,8 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
       } catch (error) {
         if (sqlite.inTransaction) exec('ROLLBACK')
         throw error
+      } finally {
+        running = undefined
       }
     })
   }
@@ -75,11 +80,15 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
     setImmediate(() => void flush())
   }
 
-  /** Runs `work` in a transaction (shared with its group); resolves once that transaction is committed. */
-  return function transaction<T>(work: Work<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      waiting.push({ work, resolve: resolve as (value: unknown) => void, reject })
-      schedule()
-    })
+  return {
+    /** Runs `work` in a transaction (shared with its group); resolves once that transaction is committed. */
+    transaction<T>(work: Work<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        waiting.push({ work, resolve: resolve as (value: unknown) => void, reject })
+        schedule()
+      })
+    },
+    /** True for the connection of the running group: statements on it may run straight on the handle. */
+    owns: (executor: Kysely<Database>) => executor === running,
   }
 }

@@ -48,9 +48,9 @@ export function prepared<S, R>({ db, engine }: { db: Kysely<Database>; engine: E
   return {
     /** Runs the query; given a transaction (or any other executor), on it. */
     async rows(shape: S, values: Record<string, unknown>, executor: Kysely<Database> = db): Promise<R[]> {
-      if (executor === db && engine.rows) {
+      if (engine.rows) {
         const t = template(shape)
-        const rows = engine.rows(t.sql, t.name, t.slots.map((s) => ('name' in s ? values[s.name] : s.constant)))
+        const rows = engine.rows(t.sql, t.name, t.slots.map((s) => ('name' in s ? values[s.name] : s.constant)), executor)
         if (rows !== undefined) return (await rows) as R[]
       }
       return build(executor, shape, ((name: string) => values[name]) as Param).execute()

@@ -30,20 +30,19 @@ export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: {
     return query
   })
 
+  const insertQuery = prepared({ db, engine }, (qb, _: null, p) =>
+    qb
+      .insertInto('pets')
+      .values({ account_id: p('accountId'), name: p('name'), category_id: p('categoryId'), status: p('status'), created_at: p('createdAt') })
+      .returning('id'),
+  )
+
   return {
     /** Inserts the pet; resolves once the row is committed (or, given a transaction, written in it). */
     async create({ accountId, pet }: { accountId: string; pet: NewPet }, executor: Kysely<Database> = db): Promise<Pet> {
-      const row = await executor
-        .insertInto('pets')
-        .values({
-          account_id: accountId,
-          name: pet.name,
-          category_id: pet.categoryId,
-          status: pet.status ?? null,
-          created_at: new Date(clock.now()).toISOString(),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
+      const values = { accountId, name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null, createdAt: new Date(clock.now()).toISOString() }
+      const row = await insertQuery.first(null, values, executor)
+      if (row === undefined) throw new Error('INSERT … RETURNING returned no row')
       return toPet({ id: row.id, name: pet.name, category_id: pet.categoryId, status: pet.status ?? null })
     },
 
