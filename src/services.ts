@@ -40,7 +40,7 @@ export async function buildServices({ config, db, pool, engine = kyselyEngine(db
     rateLimitStore,
     accounts: createAccountsRepository({ db, clock, engine }),
     pets: createPetsRepository({ db, clock, engine }),
-    messages: createMessagesRepository({ db, clock }),
+    messages: createMessagesRepository({ db, clock, engine }),
     idempotency: createIdempotencyRepository({ db, clock, engine }),
     limiter: createRateLimiter({
       store: rateLimitStore,

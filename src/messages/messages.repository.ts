@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import { dialectOf } from '../db/database.js'
+import { kyselyEngine, type Engine } from '../db/engine.js'
+import { prepared } from '../db/prepared.js'
 import type { Database, MessagesTable } from '../db/schema.js'
 import type { Message, MessageStatus } from './messages.schemas.js'
 
@@ -21,15 +23,21 @@ export interface QueuedMessage {
 type Row = Pick<MessagesTable, 'id' | 'message' | 'status' | 'created_at'>
 const toMessage = (row: Row): Message => ({ id: row.id, message: row.message, status: row.status as MessageStatus, createdAt: row.created_at })
 
-export function createMessagesRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+export function createMessagesRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
   // On PostgreSQL, workers of several instances claim at once: rows another worker is claiming are skipped
   // (FOR UPDATE SKIP LOCKED), so no message is handed to two workers. SQLite has one writer at a time.
   const skipLocked = dialectOf(db) === 'postgres'
+  const insertQuery = prepared({ db, engine }, (qb, _: null, p) =>
+    qb
+      .insertInto('messages')
+      .values({ id: p('id'), account_id: p('account_id'), message: p('message'), status: p('status'), next_attempt_at: p('next_attempt_at'), created_at: p('created_at') })
+      .returning('seq'),
+  )
   return {
     async create({ accountId, message }: { accountId: string; message: string }, executor: Kysely<Database> = db): Promise<Message> {
       const now = clock.now()
       const row = { id: `msg_${randomBytes(12).toString('hex')}`, account_id: accountId, message, status: 'queued' as const, next_attempt_at: BigInt(now), created_at: new Date(now).toISOString() }
-      await executor.insertInto('messages').values(row).execute()
+      await insertQuery.rows(null, row, executor)
       return toMessage(row)
     },
 

@@ -44,10 +44,10 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const page = await pets.list({ accountId, status, afterId, limit })
       const last = page.pets.at(-1)
       if (page.hasMore && last) {
-        const next = new URLSearchParams({ limit: String(limit) })
-        if (status) next.set('status', status)
-        next.set('cursor', cursors.encode(accountId, { lastId: last.id, status }))
-        reply.header('link', `<${publicOrigin(request, config.publicUrl)}/v1/pets?${next}>; rel="next"`)
+        // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
+        const filter = status ? `&status=${status}` : ''
+        const cursor = cursors.encode(accountId, { lastId: last.id, status })
+        reply.header('link', `<${publicOrigin(request, config.publicUrl)}/v1/pets?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
       }
       return page.pets
     },

@@ -7,7 +7,7 @@ import { hmacSha256 } from '../../src/http/hmac.js'
 
 test('hmacSha256 equals createHmac("sha256") for every key length and message', () => {
   const keys = [Buffer.alloc(0), randomBytes(1), randomBytes(32), randomBytes(64), randomBytes(65), randomBytes(200), 'a text key']
-  const messages = ['', 'acct_1\n42:', 'é🐶\u0000\n'.repeat(50), randomBytes(300).toString('latin1')]
+  const messages = ['', 'acct_1\n42:', 'é🐶\u0000\n'.repeat(50), randomBytes(300).toString('latin1'), 'x'.repeat(1024), 'y'.repeat(1025), '🐶'.repeat(300)]
   for (const key of keys) {
     const mac = hmacSha256(key)
     for (const message of messages) assert.deepEqual(mac(message), createHmac('sha256', key).update(message).digest())
