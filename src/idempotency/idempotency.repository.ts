@@ -68,13 +68,16 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
   return {
     /**
      * Runs `operation` once per (account, key): its effect and the stored response commit together.
-     * Returns the response to send and whether it is a replay. Without a key it just runs `operation`.
+     * Returns the response to send and whether it is a replay. Without a key it just runs `operation`, which
+     * must then be a single write statement (it is committed as one).
      */
     async execute(
       input: { accountId: string; key: string; fingerprint: string } | undefined,
       operation: (trx: Kysely<Database>) => Promise<StoredResponse>,
     ): Promise<StoredResponse & { replayed: boolean }> {
-      if (input === undefined) return { ...(await engine.transaction(operation)), replayed: false }
+      // Without a key nothing is stored beside the effect, a single INSERT: it is committed as one write (no
+      // BEGIN/COMMIT round trips on PostgreSQL; grouped with the other writes of its turn on SQLite).
+      if (input === undefined) return { ...(await engine.write(operation)), replayed: false }
       const stored = await claim(input.accountId, input.key, input.fingerprint)
       if (stored) return { ...stored, replayed: true }
       try {

@@ -58,25 +58,30 @@ export function createMessagesRepository({ db, clock, engine = kyselyEngine(db) 
         .orderBy('seq')
         .limit(limit)
         .$if(skipLocked, (qb) => qb.forUpdate().skipLocked())
-      const rows = await db
-        .updateTable('messages')
-        .set((eb) => ({ locked_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1n) }))
-        .where('seq', 'in', due)
-        .returning(['seq', 'id', 'account_id', 'message', 'created_at', 'attempts'])
-        .execute()
+      // The worker's writes are committed like the requests' (grouped with them on SQLite): a separate disk
+      // flush for each would cost the event loop more than the deliveries.
+      const rows = await engine.write((executor) =>
+        executor
+          .updateTable('messages')
+          .set((eb) => ({ locked_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1n) }))
+          .where('seq', 'in', due)
+          .returning(['seq', 'id', 'account_id', 'message', 'created_at', 'attempts'])
+          .execute(),
+      )
       return rows
         .map((r) => ({ seq: BigInt(r.seq), id: r.id, accountId: r.account_id, message: r.message, createdAt: r.created_at, attempts: Number(r.attempts) }))
         .sort((a, b) => (a.seq < b.seq ? -1 : 1))
     },
 
     async markDelivered(seq: bigint): Promise<void> {
-      await db.updateTable('messages').set({ status: 'delivered', delivered_at: new Date(clock.now()).toISOString(), locked_until: null, last_error: null }).where('seq', '=', seq).execute()
+      const delivered = { status: 'delivered' as const, delivered_at: new Date(clock.now()).toISOString(), locked_until: null, last_error: null }
+      await engine.write((executor) => executor.updateTable('messages').set(delivered).where('seq', '=', seq).execute())
     },
 
     /** Schedules another attempt at `retryAt`, or marks the message failed when `retryAt` is undefined. */
     async markAttemptFailed(seq: bigint, error: string, retryAt: number | undefined): Promise<void> {
       const set = retryAt === undefined ? { status: 'failed' as const, locked_until: null, last_error: error } : { next_attempt_at: BigInt(retryAt), locked_until: null, last_error: error }
-      await db.updateTable('messages').set(set).where('seq', '=', seq).execute()
+      await engine.write((executor) => executor.updateTable('messages').set(set).where('seq', '=', seq).execute())
     },
   }
 }
