@@ -43,22 +43,21 @@ function addIntegerKeyword(ajv: Ajv, acceptText: boolean): void {
     modifying: true,
     errors: true,
     schemaType: 'object',
-    validate: function check(
-      rule: IntegerRule,
-      data: unknown,
-      _parent?: unknown,
-      ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
-    ): boolean {
-      const n = toInt64(data, acceptText)
+    // Compiled once per schema: the bounds and the message are made here, not on every request.
+    compile(rule: IntegerRule) {
       const min = rule.minimum === undefined ? (rule.int64 ? INT64_MIN : BigInt(Number.MIN_SAFE_INTEGER)) : BigInt(rule.minimum)
       const max = rule.maximum === undefined ? (rule.int64 ? INT64_MAX : BigInt(Number.MAX_SAFE_INTEGER)) : BigInt(rule.maximum)
-      if (n === undefined || n < min || n > max) {
-        const message = `must be an integer from ${min} to ${max}`
-        ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: INTEGER_KEYWORD, message, params: {} }]
-        return false
+      const errors: Partial<ErrorObject>[] = [{ keyword: INTEGER_KEYWORD, message: `must be an integer from ${min} to ${max}`, params: {} }]
+      const check = (data: unknown, ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean => {
+        const n = toInt64(data, acceptText)
+        if (n === undefined || n < min || n > max) {
+          ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = errors
+          return false
+        }
+        if (ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = rule.int64 ? n : Number(n)
+        return true
       }
-      if (ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = rule.int64 ? n : Number(n)
-      return true
+      return check
     },
   })
 }

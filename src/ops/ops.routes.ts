@@ -31,8 +31,19 @@ async function check(name: string, probe: () => Promise<unknown>): Promise<[stri
 
 export async function registerOpsRoutes(app: FastifyInstance, services: Services, listener: string): Promise<void> {
   const { metrics, config } = services
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.requests.observe({ listener, method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode }, reply.elapsedTime / 1000)
+  // One labelled histogram per (method, route pattern, status), looked up by one string: prom-client would hash
+  // the four labels on every observation. The set is bounded: route patterns, HTTP methods and statuses.
+  const observers = new Map<string, ReturnType<typeof metrics.requests.labels>>()
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unknown'
+    const key = `${request.method} ${route} ${reply.statusCode}`
+    let observer = observers.get(key)
+    if (observer === undefined) {
+      observer = metrics.requests.labels({ listener, method: request.method, route, status: reply.statusCode })
+      observers.set(key, observer)
+    }
+    observer.observe(reply.elapsedTime / 1000)
+    done()
   })
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
