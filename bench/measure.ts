@@ -6,6 +6,7 @@ export interface RunFigures {
   rps: number
   p50: number
   p99: number
+  meanMs: number
   /** Responses whose status was not the scenario's expected one. */
   unexpected: number
   total: number
@@ -32,7 +33,7 @@ export async function load(url: string, scenario: Scenario, options: { connectio
   const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>
   const total = Object.values(byStatus).reduce((sum, s) => sum + Number(s.count), 0)
   const expected = Number(byStatus[String(scenario.expectStatus)]?.count ?? 0)
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, unexpected: total - expected + result.errors + result.timeouts, total }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, meanMs: result.latency.average, unexpected: total - expected + result.errors + result.timeouts, total }
 }
 
 export const median = (values: number[]) => {

@@ -76,6 +76,26 @@ export function peakRssMb(pid: number): number {
   return pids.reduce((sum, p) => sum + vmHwmKb(p), 0) / 1024
 }
 
+/**
+ * CPU time (user + system, all threads) a process and its children (cluster workers) have used, in seconds.
+ * CPU per request is steadier than requests/s on a shared machine: it does not depend on how much of the
+ * other core the load generator got.
+ */
+export function cpuSeconds(pid: number): number {
+  return [pid, ...childrenOf(pid)].reduce((sum, p) => {
+    try {
+      // Fields after the command name: state is 3rd, utime the 14th and stime the 15th field of the whole line.
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      return sum + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
+    } catch {
+      return sum
+    }
+  }, 0)
+}
+
+/** USER_HZ: the unit of /proc/<pid>/stat times on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100
+
 function vmHwmKb(pid: number): number {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))

@@ -1,6 +1,7 @@
 // The benchmark's output: a table on stdout, a JSON file under bench/results/, and (full runs) BENCHMARKS.md.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
+import { budgetTable } from './budget.js'
 
 export interface ScenarioResult {
   target: string
@@ -11,6 +12,10 @@ export interface ScenarioResult {
   p99: number
   baselineRps: number
   ratio: number
+  /** Mean latency, ms (median of the rounds): finer than the whole-millisecond percentiles. */
+  meanMs: number
+  /** The service's CPU time per request (all its threads and workers), in microseconds; median of the rounds. */
+  cpuUs: number
   unexpected: number
   rssMb: number
 }
@@ -26,16 +31,16 @@ interface Report {
 function table(results: ScenarioResult[]): string {
   const rows = results.map(
     (r) =>
-      `| ${r.target} | ${r.scenario} | ${r.description} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${Math.round(r.baselineRps)} | **${r.ratio.toFixed(3)}** | ${Math.round(r.rssMb)} | ${r.unexpected} |`,
+      `| ${r.target} | ${r.scenario} | ${r.description} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${Math.round(r.baselineRps)} | **${r.ratio.toFixed(3)}** | ${Math.round(r.cpuUs)} | ${Math.round(r.rssMb)} | ${r.unexpected} |`,
   )
-  return ['| target | scenario | request | req/s (median) | p50 ms | p99 ms | baseline req/s | ratio | peak RSS MB | unexpected |', '|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n')
+  return ['| target | scenario | request | req/s (median) | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req | peak RSS MB | unexpected |', '|---|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n')
 }
 
 function deepRatio(results: ScenarioResult[], target: string): string | undefined {
   const first = results.find((r) => r.target === target && r.scenario === 'deep-first')
   const deep = results.find((r) => r.target === target && r.scenario === 'deep-page')
   if (!first || !deep) return undefined
-  return `${target}: deep page p50 ${deep.p50} ms vs first page ${first.p50} ms → ${(deep.p50 / Math.max(first.p50, 0.001)).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
+  return `${target}: deep page mean latency ${deep.meanMs.toFixed(2)} ms vs first page ${first.meanMs.toFixed(2)} ms → ${(deep.meanMs / first.meanMs).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
 }
 
 export function writeReport({ results, skipped, settings, quick, out }: Report): void {
@@ -56,7 +61,9 @@ export function writeReport({ results, skipped, settings, quick, out }: Report):
       '- **baseline**: a bare `node:http` server answering the same URL with the same status and precomputed body the service gave, measured in the same run, right after the service, round by round. It is what Node.js itself does on this machine; **ratio** = service req/s ÷ baseline req/s. Ratios are comparable between runs on a noisy shared machine; absolute req/s are not.\n' +
       '- The service runs with everything on: every request is authenticated (SHA-256 of the key, one indexed lookup), rate-limited (both windows), validated, logged (one JSON line at info), and every 201/202 is committed (SQLite WAL, synchronous=FULL) before it is sent.\n' +
       '- **p50/p99**: latency at that many concurrent connections, so mostly queueing. **peak RSS**: the service process (all workers together for the workers target), high-water mark for the whole target.\n' +
+      '- **CPU µs/req**: the service\'s CPU time (user + system, every thread and worker) per request, read from /proc: steadier than req/s on a shared machine, and what the budget analysis below is in.\n' +
       '- **unexpected**: responses whose status was not the scenario\'s (should be 0).\n\n' +
+      `## Budget (issue 6), this run\n\n${budgetTable(results)}\n\n` +
       optimisations,
   )
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { load, median, type RunFigures } from './measure.js'
-import { freePort, peakRssMb, startBaseline, startService, type Running } from './processes.js'
+import { cpuSeconds, freePort, peakRssMb, startBaseline, startService, type Running } from './processes.js'
 import { writeReport, type ScenarioResult } from './report.js'
 import { scenarios, type Scenario } from './scenarios.js'
 import { seed } from './seed.js'
@@ -59,8 +59,12 @@ async function measureScenario(service: Running, ports: { pets: number; messages
   await load(baselineUrl, scenario, opts)
   const svc: RunFigures[] = []
   const base: RunFigures[] = []
+  const cpuPerRequest: number[] = []
   for (let round = 0; round < settings.rounds; round++) {
-    svc.push(await load(url, scenario, { ...opts, seconds: settings.seconds }))
+    const cpuBefore = cpuSeconds(service.child.pid!)
+    const figures = await load(url, scenario, { ...opts, seconds: settings.seconds })
+    cpuPerRequest.push(((cpuSeconds(service.child.pid!) - cpuBefore) / Math.max(1, figures.total)) * 1e6)
+    svc.push(figures)
     base.push(await load(baselineUrl, scenario, { ...opts, seconds: settings.seconds }))
   }
   await baseline.stop()
@@ -73,12 +77,14 @@ async function measureScenario(service: Running, ports: { pets: number; messages
     rps,
     p50: median(svc.map((r) => r.p50)),
     p99: median(svc.map((r) => r.p99)),
+    meanMs: median(svc.map((r) => r.meanMs)),
     baselineRps,
     ratio: rps / baselineRps,
+    cpuUs: median(cpuPerRequest),
     unexpected: svc.reduce((n, r) => n + r.unexpected, 0),
     rssMb: peakRssMb(service.child.pid!),
   }
-  process.stdout.write(`  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ${result.ratio.toFixed(3)}, p99 ${result.p99} ms\n`)
+  process.stdout.write(`  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`)
   return result
 }
 

@@ -8,6 +8,10 @@ import type { Database as SqliteDatabase } from 'better-sqlite3'
 import type { Kysely } from 'kysely'
 import type { Database } from './schema.js'
 
+/**
+ * A unit of work in a transaction. It must use only the executor it is given: on SQLite its group holds the only
+ * connection, so a query on the database itself would wait for the group, which waits for it.
+ */
 export type Work<T> = (trx: Kysely<Database>) => Promise<T>
 
 interface Member {

@@ -1,0 +1,57 @@
+// The budget of issue 6, checked against a run's own results (ratios to the baseline of the same run).
+import type { ScenarioResult } from './report.js'
+
+interface Check {
+  what: string
+  budget: string
+  measured: (r: (scenario: string) => ScenarioResult | undefined, sqlite: ScenarioResult[]) => { text: string; met: boolean } | undefined
+}
+
+const CHECKS: Check[] = [
+  {
+    what: '`GET /v1/pets?limit=20` ratio',
+    budget: '≥ 0.30',
+    measured: (r) => r('list-20') && { text: r('list-20')!.ratio.toFixed(3), met: r('list-20')!.ratio >= 0.3 },
+  },
+  {
+    what: '`GET /v1/pets?limit=20` p99 at 50 connections',
+    budget: '≤ 8 ms',
+    measured: (r) => r('list-20') && { text: `${r('list-20')!.p99} ms`, met: r('list-20')!.p99 <= 8 },
+  },
+  {
+    what: '`POST /v1/pets` ratio (committed before the 201)',
+    budget: '≥ 0.25',
+    measured: (r) => r('create') && { text: r('create')!.ratio.toFixed(3), met: r('create')!.ratio >= 0.25 },
+  },
+  {
+    what: 'deep page ÷ first page (mean latency)',
+    budget: '≤ 1.2×',
+    measured: (r) => {
+      const first = r('deep-first')
+      const deep = r('deep-page')
+      if (!first || !deep) return undefined
+      const ratio = deep.meanMs / first.meanMs
+      return { text: `${ratio.toFixed(2)}×`, met: ratio <= 1.2 }
+    },
+  },
+  {
+    what: 'peak RSS under load, one process',
+    budget: '≤ 120 MB',
+    measured: (_r, sqlite) => {
+      if (sqlite.length === 0) return undefined
+      const peak = Math.max(...sqlite.map((s) => s.rssMb))
+      return { text: `${Math.round(peak)} MB`, met: peak <= 120 }
+    },
+  },
+]
+
+/** The budget table for the single-process SQLite target. */
+export function budgetTable(results: ScenarioResult[]): string {
+  const sqlite = results.filter((r) => r.target === 'sqlite')
+  const find = (scenario: string) => sqlite.find((r) => r.scenario === scenario)
+  const rows = CHECKS.map((c) => {
+    const m = c.measured(find, sqlite)
+    return `| ${c.what} | ${c.budget} | ${m ? m.text : 'not measured'} | ${m ? (m.met ? 'met' : '**not met**') : ''} |`
+  })
+  return ['| target (SQLite, one process) | budget | this run | |', '|---|---|---|---|', ...rows].join('\n')
+}
