@@ -58,7 +58,7 @@ export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: Sql
       return (raw.statement.all(values as unknown[]) as unknown[][]).map(raw.toRow)
     },
     transaction: group.transaction,
-    write: group.transaction,
+    write: group.write,
   }
 }
 

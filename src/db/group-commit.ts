@@ -16,6 +16,8 @@ export type Work<T> = (trx: Kysely<Database>) => Promise<T>
 
 interface Member {
   work: Work<unknown>
+  /** One statement: SQLite undoes a failed statement by itself, so it needs no SAVEPOINT of its own. */
+  single: boolean
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown }
@@ -39,14 +41,18 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
       running = connection
       try {
         for (const member of group) {
-          exec('SAVEPOINT member')
+          if (!member.single) exec('SAVEPOINT member')
           try {
             member.outcome = { ok: true, value: await member.work(connection) }
-            exec('RELEASE member')
+            if (!member.single) exec('RELEASE member')
           } catch (error) {
             member.outcome = { ok: false, error }
-            exec('ROLLBACK TO member')
-            exec('RELEASE member')
+            // Some failures (disk full, I/O) make SQLite roll the whole transaction back: the group fails.
+            if (!sqlite.inTransaction) throw error
+            if (!member.single) {
+              exec('ROLLBACK TO member')
+              exec('RELEASE member')
+            }
           }
         }
         exec('COMMIT')
@@ -84,14 +90,17 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
     setImmediate(() => void flush())
   }
 
+  const join = <T>(work: Work<T>, single: boolean) =>
+    new Promise<T>((resolve, reject) => {
+      waiting.push({ work, single, resolve: resolve as (value: unknown) => void, reject })
+      schedule()
+    })
+
   return {
     /** Runs `work` in a transaction (shared with its group); resolves once that transaction is committed. */
-    transaction<T>(work: Work<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        waiting.push({ work, resolve: resolve as (value: unknown) => void, reject })
-        schedule()
-      })
-    },
+    transaction: <T>(work: Work<T>) => join(work, false),
+    /** The same for `work` that runs one statement. */
+    write: <T>(work: Work<T>) => join(work, true),
     /** True for the connection of the running group: statements on it may run straight on the handle. */
     owns: (executor: Kysely<Database>) => executor === running,
   }

@@ -7,10 +7,12 @@ import { prepared } from '../db/prepared.js'
 import type { Database, PetRow } from '../db/schema.js'
 import type { NewPet, Pet, PetStatus } from './pets.schemas.js'
 
+// Integers arrive as bigint from both drivers (SQLite safeIntegers, PostgreSQL's int8 parser). One object literal
+// per case: a pet is made for every row of every page, and adding `status` afterwards would change its shape.
 function toPet(row: Pick<PetRow, 'id' | 'name' | 'category_id' | 'status'>): Pet {
-  const pet: Pet = { id: BigInt(row.id), name: row.name, categoryId: BigInt(row.category_id) }
-  if (row.status !== null) pet.status = row.status as PetStatus
-  return pet
+  return row.status === null
+    ? { id: row.id, name: row.name, categoryId: row.category_id }
+    : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status as PetStatus }
 }
 
 export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {

@@ -76,6 +76,18 @@ test('a failing statement (constraint violation) inside a transaction fails only
   assert.deepEqual((await names(handle.db)).sort(), ['ok 1', 'ok 2'])
 })
 
+test('single writes: one that violates a constraint fails alone, the others of its turn commit', async (t) => {
+  const { handle, accountId } = await setup(t)
+  const outcomes = await Promise.allSettled([
+    handle.engine.write((db) => insertPet(db, accountId, 'w1')),
+    handle.engine.write((db) => insertPet(db, 'acct_missing', 'dangling')),
+    handle.engine.write((db) => insertPet(db, accountId, 'w2')),
+    handle.engine.transaction((trx) => insertPet(trx, accountId, 't1')),
+  ])
+  assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+  assert.deepEqual((await names(handle.db)).sort(), ['t1', 'w1', 'w2'])
+})
+
 test('precompiled queries read what Kysely reads, directly and inside a transaction', async (t) => {
   const { handle, accountId } = await setup(t)
   for (let i = 0; i < 30; i++) await insertPet(handle.db, accountId, `pet ${i}`)

@@ -31,10 +31,12 @@ export interface ServeProcess {
 
 /**
  * Starts the server (`serve` plus `args`, e.g. `['--workers', '2']` or `['--only', 'pets']`); it is killed after
- * the test if it is still running then.
+ * the test if it is still running then. `asProgram`: run bin/petstore.js itself, as `npx petstore` does (its
+ * first line then gives Node.js its options), instead of `node bin/petstore.js`.
  */
-export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>, args: string[] = []): ServeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>, args: string[] = [], options: { asProgram?: boolean } = {}): ServeProcess {
+  const [command, argv] = options.asProgram ? [BIN, ['serve', ...args]] : [process.execPath, [BIN, 'serve', ...args]]
+  const child = spawn(command, argv, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   const listeners = new Set<() => void>()

@@ -1,6 +1,6 @@
 // `petstore serve` as a real process: first start, the key it prints, restart, production, SIGTERM, bad config.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { runCli, tempDir, oneLineFailure } from '../helpers/cli.js'
@@ -89,3 +89,14 @@ for (const [variable, value] of [['PORT', 'abc'], ['PETSTORE_ENV', 'prod']] as c
     assert.ok(line.includes(variable) && line.includes(value), line)
   })
 }
+
+test('the petstore program runs Node.js with its memory settings (young generation 4 MiB, old generation ≤ 128 MiB, 2 malloc arenas)', async (t) => {
+  const { env } = await setup(t)
+  const server = spawnServe(t, env, [], { asProgram: true })
+  await server.waitFor(START_LINE)
+  // `env -S` execs node in place: the process that serves is the one started, with the options of the first line.
+  const argv = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
+  assert.ok(argv.includes('--max-semi-space-size=4') && argv.includes('--max-old-space-size=128'), argv.join(' '))
+  assert.ok(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'))
+  assert.equal((await server.stop()).code, 0)
+})
