@@ -27,17 +27,21 @@ export function createMessageWorker(options: WorkerOptions) {
 
   async function runOnce(): Promise<number> {
     const batch = await messages.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs ?? 60_000 })
+    // Each outcome is written as soon as it is known, and the step ends when all are committed: written one by
+    // one and awaited in turn, each would be a commit (a disk flush) of its own.
+    const recorded: Promise<void>[] = []
     for (const message of batch) {
       try {
         await sink.deliver(message)
-        await messages.markDelivered(message.seq)
+        recorded.push(messages.markDelivered(message.seq))
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error)
         const retryAt = message.attempts >= maxAttempts ? undefined : clock.now() + backoffBaseMs * 2 ** (message.attempts - 1)
-        await messages.markAttemptFailed(message.seq, reason, retryAt)
+        recorded.push(messages.markAttemptFailed(message.seq, reason, retryAt))
         log.warn({ messageId: message.id, attempt: message.attempts, reason, final: retryAt === undefined }, 'message delivery failed')
       }
     }
+    await Promise.all(recorded)
     return batch.length
   }
 
