@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import type pg from 'pg'
 import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
 import type { Database } from './schema.js'
-import { statementCache, withStatementCache } from './statement-cache.js'
+import { withStatementCache } from './statement-cache.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -61,8 +61,7 @@ function openSqlite(url: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000')
   // int64 columns (pet ids, category ids) must not round through JavaScript numbers.
   sqlite.defaultSafeIntegers(true)
-  const prepare = statementCache(sqlite)
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, prepare) }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   return { db, dialect: 'sqlite', location: path, engine: sqliteEngine({ db, sqlite }), close: () => db.destroy() }
 }
 

@@ -7,8 +7,6 @@ import type pg from 'pg'
 import { createGroupCommit, type Work } from './group-commit.js'
 import type { Database } from './schema.js'
 
-export type { Work } from './group-commit.js'
-
 export interface Engine {
   /**
    * Runs compiled SQL that returns rows straight on the driver, for `executor` (the engine's database, or a

@@ -47,11 +47,12 @@ function addIntegerKeyword(ajv: Ajv, acceptText: boolean): void {
     compile(rule: IntegerRule) {
       const min = rule.minimum === undefined ? (rule.int64 ? INT64_MIN : BigInt(Number.MIN_SAFE_INTEGER)) : BigInt(rule.minimum)
       const max = rule.maximum === undefined ? (rule.int64 ? INT64_MAX : BigInt(Number.MAX_SAFE_INTEGER)) : BigInt(rule.maximum)
-      const errors: Partial<ErrorObject>[] = [{ keyword: INTEGER_KEYWORD, message: `must be an integer from ${min} to ${max}`, params: {} }]
+      const message = `must be an integer from ${min} to ${max}`
       const check = (data: unknown, ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean => {
         const n = toInt64(data, acceptText)
         if (n === undefined || n < min || n > max) {
-          ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = errors
+          // A new error object each time: Ajv writes the failing instance's path and data into it.
+          ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: INTEGER_KEYWORD, message, params: {} }]
           return false
         }
         if (ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = rule.int64 ? n : Number(n)
