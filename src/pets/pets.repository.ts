@@ -2,9 +2,11 @@
 // so a page deep in the table costs what the first page costs.
 import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
+import { dialectOf } from '../db/database.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
 import { prepared } from '../db/prepared.js'
 import type { Database, PetRow } from '../db/schema.js'
+import { petsJsonArray } from './pets-json.js'
 import type { NewPet, Pet, PetStatus } from './pets.schemas.js'
 
 // Integers arrive as bigint from both drivers (SQLite safeIntegers, PostgreSQL's int8 parser). One object literal
@@ -19,17 +21,24 @@ export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: {
   const getQuery = prepared({ db, engine }, (qb, _: null, p) =>
     qb.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', p<string>('accountId')).where('id', '=', p<bigint>('id')),
   )
-  // The page size is part of the SQL text (a literal, validated 1–100), so each size is one prepared statement.
-  const listQuery = prepared({ db, engine }, (qb, shape: { status: boolean; after: boolean; limit: number }, p) => {
-    let query = qb
-      .selectFrom('pets')
-      .select(['id', 'name', 'category_id', 'status'])
-      .where('account_id', '=', p<string>('accountId'))
-      .orderBy('id')
-      .limit(sql.lit(shape.limit + 1))
-    if (shape.status) query = query.where('status', '=', p<string>('status'))
-    if (shape.after) query = query.where('id', '>', p<bigint>('afterId'))
-    return query
+  // A page comes back from the database as the response body itself: one JSON text built by the database (see
+  // pets-json.ts), the id of its last pet and whether more follow, in one statement and so one snapshot. The page
+  // size is part of the SQL text (a literal, validated 1–100), so each size is one prepared statement.
+  const petsJson = petsJsonArray(dialectOf(db))
+  const pageQuery = prepared({ db, engine }, (qb, shape: { status: boolean; after: boolean; limit: number }, p) => {
+    let rows = qb.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', p<string>('accountId'))
+    if (shape.status) rows = rows.where('status', '=', p<string>('status'))
+    if (shape.after) rows = rows.where('id', '>', p<bigint>('afterId'))
+    let later = qb.selectFrom('pets').select(sql.lit(1).as('one')).where('account_id', '=', p<string>('accountId'))
+    if (shape.status) later = later.where('status', '=', p<string>('status'))
+    return qb
+      .selectFrom(
+        qb
+          .selectFrom(rows.orderBy('id').limit(sql.lit(shape.limit)).as('rows'))
+          .select((eb) => [petsJson.as('body'), eb.fn.max('id').as('last_id')])
+          .as('page'),
+      )
+      .select((eb) => ['body', 'last_id', eb.exists(later.where('pets.id', '>', sql.ref<bigint>('page.last_id'))).as('more')])
   })
 
   const insertQuery = prepared({ db, engine }, (qb, _: null, p) =>
@@ -53,11 +62,16 @@ export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: {
       return row && toPet(row)
     },
 
-    /** Up to `limit` pets with id > afterId, ordered by id; `hasMore` tells whether another page exists. */
-    async list(input: { accountId: string; status?: PetStatus; afterId?: bigint; limit: number }): Promise<{ pets: Pet[]; hasMore: boolean }> {
+    /**
+     * Up to `limit` pets with id > afterId, ordered by id, as the JSON text of the response body; `lastId` is the
+     * id of the page's last pet, `hasMore` whether another page follows it.
+     */
+    async page(input: { accountId: string; status?: PetStatus; afterId?: bigint; limit: number }): Promise<{ json: string; lastId?: bigint; hasMore: boolean }> {
       const shape = { status: input.status !== undefined, after: input.afterId !== undefined, limit: input.limit }
-      const rows = await listQuery.rows(shape, input)
-      return { pets: rows.slice(0, input.limit).map(toPet), hasMore: rows.length > input.limit }
+      const row = await pageQuery.first(shape, input)
+      if (row === undefined) throw new Error('the page query returned no row')
+      // EXISTS is a boolean on PostgreSQL and the integer 0 or 1 on SQLite.
+      return { json: row.body, lastId: row.last_id ?? undefined, hasMore: row.more === true || Number(row.more) === 1 }
     },
   }
 }

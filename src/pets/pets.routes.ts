@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
-import { requireJsonContentType } from '../http/json-body.js'
+import { requireJsonContentType, sendJsonText } from '../http/json-body.js'
 import { publicOrigin } from '../http/origin.js'
 import { errorResponse, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../http/schemas.js'
 import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from '../idempotency/idempotent-create.js'
@@ -41,15 +41,14 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { status, cursor } = request.query
       const limit = request.query.limit ?? 20
       const afterId = cursor === undefined ? undefined : cursors.decode(accountId, cursor, status).lastId
-      const page = await pets.list({ accountId, status, afterId, limit })
-      const last = page.pets.at(-1)
-      if (page.hasMore && last) {
+      const page = await pets.page({ accountId, status, afterId, limit })
+      if (page.hasMore && page.lastId !== undefined) {
         // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
         const filter = status ? `&status=${status}` : ''
-        const cursor = cursors.encode(accountId, { lastId: last.id, status })
+        const cursor = cursors.encode(accountId, { lastId: page.lastId, status })
         reply.header('link', `<${publicOrigin(request, config.publicUrl)}/v1/pets?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
       }
-      return page.pets
+      return sendJsonText(reply, page.json)
     },
   )
 

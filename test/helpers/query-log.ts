@@ -6,12 +6,16 @@ import { CompiledQuery, PostgresQueryCompiler, SqliteQueryCompiler, type Kysely,
 export function recordQueries(dialect: 'sqlite' | 'postgres' = 'sqlite') {
   const queries: CompiledQuery[] = []
   const compiler = dialect === 'postgres' ? new PostgresQueryCompiler() : new SqliteQueryCompiler()
+  // Kysely also hands every subquery's builder to transformQuery; only a query that ran has a result.
+  const compiled = new WeakMap<object, CompiledQuery>()
   const plugin: KyselyPlugin = {
     transformQuery(args) {
-      queries.push(compiler.compileQuery(args.node, args.queryId))
+      compiled.set(args.queryId, compiler.compileQuery(args.node, args.queryId))
       return args.node
     },
     async transformResult(args) {
+      const query = compiled.get(args.queryId)
+      if (query) queries.push(query)
       return args.result
     },
   }

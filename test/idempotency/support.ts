@@ -11,9 +11,9 @@ export function postPet(h: Harness, key: string, idempotencyKey: string | string
   return h.app.inject({ method: 'POST', url: '/v1/pets', headers, payload })
 }
 
-/** The pets of an account, straight from the app's repository. */
-export async function petsOf(h: Harness, accountId: string) {
-  return (await h.app.pets.list({ accountId, limit: 100 })).pets
+/** The pets rows of an account, straight from the database. */
+export function petsOf(h: Harness, accountId: string) {
+  return h.handle.db.selectFrom('pets').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
 }
 
 /** The idempotency_keys rows, oldest first. */
