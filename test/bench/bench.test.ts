@@ -33,3 +33,15 @@ test('npm run bench -- --quick runs every scenario against its baseline and writ
     assert.ok(targets.has('postgres+redis') && targets.has('sqlite+redis, 2 workers'), 'PostgreSQL + Redis and two workers were measured')
   }
 })
+
+test('npm run bench:compare builds a base revision beside the working tree and compares them', { timeout: 300_000 }, async (t) => {
+  if (backend !== 'sqlite') return t.skip('runs once, in the SQLite pass')
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/compare.ts', '--base', 'HEAD', '--scenario', 'get-pet', '--rounds', '2', '--batch', '100'], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 290_000,
+  })
+  assert.match(stdout, /^get-pet: CPU µs per injected request, median of 2 batches of 100: base \(HEAD\) \d+\.\d, this \d+\.\d; this ÷ base, median of pairs: \d\.\d{3}$/m)
+  const { stdout: worktrees } = await run('git', ['worktree', 'list'], { cwd: root })
+  assert.doesNotMatch(worktrees, /petstore-compare-/, 'the base worktree is removed afterwards')
+})
