@@ -87,6 +87,12 @@ export const settings = {
     parse: nonEmpty,
   }),
   databasePoolSize: setting({ env: 'DATABASE_POOL_SIZE', default: '10', doc: 'PostgreSQL: connections in the pool (per process).', parse: positiveInt }),
+  sqliteCacheMb: setting({
+    env: 'SQLITE_CACHE_MB',
+    default: '2',
+    doc: 'SQLite: page cache of each process\'s connection, in MiB. Pages outside it are read again from the operating system\'s file cache.',
+    parse: positiveInt,
+  }),
   redisUrl: setting({
     env: 'REDIS_URL',
     default: undefined,

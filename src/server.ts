@@ -29,7 +29,7 @@ const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 export async function startServer(config: Config, options: { only?: Interface; out?: NodeJS.WritableStream; skipMigrations?: boolean } = {}): Promise<void> {
   const out = options.out ?? process.stdout
   const serves = (i: Interface) => options.only === undefined || options.only === i
-  const handle = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize })
+  const handle = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, sqliteCacheMb: config.sqliteCacheMb })
   if (!options.skipMigrations) await migrateToLatest(handle.db)
   const bootLog = pino({ level: config.logLevel })
   const rateLimitStore = await createRateLimitStore(config, bootLog)
