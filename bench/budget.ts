@@ -55,3 +55,20 @@ export function budgetTable(results: ScenarioResult[]): string {
   })
   return ['| target (SQLite, one process) | budget | this run | |', '|---|---|---|---|', ...rows].join('\n')
 }
+
+/**
+ * The issue's reference servers beside the service, on list-20 in this run: the budget's ratios were set from
+ * the same two servers on the issue's machine (plain Fastify route 0.45, naive prototype 0.21).
+ */
+export function referencesLine(results: ScenarioResult[]): string {
+  const ratio = (target: string) => results.find((r) => r.target === target && r.scenario === 'list-20')?.ratio
+  const plain = ratio('reference: plain Fastify route')
+  const naive = ratio('reference: naive prototype')
+  const service = ratio('sqlite')
+  if (plain === undefined || naive === undefined || service === undefined) return 'References: not measured in this run.'
+  return (
+    `References on \`GET /v1/pets?limit=20\`, this run: a plain Fastify route with a response schema ${plain.toFixed(3)} (the issue measured 0.45), ` +
+    `the naive prototype ${naive.toFixed(3)} (the issue: 0.21). The service does ${(service / naive).toFixed(2)}× the naive prototype's requests/s; ` +
+    `the budget's 0.30 is 1.43× the issue's naive prototype.`
+  )
+}

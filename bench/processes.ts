@@ -66,6 +66,11 @@ export function startService(env: NodeJS.ProcessEnv, args: string[], logFile: st
   return start(join(root, 'bin/petstore.js'), ['serve', ...args], env, /Database: /, logFile)
 }
 
+/** A reference server of the issue's budget (bench/references/<name>.ts), for comparison in the same run. */
+export function startReference(name: string, env: NodeJS.ProcessEnv, logFile: string): Promise<Running> {
+  return start(process.execPath, ['--import', 'tsx', `bench/references/${name}.ts`], env, /listening/, logFile)
+}
+
 export function startBaseline(port: number, status: number, body: string, logFile: string): Promise<Running> {
   return start(process.execPath, ['--import', 'tsx', 'bench/baseline.ts'], { PORT: String(port), BASELINE_STATUS: String(status), BASELINE_BODY: body }, /listening/, logFile)
 }

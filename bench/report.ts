@@ -1,7 +1,7 @@
 // The benchmark's output: a table on stdout, a JSON file under bench/results/, and (full runs) BENCHMARKS.md.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
-import { budgetTable } from './budget.js'
+import { budgetTable, referencesLine } from './budget.js'
 
 export interface ScenarioResult {
   target: string
@@ -62,8 +62,9 @@ export function writeReport({ results, skipped, settings, quick, out }: Report):
       '- The service runs with everything on: every request is authenticated (SHA-256 of the key, one indexed lookup), rate-limited (both windows), validated, logged (one JSON line at info), and every 201/202 is committed (SQLite WAL, synchronous=FULL) before it is sent.\n' +
       '- **p50/p99**: latency at that many concurrent connections, so mostly queueing. **peak RSS**: the service process (all workers together for the workers target), high-water mark for the whole target.\n' +
       '- **CPU µs/req**: the service\'s CPU time (user + system, every thread and worker) per request, read from /proc: steadier than req/s on a shared machine, and what the budget analysis below is in.\n' +
-      '- **unexpected**: responses whose status was not the scenario\'s (should be 0).\n\n' +
-      `## Budget (issue 6), this run\n\n${budgetTable(results)}\n\n` +
+      '- **unexpected**: responses whose status was not the scenario\'s (should be 0).\n' +
+      '- **reference** rows: the two servers the issue\'s budget was measured against (`bench/references/`), on list-20 with the same baseline: a plain Fastify route with a response schema, and a naive prototype (bearer check against one key, an in-memory counter, a better-sqlite3 read of 20 rows, no log). They run with Node.js\'s default heap settings.\n\n' +
+      `## Budget (issue 6), this run\n\n${budgetTable(results)}\n\n${referencesLine(results)}\n\n` +
       optimisations,
   )
 }

@@ -1,13 +1,14 @@
 // `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R]`
 // Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
-// and loads each from this process, alternating service and baseline, round after round.
+// and loads each from this process, alternating service and baseline, round after round. The issue's two
+// reference servers (bench/references/) are measured the same way on list-20.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { load, median, type RunFigures } from './measure.js'
-import { cpuSeconds, freePort, peakRssMb, startBaseline, startService, type Running } from './processes.js'
+import { cpuSeconds, freePort, peakRssMb, startBaseline, startReference, startService, type Running } from './processes.js'
 import { writeReport, type ScenarioResult } from './report.js'
 import { scenarios, type Scenario } from './scenarios.js'
 import { seed } from './seed.js'
@@ -106,6 +107,28 @@ async function runTarget(target: Target, seeded: Awaited<ReturnType<typeof seed>
   }
 }
 
+/** The issue's reference servers, on list-20 against the same baseline: where the budget's ratios come from. */
+const REFERENCES = [
+  { name: 'plain-fastify', label: 'reference: plain Fastify route' },
+  { name: 'naive-prototype', label: 'reference: naive prototype' },
+]
+
+async function runReferences(databaseUrl: string, seeded: Awaited<ReturnType<typeof seed>>): Promise<ScenarioResult[]> {
+  const list20 = scenarios(seeded).find((s) => s.name === 'list-20')!
+  const results: ScenarioResult[] = []
+  for (const { name, label } of REFERENCES) {
+    const port = await freePort()
+    const env = { PORT: String(port), REFERENCE_DATABASE: databaseUrl, REFERENCE_KEY: seeded.key }
+    const reference = await startReference(name, env, join(dir, `${name}.log`))
+    try {
+      results.push(await measureScenario(reference, { pets: port, messages: port }, list20, label))
+    } finally {
+      await reference.stop()
+    }
+  }
+  return results
+}
+
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   const skipped: string[] = []
@@ -115,6 +138,7 @@ async function main(): Promise<void> {
     process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} rows…\n`)
     const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: settings.deepRows })
     results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
+    results.push(...(await runReferences(databaseUrl, seeded)))
     const redis = process.env.TEST_REDIS_URL
     if (redis) {
       const env = { DATABASE_URL: databaseUrl, REDIS_URL: redis, REDIS_PREFIX: `bench-${process.pid}:` }

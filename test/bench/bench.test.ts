@@ -20,6 +20,9 @@ test('npm run bench -- --quick runs every scenario against its baseline and writ
   for (const scenario of ['list-20', 'list-100', 'deep-first', 'deep-page', 'get-pet', 'create', 'create-idempotent', 'unauthorized', 'rate-limited', 'message']) {
     assert.match(stdout, new RegExp(`\\| sqlite \\| ${scenario} \\|`), `${scenario} is in the table`)
   }
+  for (const reference of ['plain Fastify route', 'naive prototype']) {
+    assert.match(stdout, new RegExp(`\\| reference: ${reference} \\| list-20 \\|`), `the ${reference} is measured on list-20`)
+  }
   const report = JSON.parse(readFileSync(out, 'utf8')) as {
     results: { target: string; scenario: string; rps: number; baselineRps: number; ratio: number; unexpected: number; rssMb: number }[]
   }
