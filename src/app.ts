@@ -58,7 +58,7 @@ export function decorateServices(app: FastifyInstance, services: Services): void
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const services = deps.services ?? (await buildServices(deps))
   const { config, clock, limiter } = services
-  const { app, finish } = createBaseApp({ config, limiter, apiPrefix: '/v1/', logger: deps.logger })
+  const { app, finish } = createBaseApp({ config, limiter, sendBatcher: services.sendBatcher, apiPrefix: '/v1/', logger: deps.logger })
   for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
   await app.register(openApiPlugin, petsDocument(config))
 

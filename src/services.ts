@@ -9,6 +9,7 @@ import { kyselyEngine, type Engine } from './db/engine.js'
 import type { Database } from './db/schema.js'
 import { loadOrCreateSecret } from './db/settings.js'
 import { createCursorCodec } from './http/cursor.js'
+import { createSendBatcher } from './http/send-batching.js'
 import { createIdempotencyRepository } from './idempotency/idempotency.repository.js'
 import { ADMIN_TOKEN_SETTING } from './limits/admin.routes.js'
 import { createMemoryStore } from './limits/memory.store.js'
@@ -32,12 +33,15 @@ export interface ServiceDependencies {
 
 export async function buildServices({ config, db, pool, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
   const metrics = createMetrics({ pool })
+  const sendBatcher = createSendBatcher()
+  engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
   return {
     metrics,
     config,
     db,
     clock,
     rateLimitStore,
+    sendBatcher,
     accounts: createAccountsRepository({ db, clock, engine }),
     pets: createPetsRepository({ db, clock, engine }),
     messages: createMessagesRepository({ db, clock, engine }),

@@ -18,6 +18,8 @@ export interface Engine {
   transaction: <T>(work: Work<T>) => Promise<T>
   /** Runs `work`, one write statement; resolves once it is committed. */
   write: <T>(work: Work<T>) => Promise<T>
+  /** Engines that answer writes together (SQLite's commit groups) call `listener` after each batch of answers. */
+  onWritesSettled?: (listener: () => void) => void
 }
 
 /** Everything through Kysely, one transaction per call. */
@@ -57,6 +59,7 @@ export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: Sql
     },
     transaction: group.transaction,
     write: group.write,
+    onWritesSettled: group.onSettled,
   }
 }
 

@@ -31,6 +31,8 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
   let scheduled = false
   /** The connection the running group's members get, while a group runs. */
   let running: Kysely<Database> | undefined
+  /** Called once a group's members have been answered (see http/send-batching.ts). */
+  const settledListeners: (() => void)[] = []
 
   // Statements of the group itself run straight on the handle: the group holds Kysely's only connection.
   const exec = (statement: string) => sqlite.exec(statement)
@@ -74,6 +76,7 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
       await runGroup(group)
     } catch (error) {
       for (const member of group) member.reject(error)
+      for (const listener of settledListeners) listener()
       return
     }
     for (const member of group) {
@@ -81,6 +84,7 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
       if (outcome.ok) member.resolve(outcome.value)
       else member.reject(outcome.error)
     }
+    for (const listener of settledListeners) listener()
   }
 
   function schedule(): void {
@@ -103,5 +107,7 @@ export function createGroupCommit({ db, sqlite }: { db: Kysely<Database>; sqlite
     write: <T>(work: Work<T>) => join(work, true),
     /** True for the connection of the running group: statements on it may run straight on the handle. */
     owns: (executor: Kysely<Database>) => executor === running,
+    /** `listener` runs each time a group has resolved or rejected its members' promises. */
+    onSettled: (listener: () => void) => void settledListeners.push(listener),
   }
 }

@@ -11,6 +11,7 @@ import { registerJsonBodyParser } from './json-body.js'
 import { collectRoutes, registerMethodNotAllowed } from './method-not-allowed.js'
 import { refuseRepeatedQueryParameters } from './query-guard.js'
 import { requestIdFrom } from './request-id.js'
+import type { SendBatcher } from './send-batching.js'
 import { RequestLogController } from './request-log.js'
 import { buildValidatorCompiler } from './validation.js'
 
@@ -24,6 +25,8 @@ export function loggerOptions(config: Config, stream?: DestinationStream): Recor
 export function createBaseApp(input: {
   config: Config
   limiter: RateLimiter
+  /** Holds responses until the end of their event-loop turn (shared by every listener of the process). */
+  sendBatcher: SendBatcher
   /** Paths starting with this get 405 answers for methods they lack. */
   apiPrefix: string
   /** Largest request body read; larger ones get 413. */
@@ -62,6 +65,7 @@ export function createBaseApp(input: {
     await limitByAddress(request, reply)
   })
   app.addHook('preValidation', refuseRepeatedQueryParameters)
+  app.addHook('onSend', input.sendBatcher.onSend)
 
   return {
     app,

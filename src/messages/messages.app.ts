@@ -18,7 +18,7 @@ export const MESSAGES_BODY_LIMIT_BYTES = 64 * 1024
 export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyInstance> {
   const services = deps.services ?? (await buildServices(deps))
   const { config, limiter } = services
-  const { app, finish } = createBaseApp({ config, limiter, apiPrefix: '/messages', bodyLimit: MESSAGES_BODY_LIMIT_BYTES, logger: deps.logger })
+  const { app, finish } = createBaseApp({ config, limiter, sendBatcher: services.sendBatcher, apiPrefix: '/messages', bodyLimit: MESSAGES_BODY_LIMIT_BYTES, logger: deps.logger })
   for (const schema of [ErrorSchema, NewMessageSchema, MessageSchema]) app.addSchema(schema)
   await app.register(openApiPlugin, messagesDocument(config))
 
