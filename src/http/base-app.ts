@@ -1,5 +1,6 @@
 // What every listener of the service shares: Fastify settings, the one error shape, the JSON body parser,
-// request ids, one log line per request, per-address limiting of unauthenticated traffic, and 405s.
+// request ids, one log line per request, per-address limiting of unauthenticated traffic, 405s, and responses
+// written at the end of their event-loop turn.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
 import type { DestinationStream } from 'pino'
@@ -11,8 +12,8 @@ import { registerJsonBodyParser } from './json-body.js'
 import { collectRoutes, registerMethodNotAllowed } from './method-not-allowed.js'
 import { refuseRepeatedQueryParameters } from './query-guard.js'
 import { requestIdFrom } from './request-id.js'
-import type { SendBatcher } from './send-batching.js'
 import { RequestLogController } from './request-log.js'
+import type { SendBatcher } from './send-batching.js'
 import { buildValidatorCompiler } from './validation.js'
 
 export const BODY_LIMIT_BYTES = 16 * 1024
