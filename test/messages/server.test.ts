@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { tempDir } from '../helpers/cli.js'
 import { freePort, spawnServe } from '../helpers/serve.js'
+import { pollUntil } from '../helpers/within.js'
 
 /** Whether anything accepts a TCP connection on 127.0.0.1:port. */
 function isListening(port: number): Promise<boolean> {
@@ -47,11 +48,16 @@ test('serve --only messages: prints its base URL, the key works (202), the worke
   assert.equal(sent.status, 'queued')
   assert.equal(response.headers.get('location'), `/messages/${sent.id}`)
 
-  // The worker runs inside the server: wait for its log line (event-driven, not a sleep), then look.
+  // The worker runs inside the server: wait for its log line (event-driven, not a sleep). That line is the
+  // delivery itself, so the `delivered` status is committed just after it: look until it is there.
   await server.waitFor(new RegExp(`"messageId":"${sent.id}"[^\\n]*"message delivered"|"message delivered"[^\\n]*"messageId":"${sent.id}"`))
-  const state = await fetch(`${base}/messages/${sent.id}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
-  assert.equal(state.status, 200)
-  assert.equal(((await state.json()) as { status: string }).status, 'delivered')
+  const status = async () => {
+    const state = await fetch(`${base}/messages/${sent.id}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
+    assert.equal(state.status, 200)
+    const { status } = (await state.json()) as { status: string }
+    return status === 'delivered' ? status : undefined
+  }
+  assert.equal(await pollUntil('the message is marked delivered', status, 5_000, 20), 'delivered')
 
   assert.equal(await isListening(messagesPort), true)
   assert.equal(await isListening(port), false, `the pet store port ${port} is listening`)
