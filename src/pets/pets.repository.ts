@@ -26,11 +26,12 @@ export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: {
   // size is part of the SQL text (a literal, validated 1–100), so each size is one prepared statement.
   const petsJson = petsJsonArray(dialectOf(db))
   const pageQuery = prepared({ db, engine }, (qb, shape: { status: boolean; after: boolean; limit: number }, p) => {
-    let rows = qb.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', p<string>('accountId'))
-    if (shape.status) rows = rows.where('status', '=', p<string>('status'))
+    // The account's pets under the filter: the page reads them after `afterId`, the EXISTS after the page's last.
+    let filtered = qb.selectFrom('pets').where('account_id', '=', p<string>('accountId'))
+    if (shape.status) filtered = filtered.where('status', '=', p<string>('status'))
+    let rows = filtered.select(['id', 'name', 'category_id', 'status'])
     if (shape.after) rows = rows.where('id', '>', p<bigint>('afterId'))
-    let later = qb.selectFrom('pets').select(sql.lit(1).as('one')).where('account_id', '=', p<string>('accountId'))
-    if (shape.status) later = later.where('status', '=', p<string>('status'))
+    const later = filtered.select(sql.lit(1).as('one'))
     return qb
       .selectFrom(
         qb
