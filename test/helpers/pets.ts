@@ -1,5 +1,5 @@
 // Pets for tests: created through HTTP where creation is what matters, or straight through the app's own
-// repository (the real database, no HTTP) where a test only needs many rows to exist.
+// repository (the real database, no HTTP) where a test only needs many rows to exist; and read back as rows.
 import assert from 'node:assert/strict'
 import type { PetStatus } from '../../src/pets/pets.schemas.js'
 import { bearer, type Harness, type TestAccount } from './harness.js'
@@ -32,6 +32,11 @@ export async function seedPets(
     ids.push(Number(pet.id))
   }
   return ids
+}
+
+/** The pets rows of an account, straight from the database, by id. */
+export function petsOf(h: Harness, accountId: string) {
+  return h.handle.db.selectFrom('pets').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
 }
 
 /** An account whose quota no test comes near, for tests that send many requests in one (frozen) minute. */

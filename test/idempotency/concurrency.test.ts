@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
-import { petsOf, REX, roomy } from './support.js'
+import { petsOf } from '../helpers/pets.js'
+import { REX, roomy } from './support.js'
 
 test('20 simultaneous POSTs with one key and body: one pet, the others replay it or get 409', async (t) => {
   const h = await startHarness(t, { listen: true })

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
-import { keyRows, petsOf, postPet, REX, roomy } from './support.js'
+import { petsOf } from '../helpers/pets.js'
+import { keyRows, postPet, REX, roomy } from './support.js'
 
 const DAY = 86_400_000
 

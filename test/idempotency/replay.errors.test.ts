@@ -4,8 +4,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { refuseInserts } from '../helpers/backend.js'
 import { startHarness, type Harness } from '../helpers/harness.js'
+import { petsOf } from '../helpers/pets.js'
 import { limitHeaders } from '../limits/support.js'
-import { expectCode, keyRows, petsOf, postPet, REX, roomy } from './support.js'
+import { expectCode, keyRows, postPet, REX, roomy } from './support.js'
 
 test('same key, different body: 422 idempotency_key_reused; nothing is created and the first response still replays', async (t) => {
   const h = await startHarness(t)

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
+import { petsOf } from '../helpers/pets.js'
 import { limitHeaders } from '../limits/support.js'
-import { keyRows, petsOf, postPet, REX, roomy } from './support.js'
+import { keyRows, postPet, REX, roomy } from './support.js'
 
 test('same quoted key and body: the 201 is replayed byte for byte, with Idempotent-Replayed: true; one pet exists', async (t) => {
   const h = await startHarness(t)

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
-import { expectCode, keyRows, petsOf, postPet, REX, roomy } from './support.js'
+import { petsOf } from '../helpers/pets.js'
+import { expectCode, keyRows, postPet, REX, roomy } from './support.js'
 
 test("account B with A's key and the same body creates its own pet; A's replay is unchanged", async (t) => {
   const h = await startHarness(t)

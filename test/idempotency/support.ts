@@ -11,11 +11,6 @@ export function postPet(h: Harness, key: string, idempotencyKey: string | string
   return h.app.inject({ method: 'POST', url: '/v1/pets', headers, payload })
 }
 
-/** The pets rows of an account, straight from the database. */
-export function petsOf(h: Harness, accountId: string) {
-  return h.handle.db.selectFrom('pets').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
-}
-
 /** The idempotency_keys rows, oldest first. */
 export function keyRows(h: Harness) {
   return h.handle.db.selectFrom('idempotency_keys').selectAll().orderBy('created_at').execute()

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
+import { petsOf } from '../helpers/pets.js'
 import { usedOf } from './support.js'
 
 async function burst(url: string, n: number, init: RequestInit) {
@@ -22,8 +23,7 @@ test('300 simultaneous POSTs with one free key: exactly 60 pets are created, the
   assert.equal(statuses.filter((s) => s === 429).length, 240)
   for (const r of results.filter((x) => x.status === 429)) assert.ok(r.body.code === 'rate_limit_exceeded' || r.body.code === 'temporarily_banned', r.body.code)
   assert.deepEqual(await usedOf(h, accountId), [60, 60])
-  const pets = await h.handle.db.selectFrom('pets').select('id').where('account_id', '=', accountId).execute()
-  assert.equal(pets.length, 60)
+  assert.equal((await petsOf(h, accountId)).length, 60)
 })
 
 test('300 simultaneous GETs with one free key: exactly 60 get 200', async (t) => {

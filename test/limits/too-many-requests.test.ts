@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { bearer, startHarness } from '../helpers/harness.js'
+import { petsOf } from '../helpers/pets.js'
 import { expect429, list, spend } from './support.js'
 
 test('minute exhausted: message names the minute, Retry-After is the seconds left of the minute', async (t) => {
@@ -46,5 +47,5 @@ test('429 also answers POST and getPet, and nothing is created by a refused POST
   const post = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: '{"name":"Rex","categoryId":1}' })
   expect429(post, 'rate_limit_exceeded')
   expect429(await h.app.inject({ url: '/v1/pets/1', headers: bearer(key) }), 'rate_limit_exceeded')
-  assert.deepEqual(await h.handle.db.selectFrom('pets').select('id').where('account_id', '=', accountId).execute(), [])
+  assert.deepEqual(await petsOf(h, accountId), [])
 })
