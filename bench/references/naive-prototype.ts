@@ -3,13 +3,13 @@
 // the service adds: a key looked up in the database on every request (revocations apply at once), limits over
 // two windows with their headers, the request log, metrics, a signed cursor and Link header, request ids,
 // validation and the one error shape.
-import { hash } from 'node:crypto'
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
+import { seededAccountId } from './seeded-account.js'
 
 const db = new Database(process.env.REFERENCE_DATABASE!, { readonly: true })
 const key = process.env.REFERENCE_KEY!
-const accountId = db.prepare('SELECT account_id FROM api_keys WHERE key_hash = ?').pluck().get(hash('sha256', key, 'hex'))
+const accountId = seededAccountId(db, key)
 const page = db.prepare('SELECT id, name, category_id AS categoryId, status FROM pets WHERE account_id = ? ORDER BY id LIMIT ?')
 const counts = new Map<string, number>()
 

@@ -1,12 +1,12 @@
 // Reference of the budget: "a plain Fastify route with a response schema" (0.45 of the bare baseline
 // on the machine). One route, no hooks, no logger, no database per request: the account's first page of
 // pets, read once at start, serialized by the route's response schema on every request.
-import { hash } from 'node:crypto'
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
+import { seededAccountId } from './seeded-account.js'
 
 const db = new Database(process.env.REFERENCE_DATABASE!, { readonly: true })
-const accountId = db.prepare('SELECT account_id FROM api_keys WHERE key_hash = ?').pluck().get(hash('sha256', process.env.REFERENCE_KEY!, 'hex'))
+const accountId = seededAccountId(db, process.env.REFERENCE_KEY!)
 const rows = db.prepare('SELECT id, name, category_id AS categoryId, status FROM pets WHERE account_id = ? ORDER BY id LIMIT 20').all(accountId) as Record<string, unknown>[]
 const pets = rows.map(({ status, ...pet }) => (status === null ? pet : { ...pet, status }))
 db.close()
