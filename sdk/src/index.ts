@@ -1,0 +1,21 @@
+// @petstore/sdk: the typed client of the Petstore API. See README.md.
+export { DEFAULT_BASE_URL, DEFAULT_MESSAGES_URL, Petstore, type PetstoreOptions } from './client.js'
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  PetstoreError,
+  RateLimitError,
+  TimeoutError,
+  UnprocessableEntityError,
+} from './errors.js'
+export type { Page } from './paging.js'
+export type { Messages } from './resources/messages.js'
+export type { Orders } from './resources/orders.js'
+export type { Pets } from './resources/pets.js'
+export type { RateLimit, RequestOptions, ResponseInfo } from './transport.js'
+export type * from './types.js'
