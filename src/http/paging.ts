@@ -1,0 +1,63 @@
+// Keyset paging, shared by every list operation: the `limit`/`status`/`cursor` query, where a page starts (the
+// signed cursor of http/cursor.ts) and the `Link: <…>; rel="next"` header (RFC 8288) that leads to the next one.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type, type TSchema } from 'typebox'
+import { publicOrigin } from './origin.js'
+
+export const PAGE_SIZE_DEFAULT = 20
+export const PAGE_SIZE_MAX = 100
+
+/** The query of a list operation: `limit` 1–100 (default 20), a `status` filter and the `cursor`; nothing else. */
+export function listQuery<S extends TSchema>({ status, items }: { status: S; items: string }) {
+  return Type.Object(
+    {
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: `Maximum number of ${items} to return.` }),
+      ),
+      status: Type.Optional(status),
+      cursor: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 512,
+          description: 'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  )
+}
+
+/** A list operation: its path, and the name its cursors are signed with (none for the pets: see cursor.ts). */
+export interface ListRoute {
+  path: string
+  list?: string
+}
+
+interface PageQuery<S extends string> {
+  limit?: number
+  status?: S
+  cursor?: string
+}
+
+/** The account, the page size and the id the page starts after (from the cursor; a bad cursor is a 400). */
+export function pageStart<S extends string>(request: FastifyRequest, route: ListRoute, query: PageQuery<S>) {
+  const accountId = request.auth!.accountId
+  const afterId = query.cursor === undefined ? undefined : request.server.cursors.decode(accountId, query.cursor, query.status, route.list).lastId
+  return { accountId, status: query.status, limit: query.limit ?? PAGE_SIZE_DEFAULT, afterId }
+}
+
+/** When another page follows, links to it: same path, `limit` and `status`, a cursor after the page's last id. */
+export function linkNextPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { path, list }: ListRoute,
+  { limit, status }: { limit: number; status?: string },
+  page: { hasMore: boolean; lastId?: bigint },
+): void {
+  if (!page.hasMore || page.lastId === undefined) return
+  const { cursors, config } = request.server
+  // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
+  const filter = status ? `&status=${status}` : ''
+  const cursor = cursors.encode(request.auth!.accountId, { lastId: page.lastId, status }, list)
+  reply.header('link', `<${publicOrigin(request, config.publicUrl)}${path}?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
+}
