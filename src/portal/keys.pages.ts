@@ -1,0 +1,91 @@
+// The keys pages: the table of the account's keys, the create form, the once-only secret, and the
+// confirmation steps of Roll and Revoke (a page each, so they work without JavaScript).
+import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
+import { html, type Html } from './html.js'
+import { csrfField, notice } from './layout.js'
+
+export const GRACE_CHOICES = [
+  { value: '0', label: 'None: the old key stops now' },
+  { value: '3600', label: '1 hour' },
+  { value: '86400', label: '24 hours' },
+  { value: '604800', label: '7 days' },
+] as const
+
+export const EXPIRY_CHOICES = [
+  { value: '', label: 'Never' },
+  { value: '7', label: 'In 7 days' },
+  { value: '30', label: 'In 30 days' },
+  { value: '90', label: 'In 90 days' },
+  { value: '365', label: 'In 1 year' },
+] as const
+
+/** An instant as people read it, to the minute, in UTC. */
+export const when = (iso: string | null, none = '—'): string => (iso === null ? none : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)
+
+const keyName = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
+
+function stateCell(key: ApiKeyInfo): Html {
+  if (key.state === 'active' && key.graceEndsAt) return html`<span class="state-active">active</span> <span class="muted">(rolled; works until ${when(key.graceEndsAt)})</span>`
+  return html`<span class="state-${key.state}">${key.state}</span>`
+}
+
+function actions(key: ApiKeyInfo): Html {
+  if (key.state !== 'active') return html``
+  // The buttons only open the confirmation step; nothing changes until it is confirmed there.
+  const button = (action: 'roll' | 'revoke', label: string) =>
+    html`<form method="get" action="/portal/keys/${key.id}/${action}"><button type="submit" class="small secondary" aria-describedby="name-${key.id}">${label}</button></form>`
+  return html`${key.replacedBy ? '' : button('roll', 'Roll')}${button('revoke', 'Revoke')}`
+}
+
+export function keysTable(keys: ApiKeyInfo[]): Html {
+  if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
+  const rows = keys.map(
+    (k) => html`<tr><th scope="row" id="name-${k.id}">${keyName(k)}</th><td><code>${k.prefix}…</code></td><td class="when">${when(k.createdAt)}</td><td class="when">${when(k.lastUsedAt, 'never')}</td>
+<td class="when">${when(k.expiresAt, 'never')}</td><td>${stateCell(k)}</td><td class="actions">${actions(k)}</td></tr>`,
+  )
+  return html`<table><caption class="muted">Keys are shown by their first characters only; a secret is shown once, when it is made.</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows}</tbody></table>`
+}
+
+export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: boolean; sent: boolean }): Html {
+  const create = input.verified
+    ? html`<form method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
+    : html`${notice('info', input.sent ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.' : 'Verify your email address to create keys: open the link we sent you.')}
+<form method="post" action="/portal/verify/resend">${csrfField(input.csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
+  return html`${create}<h2>Your keys</h2>${keysTable(input.keys)}
+<p class="muted">Call the API with <code>Authorization: Bearer &lt;key&gt;</code>. See <a href="/docs">the API reference</a>.</p>`
+}
+
+const select = (id: string, label: string, choices: readonly { value: string; label: string }[], selected = '') =>
+  html`<div><label for="${id}">${label}</label><select id="${id}" name="${id}">${choices.map((c) => html`<option value="${c.value}"${c.value === selected ? html` selected` : ''}>${c.label}</option>`)}</select></div>`
+
+export function newKeyForm(csrf: string, input: { name?: string; expires?: string; error?: string } = {}): Html {
+  return html`${notice('error', input.error)}
+<form method="post" action="/portal/keys" class="stacked">${csrfField(csrf)}
+<div><label for="name">Key name</label><span class="hint" id="name-hint">For you to recognise it, e.g. "production server".</span>
+<input id="name" name="name" type="text" required maxlength="100" value="${input.name ?? ''}" aria-describedby="name-hint" autofocus></div>
+${select('expires', 'Expires', EXPIRY_CHOICES, input.expires)}
+<div class="row-actions"><button type="submit">Create</button><a href="/portal/keys">Cancel</a></div>
+</form>`
+}
+
+export function secretShown(key: ApiKeyInfo & { key: string }, extra: Html = html``): Html {
+  return html`${notice('info', 'Copy this key now and keep it somewhere safe: it is shown only once.')}
+<p>Key <strong>${keyName(key)}</strong>${key.expiresAt ? html`, expires ${when(key.expiresAt)}` : ''}:</p>
+<div class="secret-box"><code id="secret" class="secret">${key.key}</code>
+<button type="button" class="secondary" data-copy="secret" data-status="copy-status" hidden>Copy</button><span id="copy-status" role="status"></span></div>
+${extra}<p><a href="/portal/keys">Back to your keys</a></p>`
+}
+
+export function rollConfirm(csrf: string, key: ApiKeyInfo): Html {
+  return html`<p>Rolling <strong>${keyName(key)}</strong> (<code>${key.prefix}…</code>) makes a new secret. Choose how long the old one keeps working, so you can switch over.</p>
+<form method="post" action="/portal/keys/${key.id}/roll" class="stacked">${csrfField(csrf)}
+${select('grace', 'Grace period', GRACE_CHOICES, '3600')}
+<div class="row-actions"><button type="submit">Roll key</button><a href="/portal/keys">Cancel</a></div></form>`
+}
+
+export function revokeConfirm(csrf: string, key: ApiKeyInfo): Html {
+  return html`<p>Revoke <strong>${keyName(key)}</strong> (<code>${key.prefix}…</code>)? Every request with it is refused from the next one on. This cannot be undone.</p>
+<form method="post" action="/portal/keys/${key.id}/revoke" class="row-actions">${csrfField(csrf)}<button type="submit" class="danger">Revoke key</button><a href="/portal/keys">Cancel</a></form>`
+}

@@ -1,0 +1,104 @@
+// /portal/keys: list, create, roll and revoke the account's keys, through the same account service as the CLI
+// (one way to create, roll and revoke a key). Only a verified address can create keys.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { KeyInputError, KeyStateError, NotFoundError } from '../accounts/accounts.repository.js'
+import { keyEnvironment } from '../accounts/api-keys.js'
+import { html } from './html.js'
+import { page } from './layout.js'
+import { EXPIRY_CHOICES, GRACE_CHOICES, keysPage, newKeyForm, revokeConfirm, rollConfirm, secretShown, when } from './keys.pages.js'
+import { PortalError, redirect, sendPage } from './reply.js'
+import type { Portal } from './portal.plugin.js'
+import { CsrfOnlyBody, KeyParams, NewKeyBody, NoQuery, pageResponses, RollBody } from './portal.schemas.js'
+import { Type } from 'typebox'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const noSuchKey = () => new PortalError(404, 'No such key', 'This key does not exist in your account.')
+
+export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { accounts } = portal
+  const hide = true
+  const environment = keyEnvironment(portal.config.environment)
+
+  /** The signed-in account's key, or a 404 page (another account's key is answered like a missing one). */
+  async function ownKey(accountId: string, keyId: string) {
+    const key = (await accounts.listApiKeys(accountId)).find((k) => k.id === keyId)
+    if (!key) throw noSuchKey()
+    return key
+  }
+
+  r.get('/keys', { schema: { hide, querystring: Type.Object({ sent: Type.Optional(Type.String({ maxLength: 1 })) }, { additionalProperties: false }), response: pageResponses({ 200: 'The keys' }) } }, async (request, reply) => {
+    const user = request.visitor.user
+    if (!user) return redirect(reply, '/portal/login')
+    const ctx = portal.context(request, reply)
+    const keys = await accounts.listApiKeys(user.account_id)
+    return sendPage(reply, 200, page(ctx, 'API keys', keysPage({ csrf: ctx.csrf, keys, verified: user.verified_at !== null, sent: request.query.sent === '1' })))
+  })
+
+  r.get('/keys/new', { schema: { hide, querystring: NoQuery, response: pageResponses({ 200: 'The create-key form' }) } }, async (request, reply) => {
+    if (!request.visitor.user) return redirect(reply, '/portal/login')
+    const ctx = portal.context(request, reply)
+    return sendPage(reply, 200, page(ctx, 'Create key', newKeyForm(ctx.csrf)))
+  })
+
+  r.post('/keys', { schema: { hide, querystring: NoQuery, body: NewKeyBody, response: pageResponses({ 200: 'The new key, shown once' }) } }, async (request, reply) => {
+    const user = request.visitor.user
+    if (!user) return redirect(reply, '/portal/login')
+    if (user.verified_at === null) throw new PortalError(403, 'Verify your address first', 'Verify your email address before creating keys: open the link we sent you.')
+    const ctx = portal.context(request, reply)
+    const { name, expires } = request.body
+    const again = (error: string) => sendPage(reply, 400, page(ctx, 'Create key', newKeyForm(ctx.csrf, { name, expires, error })))
+    if (name.trim() === '') return again('Give the key a name.')
+    if (!EXPIRY_CHOICES.some((c) => c.value === expires)) return again('Choose when the key expires.')
+    const expiresAt = expires === '' ? undefined : new Date(portal.clock.now() + Number(expires) * DAY_MS).toISOString()
+    try {
+      const key = await accounts.createApiKey({ accountId: user.account_id, environment, name, expiresAt })
+      return sendPage(reply, 200, page(ctx, 'Your new key', secretShown(key)))
+    } catch (error) {
+      if (error instanceof KeyInputError) return again(`The key could not be created: ${error.message}.`)
+      throw error
+    }
+  })
+
+  // The confirmation steps of Roll and Revoke: a page with the form that acts.
+  for (const [action, title, render] of [
+    ['roll', 'Roll key', rollConfirm],
+    ['revoke', 'Revoke key', revokeConfirm],
+  ] as const) {
+    r.get(`/keys/:keyId/${action}`, { schema: { hide, params: KeyParams, querystring: NoQuery, response: pageResponses({ 200: `Confirm: ${title}` }) } }, async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return redirect(reply, '/portal/login')
+      const ctx = portal.context(request, reply)
+      return sendPage(reply, 200, page(ctx, title, render(ctx.csrf, await ownKey(user.account_id, request.params.keyId))))
+    })
+  }
+
+  r.post('/keys/:keyId/roll', { schema: { hide, params: KeyParams, querystring: NoQuery, body: RollBody, response: pageResponses({ 200: 'The new key, shown once' }) } }, async (request, reply) => {
+    const user = request.visitor.user
+    if (!user) return redirect(reply, '/portal/login')
+    const ctx = portal.context(request, reply)
+    if (!GRACE_CHOICES.some((c) => c.value === request.body.grace)) throw new PortalError(400, 'Roll key', 'Choose a grace period from the list.')
+    try {
+      const { previous, created } = await accounts.rollApiKey({ keyId: request.params.keyId, graceSeconds: Number(request.body.grace), accountId: user.account_id })
+      const until = previous.state === 'active' ? html`<p>The old key <code>${previous.prefix}…</code> keeps working until ${when(previous.graceEndsAt)}.</p>` : html`<p>The old key <code>${previous.prefix}…</code> no longer works.</p>`
+      return sendPage(reply, 200, page(ctx, 'Your new key', secretShown(created, until)))
+    } catch (error) {
+      if (error instanceof NotFoundError) throw noSuchKey()
+      if (error instanceof KeyStateError) throw new PortalError(400, 'This key cannot be rolled', `${error.message}.`)
+      throw error
+    }
+  })
+
+  r.post('/keys/:keyId/revoke', { schema: { hide, params: KeyParams, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({}) } }, async (request, reply) => {
+    const user = request.visitor.user
+    if (!user) return redirect(reply, '/portal/login')
+    try {
+      await accounts.revokeApiKey(request.params.keyId, { accountId: user.account_id })
+    } catch (error) {
+      if (error instanceof NotFoundError) throw noSuchKey()
+      throw error
+    }
+    return redirect(reply, '/portal/keys')
+  })
+}

@@ -1,0 +1,74 @@
+// Portal sessions: a random id in a cookie (HttpOnly, SameSite=Lax; Secure and `__Host-` over https), the
+// session itself in the database so every instance knows it. Visitors without a session get a "pre-session"
+// cookie instead: their forms' CSRF tokens are bound to it (log-in CSRF included).
+import type {} from '@fastify/cookie'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Clock } from '../clock.js'
+import { publicOrigin } from '../http/origin.js'
+import type { PortalRepository, PortalUser } from './portal.repository.js'
+import { randomSecret } from './secrets.js'
+
+export const SESSION_IDLE_MS = 30 * 60 * 1000
+export const SESSION_MAX_MS = 12 * 60 * 60 * 1000
+/** last_seen_at is written at most this often per session (the idle expiry does not need it finer). */
+const TOUCH_EVERY_MS = 60 * 1000
+
+export interface Visitor {
+  /** The signed-in user, if the session cookie names a live session. */
+  user?: PortalUser
+  sessionId?: string
+  /** What this visitor's CSRF token is bound to: the session id, else the pre-session id. */
+  binding?: string
+}
+
+export function createSessions({ repo, clock, publicUrl }: { repo: PortalRepository; clock: Clock; publicUrl: string | undefined }) {
+  const secure = (request: FastifyRequest) => publicOrigin(request, publicUrl).startsWith('https:')
+  const names = (request: FastifyRequest) => (secure(request) ? { session: '__Host-portal_session', pre: '__Host-portal_pre' } : { session: 'portal_session', pre: 'portal_pre' })
+  const cookieOptions = (request: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: secure(request) })
+
+  async function liveSession(id: string): Promise<PortalUser | undefined> {
+    const session = await repo.findSession(id)
+    if (!session) return undefined
+    const now = clock.now()
+    if (now >= session.expiresAt || now - session.lastSeenAt >= SESSION_IDLE_MS) {
+      await repo.deleteSession(id)
+      return undefined
+    }
+    if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await repo.touchSession(id)
+    return repo.findUser(session.userId)
+  }
+
+  return {
+    async identify(request: FastifyRequest): Promise<Visitor> {
+      const { session, pre } = names(request)
+      const sessionId = request.cookies[session]
+      const user = sessionId ? await liveSession(sessionId) : undefined
+      if (user) return { user, sessionId, binding: sessionId }
+      return { binding: request.cookies[pre] }
+    },
+
+    /** Gives an anonymous visitor a pre-session cookie (before rendering a form); returns its id. */
+    ensurePreSession(request: FastifyRequest, reply: FastifyReply, visitor: Visitor): string {
+      if (visitor.binding) return visitor.binding
+      visitor.binding = randomSecret()
+      reply.setCookie(names(request).pre, visitor.binding, cookieOptions(request))
+      return visitor.binding
+    },
+
+    /** Log-in: a new session id (never one the visitor had before), the pre-session forgotten. */
+    async start(request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: PortalUser): Promise<void> {
+      if (visitor.sessionId) await repo.deleteSession(visitor.sessionId)
+      const id = await repo.createSession(user.id, SESSION_MAX_MS)
+      const { session, pre } = names(request)
+      reply.setCookie(session, id, cookieOptions(request)).clearCookie(pre, cookieOptions(request))
+      await repo.purgeSessions(SESSION_IDLE_MS)
+    },
+
+    async end(request: FastifyRequest, reply: FastifyReply, visitor: Visitor): Promise<void> {
+      if (visitor.sessionId) await repo.deleteSession(visitor.sessionId)
+      reply.clearCookie(names(request).session, cookieOptions(request))
+    },
+  }
+}
+
+export type Sessions = ReturnType<typeof createSessions>

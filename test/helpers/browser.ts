@@ -1,0 +1,37 @@
+// Debian's chromium driven by playwright-core (which downloads no browser). A missing chromium fails the
+// test with the install command: CI installs it (`.ci/run`), and a browser test must never skip silently.
+import { existsSync, mkdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+export const CHROMIUM = '/usr/bin/chromium'
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+export async function launchChromium(t: { after: (fn: () => Promise<void>) => void }): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does)`)
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  t.after(() => browser.close())
+  return browser
+}
+
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** axe-core's serious and critical violations on the page (run through the DevTools protocol, past our CSP). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(await axeSource)
+  const violations = await page.evaluate(async () => {
+    const result = await (globalThis as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run()
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }))
+  })
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`)
+}
+
+/** Screenshots for the README, written only when PORTAL_SCREENSHOTS names a folder (so CI leaves the tree clean). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.PORTAL_SCREENSHOTS
+  if (!dir) return
+  mkdirSync(dir, { recursive: true })
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
+}

@@ -1,0 +1,88 @@
+// The portal through HTTP (inject): a cookie jar, the CSRF token of each form, and the mail written to the
+// outbox folder (MAIL_URL=file:DIR).
+import assert from 'node:assert/strict'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TestContext } from 'node:test'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { startHarness, type Harness } from './harness.js'
+
+export const ORIGIN = 'http://portal.test'
+export const GOOD_PASSWORD = 'correct horse battery staple'
+
+/** A folder for the outbox; `removeOutbox` deletes it (register it after the app's close: mail may be under way). */
+export const newOutbox = () => mkdtemp(join(tmpdir(), 'petstore-outbox-'))
+export const removeOutbox = (dir: string) => rm(dir, { recursive: true, force: true })
+
+export async function portalHarness(t: TestContext, options: Parameters<typeof startHarness>[1] = {}): Promise<Harness & { outbox: string }> {
+  const outbox = await newOutbox()
+  const harness = await startHarness(t, { ...options, env: { MAIL_URL: `file:${outbox}`, PETSTORE_PUBLIC_URL: ORIGIN, ...options.env } })
+  t.after(() => removeOutbox(outbox))
+  return { ...harness, outbox }
+}
+
+/** The messages in the outbox (oldest first), each as its raw RFC 5322 text; waits for mail still being sent. */
+export async function mails(app: FastifyInstance, dir: string): Promise<string[]> {
+  await app.portal?.mailer.settled()
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.eml')).sort()
+  return Promise.all(names.map((n) => readFile(join(dir, n), 'utf8')))
+}
+
+/** The first link to `path` in a message (quoted-printable soft line breaks undone). */
+export function linkIn(mail: string, path: string): string {
+  const text = mail.replace(/=\r?\n/g, '').replace(/=3D/g, '=')
+  const match = new RegExp(`https?://[^\\s]*${path.replace(/[/?]/g, '\\$&')}[^\\s]*`).exec(text)
+  assert.ok(match, `no link to ${path} in:\n${mail}`)
+  return match[0]
+}
+
+/** A browser-like client: keeps cookies, reads each form's CSRF token, sends our Origin. */
+export function client(app: FastifyInstance, origin = ORIGIN) {
+  const jar = new Map<string, string>()
+  let csrf = ''
+  const remember = (response: LightMyRequestResponse) => {
+    for (const c of response.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
+      if (c.value === '' || (c.expires && c.expires.getTime() <= Date.now())) jar.delete(c.name)
+      else jar.set(c.name, c.value)
+    }
+    const token = /name="_csrf" value="([^"]+)"/.exec(response.body)
+    if (token) csrf = token[1]!
+    return response
+  }
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  return {
+    jar,
+    get csrf() {
+      return csrf
+    },
+    get: async (url: string) => remember(await app.inject({ method: 'GET', url, headers: { cookie: cookie() } })),
+    /** A form post with the current CSRF token (unless `_csrf` is given) and the Origin header (unless `headers` replaces it). */
+    post: async (url: string, fields: Record<string, string>, headers: Record<string, string> = { origin }) =>
+      remember(
+        await app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie(), ...headers },
+          payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+        }),
+      ),
+  }
+}
+
+export type Client = ReturnType<typeof client>
+
+/** Signs up, verifies through the mailed link and logs in; returns the logged-in client. */
+export async function signedUpUser(h: { app: FastifyInstance; outbox: string }, email: string, password = GOOD_PASSWORD): Promise<Client> {
+  const c = client(h.app)
+  await c.get('/portal/signup')
+  assert.equal((await c.post('/portal/signup', { email, password })).statusCode, 200)
+  const mail = (await mails(h.app, h.outbox)).findLast((m) => m.includes(email) && m.includes('/portal/verify'))!
+  const url = new URL(linkIn(mail, '/portal/verify'))
+  await c.get(url.pathname + url.search)
+  assert.equal((await c.post('/portal/verify', { token: url.searchParams.get('token')! })).statusCode, 200)
+  await c.get('/portal/login')
+  const login = await c.post('/portal/login', { email, password })
+  assert.equal(login.statusCode, 303, login.body)
+  return c
+}

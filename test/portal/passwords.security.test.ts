@@ -1,0 +1,54 @@
+// Passwords: 15–128 characters, common ones refused, stored as scrypt, never in the log.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
+
+test('a password shorter than 15, longer than 128 or on the common list is refused with the form again', async (t) => {
+  const h = await portalHarness(t)
+  const c = client(h.app)
+  await c.get('/portal/signup')
+  for (const [password, reason] of [
+    ['fourteen chars', /at least 15 characters/],
+    ['x'.repeat(129), /at most 128 characters/],
+    ['passwordpassword', /commonly used passwords/],
+    ['1qaz2wsx3edc4rfv', /commonly used passwords/],
+  ] as const) {
+    const response = await c.post('/portal/signup', { email: 'weak@example.com', password })
+    assert.equal(response.statusCode, 400, password)
+    assert.match(response.body, reason)
+    assert.match(response.body, /role="alert"/)
+    assert.match(response.body, /value="weak@example.com"/, 'the address is kept in the form')
+    assert.doesNotMatch(response.body, new RegExp(password), 'the password is not echoed')
+  }
+  assert.equal(await h.app.portal!.repo.findUserByEmail('weak@example.com'), undefined)
+  // Exactly 15 characters, with no composition rule (all lower case letters and spaces).
+  assert.equal((await c.post('/portal/signup', { email: 'ok@example.com', password: 'just some words' })).statusCode, 200)
+  // 15 emoji are 15 characters (30 UTF-16 units).
+  assert.equal((await c.post('/portal/signup', { email: 'emoji@example.com', password: '🐶'.repeat(15) })).statusCode, 200)
+})
+
+test('the password is stored as scrypt with a salt, never as itself', async (t) => {
+  const h = await portalHarness(t)
+  await signedUpUser(h, 'hash@example.com')
+  const user = await h.app.portal!.repo.findUserByEmail('hash@example.com')
+  assert.match(user!.password_hash, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/)
+  assert.ok(!user!.password_hash.includes(GOOD_PASSWORD))
+})
+
+test('neither the password nor an emailed token reaches the log, on success or on failure', async (t) => {
+  const lines: string[] = []
+  const stream = { write: (line: string) => void lines.push(line) }
+  const h = await portalHarness(t, { logger: { level: 'trace', stream } })
+  const c = await signedUpUser(h, 'log@example.com')
+  await c.post('/portal/logout', {})
+  await c.get('/portal/login')
+  await c.post('/portal/login', { email: 'log@example.com', password: 'wrong but long enough password' })
+  await c.post('/portal/signup', { email: 'log@example.com', password: 'x' })
+  await c.get('/portal/reset?token=not-a-real-token-but-secret-looking')
+  const log = lines.join('\n')
+  assert.ok(lines.length > 5, 'requests were logged')
+  assert.ok(!log.includes(GOOD_PASSWORD))
+  assert.ok(!log.includes('wrong but long enough password'))
+  assert.ok(!log.includes('not-a-real-token'), 'query strings (tokens) are not logged')
+  assert.ok(!/portal_session=|portal_pre=/.test(log), 'cookies are not logged')
+})
