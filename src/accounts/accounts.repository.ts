@@ -5,6 +5,8 @@ import { kyselyEngine, type Engine } from '../db/engine.js'
 import { prepared } from '../db/prepared.js'
 import type { AccountRow, ApiKeyRow, Database } from '../db/schema.js'
 import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment } from './api-keys.js'
+import { keyState, minuteOf, type KeyLifetime, type KeyState } from './key-state.js'
+import { checkExpiry, checkGraceSeconds, checkKeyName } from './key-input.js'
 import { planFigures, quotaOf, type Plan, type Quota } from './plans.js'
 
 export interface Account {
@@ -21,10 +23,20 @@ export interface Account {
 export interface ApiKeyInfo {
   id: string
   accountId: string
+  name: string | null
   prefix: string
   environment: KeyEnvironment
   createdAt: string
+  /** The start of the last minute the key was used in (minute precision). */
+  lastUsedAt: string | null
+  expiresAt: string | null
   revokedAt: string | null
+  /** Set once the key was rolled: when, the key that replaced it, and when its grace period ends. */
+  rolledAt: string | null
+  replacedBy: string | null
+  graceEndsAt: string | null
+  /** Computed with the clock when read. */
+  state: KeyState
 }
 
 /** The result of looking a presented secret up: enough to authenticate and, later, to rate-limit. */
@@ -33,11 +45,17 @@ export interface KeyOwner {
   accountId: string
   environment: KeyEnvironment
   revoked: boolean
+  /** What decides whether the key is still usable (see `refusalReason`). */
+  lifetime: KeyLifetime
   /** The account's quota as of now: a plan change applies from the next request on. */
   quota: Quota
 }
 
+export { KeyInputError } from './key-input.js'
+
 export class NotFoundError extends Error {}
+/** The key cannot do that in its state (rolling a revoked, expired or already rolled key). */
+export class KeyStateError extends Error {}
 
 function toAccount(row: AccountRow): Account {
   const perMinute = row.per_minute === null ? null : Number(row.per_minute)
@@ -45,14 +63,27 @@ function toAccount(row: AccountRow): Account {
   return { id: row.id, name: row.name, plan: row.plan as Plan, perMinute, perDay, quota: quotaOf({ plan: row.plan, perMinute, perDay }), createdAt: row.created_at }
 }
 
-const toKeyInfo = (row: ApiKeyRow): ApiKeyInfo => ({
-  id: row.id,
-  accountId: row.account_id,
-  prefix: row.key_prefix,
-  environment: row.environment as KeyEnvironment,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-})
+function toKeyInfo(row: ApiKeyRow, now: number): ApiKeyInfo {
+  const lifetime = { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at }
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    prefix: row.key_prefix,
+    environment: row.environment as KeyEnvironment,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    rolledAt: row.rolled_at,
+    replacedBy: row.replaced_by,
+    graceEndsAt: row.grace_ends_at,
+    state: keyState(lifetime, now),
+  }
+}
+
+/** How many keys' last written minute a process remembers before starting over (a bound, not a limit). */
+const LAST_USED_MEMORY = 100_000
 
 export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
   const now = () => new Date(clock.now()).toISOString()
@@ -61,9 +92,50 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
     qb
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.account_id', 'api_keys.environment', 'api_keys.revoked_at', 'accounts.plan', 'accounts.per_minute', 'accounts.per_day'])
+      .select([
+        'api_keys.id',
+        'api_keys.account_id',
+        'api_keys.environment',
+        'api_keys.revoked_at',
+        'api_keys.expires_at',
+        'api_keys.grace_ends_at',
+        'accounts.plan',
+        'accounts.per_minute',
+        'accounts.per_day',
+      ])
       .where('api_keys.key_hash', '=', p<string>('hash')),
   )
+  // key id -> the last minute (ms) this process wrote as its last use: at most one write per key per minute.
+  const lastUseWritten = new Map<string, number>()
+
+  /** The key's row, if it exists and (when `accountId` is given) belongs to that account; NotFoundError otherwise. */
+  async function keyRow(keyId: string, accountId?: string, executor: Kysely<Database> = db): Promise<ApiKeyRow> {
+    const row = await executor.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
+    // Another account's key is reported exactly like a key that does not exist.
+    if (!row || (accountId !== undefined && row.account_id !== accountId)) throw new NotFoundError(`no API key with id ${keyId}`)
+    return row
+  }
+
+  async function insertKey(input: { accountId: string; environment: KeyEnvironment; name: string | null; expiresAt: string | null }, executor: Kysely<Database>) {
+    const key = generateApiKey(input.environment)
+    const row: ApiKeyRow = {
+      id: newId('key'),
+      account_id: input.accountId,
+      key_hash: hashApiKey(key),
+      key_prefix: displayPrefix(key),
+      environment: input.environment,
+      created_at: now(),
+      revoked_at: null,
+      name: input.name,
+      last_used_at: null,
+      expires_at: input.expiresAt,
+      rolled_at: null,
+      replaced_by: null,
+      grace_ends_at: null,
+    }
+    await executor.insertInto('api_keys').values(row).execute()
+    return { ...toKeyInfo(row, clock.now()), key }
+  }
 
   async function getAccount(id: string): Promise<Account> {
     const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
@@ -102,43 +174,83 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
       return getAccount(input.id)
     },
 
-    /** Creates a key and returns its secret: the only time the secret exists outside the caller. */
-    async createApiKey(input: { accountId: string; environment: KeyEnvironment }): Promise<ApiKeyInfo & { key: string }> {
+    /**
+     * Creates a key and returns its secret: the only time the secret exists outside the caller. `name` is
+     * trimmed (blank: no name); `expiresAt` is an ISO instant in the future.
+     */
+    async createApiKey(input: { accountId: string; environment: KeyEnvironment; name?: string; expiresAt?: string }): Promise<ApiKeyInfo & { key: string }> {
+      const name = checkKeyName(input.name)
+      const expiresAt = checkExpiry(input.expiresAt, clock.now())
       await getAccount(input.accountId)
-      const key = generateApiKey(input.environment)
-      const row: ApiKeyRow = {
-        id: newId('key'),
-        account_id: input.accountId,
-        key_hash: hashApiKey(key),
-        key_prefix: displayPrefix(key),
-        environment: input.environment,
-        created_at: now(),
-        revoked_at: null,
-      }
-      await db.insertInto('api_keys').values(row).execute()
-      return { ...toKeyInfo(row), key }
+      return insertKey({ accountId: input.accountId, environment: input.environment, name, expiresAt }, db)
     },
 
     async getApiKey(keyId: string): Promise<ApiKeyInfo> {
-      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
-      if (!row) throw new NotFoundError(`no API key with id ${keyId}`)
-      return toKeyInfo(row)
+      return toKeyInfo(await keyRow(keyId), clock.now())
     },
 
     async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
       await getAccount(accountId)
       const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute()
-      return rows.map(toKeyInfo)
+      const at = clock.now()
+      return rows.map((row) => toKeyInfo(row, at))
     },
 
-    /** Revokes a key; revoking a revoked key keeps the first revocation time. */
-    async revokeApiKey(keyId: string): Promise<ApiKeyInfo> {
-      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
-      if (!row) throw new NotFoundError(`no API key with id ${keyId}`)
-      if (row.revoked_at !== null) return toKeyInfo(row)
+    /**
+     * Rolls a key: a new secret with the same name, environment and expiry instant (rolling never extends a
+     * key's life), while the old key keeps working for `graceSeconds` (0..604800) and is refused after.
+     * Only an active key that was not rolled before can be rolled (roll its replacement instead).
+     */
+    async rollApiKey(input: { keyId: string; graceSeconds: number; accountId?: string }): Promise<{ previous: ApiKeyInfo; created: ApiKeyInfo & { key: string } }> {
+      const graceSeconds = checkGraceSeconds(input.graceSeconds)
+      return engine.transaction(async (trx) => {
+        const old = await keyRow(input.keyId, input.accountId, trx)
+        const at = clock.now()
+        if (old.replaced_by !== null) throw new KeyStateError(`API key ${old.id} was already rolled; roll its replacement ${old.replaced_by} instead`)
+        const state = keyState({ revokedAt: old.revoked_at, expiresAt: old.expires_at, graceEndsAt: old.grace_ends_at }, at)
+        if (state !== 'active') throw new KeyStateError(`API key ${old.id} is ${state}; only an active key can be rolled (create a new one)`)
+        const created = await insertKey({ accountId: old.account_id, environment: old.environment as KeyEnvironment, name: old.name, expiresAt: old.expires_at }, trx)
+        const rolled = { rolled_at: new Date(at).toISOString(), replaced_by: created.id, grace_ends_at: new Date(at + graceSeconds * 1000).toISOString() }
+        // `replaced_by is null` keeps two concurrent rolls of one key from both succeeding.
+        const result = await trx.updateTable('api_keys').set(rolled).where('id', '=', old.id).where('replaced_by', 'is', null).executeTakeFirst()
+        if (result.numUpdatedRows === 0n) throw new KeyStateError(`API key ${old.id} was already rolled`)
+        return { previous: toKeyInfo({ ...old, ...rolled }, at), created }
+      })
+    },
+
+    /** Revokes a key (refused from the next request on); revoking a revoked key keeps the first revocation time. */
+    async revokeApiKey(keyId: string, options: { accountId?: string } = {}): Promise<ApiKeyInfo> {
+      const row = await keyRow(keyId, options.accountId)
+      if (row.revoked_at !== null) return toKeyInfo(row, clock.now())
       const revokedAt = now()
-      await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute()
-      return toKeyInfo({ ...row, revoked_at: revokedAt })
+      await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).where('revoked_at', 'is', null).execute()
+      return toKeyInfo({ ...row, revoked_at: revokedAt }, clock.now())
+    },
+
+    /**
+     * Records that a key was used now, with minute precision: at most one UPDATE per key per minute per process
+     * (and none when another instance already wrote this minute). Not awaited by requests; never rejects.
+     */
+    markUsed(keyId: string, log: { warn: (obj: object, msg: string) => void }): void {
+      const minute = minuteOf(clock.now())
+      if ((lastUseWritten.get(keyId) ?? -Infinity) >= minute) return
+      if (lastUseWritten.size >= LAST_USED_MEMORY) lastUseWritten.clear()
+      lastUseWritten.set(keyId, minute)
+      const at = new Date(minute).toISOString()
+      engine
+        .write((executor) =>
+          executor
+            .updateTable('api_keys')
+            .set({ last_used_at: at })
+            .where('id', '=', keyId)
+            .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+            .execute(),
+        )
+        .catch((err: unknown) => {
+          // Try again on the key's next request.
+          if (lastUseWritten.get(keyId) === minute) lastUseWritten.delete(keyId)
+          log.warn({ err, keyId }, 'recording when the API key was last used failed')
+        })
     },
 
     async findKeyOwner(secret: string): Promise<KeyOwner | undefined> {
@@ -149,6 +261,7 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
         accountId: row.account_id,
         environment: row.environment as KeyEnvironment,
         revoked: row.revoked_at !== null,
+        lifetime: { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
         quota: toAccount({ id: row.account_id, name: '', plan: row.plan, per_minute: row.per_minute, per_day: row.per_day, created_at: '' }).quota,
       }
     },

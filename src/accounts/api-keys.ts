@@ -28,6 +28,6 @@ export function displayPrefix(key: string): string {
 }
 
 /** Opaque, prefixed ids (`acct_…`, `key_…`): recognisable in logs and never guessable in sequence. */
-export function newId(kind: 'acct' | 'key'): string {
+export function newId(kind: 'acct' | 'key' | 'user'): string {
   return `${kind}_${randomBytes(10).toString('hex')}`
 }

@@ -1,8 +1,11 @@
 import { Command } from 'commander'
 import { PLANS } from '../accounts/plans.js'
 import type { Account } from '../accounts/accounts.repository.js'
+import { systemClock } from '../clock.js'
+import { createPortalRepository } from '../portal/portal.repository.js'
 import { callAdmin } from './admin-client.js'
-import { output, positiveInteger, withDatabase } from './run.js'
+import { NAME_MAX_LENGTH } from '../pets/pets.schemas.js'
+import { output, positiveInteger, UsageError, withDatabase } from './run.js'
 
 interface QuotaOptions {
   perMinute?: number
@@ -10,9 +13,15 @@ interface QuotaOptions {
   json?: boolean
 }
 
-function describe(a: Account): string {
+function describe(a: Account & { email?: string }): string {
   const quota = a.perMinute === null ? '' : ` (${a.perMinute}/min, ${a.perDay}/day)`
-  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}`
+  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}${a.email ? `  portal ${a.email}` : ''}`
+}
+
+/** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space. */
+function accountName(raw: string): string {
+  if (!/\S/.test(raw) || raw.length > NAME_MAX_LENGTH) throw new UsageError(`--name must be 1 to ${NAME_MAX_LENGTH} characters, not only white space`)
+  return raw
 }
 
 function quotaOptions(cmd: Command): Command {
@@ -29,7 +38,7 @@ export function accountsCommand(): Command {
     accounts
       .command('create')
       .description('create an account')
-      .requiredOption('--name <name>', 'account name')
+      .requiredOption('--name <name>', 'account name (1 to 100 characters, not only white space)', accountName)
       .option('--plan <plan>', `one of ${PLANS.join(', ')}`, 'free'),
   ).action((opts: QuotaOptions & { name: string; plan: string }) =>
     withDatabase(async ({ accounts }) => {
@@ -43,8 +52,10 @@ export function accountsCommand(): Command {
     .description('list all accounts')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean }) =>
-      withDatabase(async ({ accounts }) => {
-        const list = await accounts.listAccounts()
+      withDatabase(async ({ accounts, handle }) => {
+        // Accounts made by the portal's sign-up show their user's address.
+        const emails = await createPortalRepository({ db: handle.db, clock: systemClock, accounts }).emailsByAccount()
+        const list = (await accounts.listAccounts()).map((a) => (emails.has(a.id) ? { ...a, email: emails.get(a.id) } : a))
         output(!!opts.json, { accounts: list }, () => (list.length === 0 ? 'no accounts' : list.map(describe).join('\n')))
       }),
     )

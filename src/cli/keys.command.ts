@@ -2,23 +2,38 @@ import { Command } from 'commander'
 import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
 import { keyEnvironment } from '../accounts/api-keys.js'
 import { callAdmin } from './admin-client.js'
-import { output, withDatabase } from './run.js'
+import { output, UsageError, withDatabase } from './run.js'
 
 function describe(k: ApiKeyInfo): string {
-  return `${k.id}  ${k.prefix}…  ${k.environment}  created ${k.createdAt}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`
+  const name = k.name === null ? '' : `  "${k.name}"`
+  const ended = k.revokedAt ? `  revoked ${k.revokedAt}` : k.graceEndsAt ? `  rolled (grace until ${k.graceEndsAt})` : ''
+  return [
+    `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${k.state.toUpperCase()}`,
+    `created ${k.createdAt}`,
+    `last used ${k.lastUsedAt ?? 'never'}`,
+    `expires ${k.expiresAt ?? 'never'}${ended}`,
+  ].join('  ')
+}
+
+/** `--grace SECONDS`: a whole number; the range is the library's rule (0 to 7 days). */
+function seconds(raw: string): number {
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--grace must be a whole number of seconds, got "${raw}"`)
+  return Number(raw)
 }
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('create, list and revoke API keys')
+  const keys = new Command('keys').description('create, list, roll and revoke API keys')
 
   keys
     .command('create')
     .description('create an API key; its secret is printed once, here, and never again')
     .requiredOption('--account <id>', 'account id')
+    .option('--name <name>', 'a name to tell the key apart (at most 100 characters)')
+    .option('--expires <instant>', 'refuse the key from this ISO 8601 instant on, e.g. 2027-06-30T00:00:00Z')
     .option('--json', 'print one JSON object')
-    .action((opts: { account: string; json?: boolean }) =>
+    .action((opts: { account: string; name?: string; expires?: string; json?: boolean }) =>
       withDatabase(async ({ accounts, config }) => {
-        const created = await accounts.createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment) })
+        const created = await accounts.createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment), name: opts.name, expiresAt: opts.expires })
         output(!!opts.json, created, () => `created key ${created.id} for ${created.accountId}. Its secret (shown only now):\n${created.key}`)
       }),
     )
@@ -32,6 +47,25 @@ export function keysCommand(): Command {
       withDatabase(async ({ accounts }) => {
         const list = await accounts.listApiKeys(opts.account)
         output(!!opts.json, { keys: list }, () => (list.length === 0 ? 'no keys' : list.map(describe).join('\n')))
+      }),
+    )
+
+  keys
+    .command('roll')
+    .description('issue a new secret for a key; the old one keeps working for the grace period, then is refused')
+    .argument('<keyId>')
+    .requiredOption('--grace <seconds>', 'how long the old secret keeps working: 0 to 604800 (7 days)', seconds)
+    .option('--json', 'print one JSON object')
+    .action((keyId: string, opts: { grace: number; json?: boolean }) =>
+      withDatabase(async ({ accounts }) => {
+        const rolled = await accounts.rollApiKey({ keyId, graceSeconds: opts.grace })
+        output(!!opts.json, rolled, () =>
+          [
+            `rolled ${rolled.previous.id}: it is refused from ${rolled.previous.graceEndsAt} on`,
+            `new key ${rolled.created.id}. Its secret (shown only now):`,
+            rolled.created.key,
+          ].join('\n'),
+        )
       }),
     )
 

@@ -3,14 +3,17 @@ import { Command, CommanderError, Option } from 'commander'
 import { loadConfig } from '../config.js'
 import { openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { claimEnvironment } from '../db/settings.js'
 import { serve } from '../cluster.js'
 import type { Interface } from '../server.js'
 import { accountsCommand } from './accounts.command.js'
 import { keysCommand } from './keys.command.js'
+import { packageInfo } from '../version.js'
 import { fail } from './run.js'
 
 const program = new Command('petstore')
   .description('Pet store API service. Every command reads DATABASE_URL and PETSTORE_ENV.')
+  .version(packageInfo().version, '-V, --version', 'print the version')
   .exitOverride()
   // One line on stderr: Commander's message with the usage hint appended (showHelpAfterError would add a second line).
   .configureOutput({ outputError: (text, write) => write(`${text.split('\n')[0]} (run with --help for usage)\n`) })
@@ -28,9 +31,11 @@ program
   .command('migrate')
   .description('apply pending database migrations')
   .action(async () => {
-    const handle = openDatabase(loadConfig().databaseUrl)
+    const config = loadConfig()
+    const handle = openDatabase(config.databaseUrl)
     try {
       const applied = await migrateToLatest(handle.db)
+      await claimEnvironment(handle.db, config.environment, handle.location)
       process.stdout.write(applied.length === 0 ? 'database is up to date\n' : `applied ${applied.join(', ')}\n`)
     } finally {
       await handle.close()

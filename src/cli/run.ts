@@ -1,9 +1,10 @@
 // What every CLI command shares: validated config, an open and migrated database, one-line errors.
-import { createAccountsRepository, NotFoundError, type AccountsRepository } from '../accounts/accounts.repository.js'
+import { createAccountsRepository, KeyInputError, KeyStateError, NotFoundError, type AccountsRepository } from '../accounts/accounts.repository.js'
 import { systemClock } from '../clock.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
+import { claimEnvironment } from '../db/settings.js'
 
 export class UsageError extends Error {}
 
@@ -15,7 +16,7 @@ export interface CommandContext {
 
 /** Prints `petstore: <reason>` on one line and exits non-zero; never a stack trace. */
 export function fail(error: unknown): never {
-  const known = error instanceof ConfigError || error instanceof NotFoundError || error instanceof UsageError
+  const known = [ConfigError, NotFoundError, UsageError, KeyInputError, KeyStateError].some((kind) => error instanceof kind)
   const text = error instanceof Error ? error.message : String(error)
   const message = known || error instanceof Error ? text.replace(/:\s*\n\s*-?\s*/g, ': ').replace(/\s*\n\s*-?\s*/g, '; ') : 'unexpected failure'
   process.stderr.write(`petstore: ${message}\n`)
@@ -27,6 +28,7 @@ export async function withDatabase<T>(fn: (ctx: CommandContext) => Promise<T>): 
   const handle = openDatabase(config.databaseUrl)
   try {
     await migrateToLatest(handle.db)
+    await claimEnvironment(handle.db, config.environment, handle.location)
     return await fn({ config, handle, accounts: createAccountsRepository({ db: handle.db, clock: systemClock }) })
   } finally {
     await handle.close()

@@ -1,0 +1,50 @@
+// Last used: minute precision, at most one UPDATE per key per minute, never on the response path.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { backend } from '../helpers/backend.js'
+import { bearer, startHarness, type Harness } from '../helpers/harness.js'
+import { recordQueries } from '../helpers/query-log.js'
+import { pollUntil } from '../helpers/within.js'
+
+const T0 = Date.parse('2027-01-01T00:00:00Z')
+
+const lastUsed = async (h: Harness, keyId: string) => (await h.app.accounts.getApiKey(keyId)).lastUsedAt
+
+async function call(h: Harness, key: string, times = 1): Promise<void> {
+  for (let i = 0; i < times; i++) assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
+}
+
+test('last used is written with minute precision, once per key per minute however many requests', async (t) => {
+  const log = recordQueries(backend)
+  const h = await startHarness(t, { now: T0 + 12_345, plugins: [log.plugin] })
+  const a = await h.newAccount()
+  const b = await h.newAccount()
+  assert.equal(await lastUsed(h, a.keyId), null, 'a new key was never used')
+  const updates = () => log.queries.filter((q) => /^update "api_keys" set "last_used_at"/.test(q.sql)).length
+
+  await call(h, a.key, 5)
+  await pollUntil('the first use written', async () => ((await lastUsed(h, a.keyId)) === null ? undefined : true))
+  assert.equal(await lastUsed(h, a.keyId), '2027-01-01T00:00:00.000Z', 'the start of the minute')
+  assert.equal(updates(), 1, 'five requests in one minute: one UPDATE')
+
+  h.clock.advance(40_000) // 00:00:52, same minute
+  await call(h, a.key, 3)
+  await call(h, b.key)
+  await pollUntil('b written', async () => ((await lastUsed(h, b.keyId)) === null ? undefined : true))
+  assert.equal(updates(), 2, 'same minute: no more UPDATE for a; one for b')
+
+  h.clock.advance(10_000) // 00:01:02
+  await call(h, a.key, 3)
+  await pollUntil('the next minute written', async () => ((await lastUsed(h, a.keyId)) === '2027-01-01T00:01:00.000Z' ? true : undefined))
+  assert.equal(updates(), 3)
+  assert.equal(await lastUsed(h, b.keyId), '2027-01-01T00:00:00.000Z', 'b unchanged')
+})
+
+test('a refused key (revoked) is not marked as used', async (t) => {
+  const h = await startHarness(t, { now: T0 })
+  const a = await h.newAccount()
+  await h.app.accounts.revokeApiKey(a.keyId)
+  assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(a.key) })).statusCode, 401)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(await lastUsed(h, a.keyId), null)
+})
