@@ -27,11 +27,20 @@ export interface DatabaseHandle {
 export interface DatabaseOptions {
   /** PostgreSQL: connections in the pool. */
   poolSize?: number
+  /** PostgreSQL: longest wait for one statement (DATABASE_TIMEOUT_MS). */
+  timeoutMs?: number
   /** SQLite: the connection's page cache in MiB. */
   sqliteCacheMb?: number
 }
 
 const DEFAULT_SQLITE_CACHE_MB = 2
+const DEFAULT_TIMEOUT_MS = 5_000
+/** How long a new PostgreSQL connection may take (refused, or no answer at all). */
+const CONNECT_TIMEOUT_MS = 2_000
+/** The client waits this much longer than `statement_timeout`, so the server's own cancel normally comes first. */
+const CLIENT_TIMEOUT_MARGIN_MS = 500
+/** Idle pooled connections are probed (TCP keep-alive) after this long without traffic. */
+const KEEP_ALIVE_DELAY_MS = 10_000
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i
 const PG_INT8 = 20
@@ -78,12 +87,19 @@ const require = createRequire(import.meta.url)
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const pg = require('pg') as typeof import('pg')
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    // Fail fast when the database is unreachable: requests get a prompt 503, not a hang.
-    connectionTimeoutMillis: 2_000,
-    query_timeout: 10_000,
+    // Fail fast when the database is unreachable: requests get a prompt 503, not a hang. A silent partition
+    // (packets dropped, no reset) is caught by the same bounds: a new connection by the connect timeout, a
+    // statement under way by query_timeout (the server's statement_timeout cannot help when nothing arrives),
+    // an idle pooled connection by TCP keep-alive.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
     idleTimeoutMillis: 30_000,
     // int8 (bigint) columns come back as bigint, never as a rounded number or a string.
     types: { getTypeParser: (oid: number, format?: string) => (oid === PG_INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) } as never,
@@ -94,10 +110,34 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // request gets a 503) and also emits 'error' on itself, where the pool listens only while it is idle. Without
   // a listener of its own that event would be an uncaught exception and bring the whole process down. The pool
   // drops such a client when it is released (it is no longer queryable).
-  pool.on('connect', (client) => client.on('error', () => {}))
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    dropOnReadTimeout(client)
+  })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const parsed = new URL(url)
   return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, engine: postgresEngine({ db, pool }), pool, close: () => db.destroy() }
+}
+
+/**
+ * After a query read timeout the connection is of no further use: its answer may never come (a silent
+ * partition), and pg would queue every later query of the client behind it. Kysely gives the client back to the
+ * pool without the error, so the pool would hand it out again. `end()` marks the client as ending at once (the
+ * pool drops a client released in that state) and, its query being still active, destroys the socket. Only
+ * destroying the socket is not enough: the pool learns of the close a turn later, and a request arriving in
+ * between was handed the dead client and answered 503 at once.
+ */
+function dropOnReadTimeout(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  ;(client as { query: unknown }).query = (...args: unknown[]) => {
+    const result = query(...args)
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') client.end().catch(() => {})
+      })
+    }
+    return result
+  }
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {

@@ -4,11 +4,17 @@ import { dialectOf } from './database.js'
 import { initial } from './migrations/0001_initial.js'
 import { idempotency } from './migrations/0002_idempotency.js'
 import { messages } from './migrations/0003_messages.js'
+import { keysUsage } from './migrations/0004_keys_usage.js'
+import { portal } from './migrations/0005_portal.js'
+import { orders } from './migrations/0006_orders.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_idempotency': idempotency,
   '0003_messages': messages,
+  '0004_keys_usage': keysUsage,
+  '0005_portal': portal,
+  '0006_orders': orders,
 }
 
 /**

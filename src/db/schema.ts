@@ -20,6 +20,16 @@ export interface ApiKeysTable {
   environment: string
   created_at: string
   revoked_at: string | null
+  /** Chosen by its owner to tell keys apart (e.g. "CI"); null for unnamed keys. */
+  name: string | null
+  /** The start of the last minute the key was used in (written at most once a minute). */
+  last_used_at: string | null
+  /** Refused from this instant on; null: never expires. */
+  expires_at: string | null
+  /** Set when the key was rolled: when, its replacement, and the end of its grace period. */
+  rolled_at: string | null
+  replaced_by: string | null
+  grace_ends_at: string | null
 }
 
 export interface PetsTable {
@@ -63,6 +73,76 @@ export interface MessagesTable {
   delivered_at: string | null
 }
 
+export interface OrdersTable {
+  id: Generated<bigint>
+  account_id: string
+  pet_id: bigint
+  quantity: number
+  ship_date: string | null
+  status: string
+  /** 0 or 1. */
+  complete: number
+  created_at: string
+  cancelled_at: string | null
+}
+
+export interface PortalUsersTable {
+  id: string
+  account_id: string
+  email: string
+  /** The address lower-cased (unique). */
+  email_key: string
+  /** `scrypt$N$r$p$salt$hash`, see portal/passwords.ts. */
+  password_hash: string
+  verified_at: string | null
+  created_at: string
+}
+
+export interface PortalTokensTable {
+  /** SHA-256 (hex) of the emailed token. */
+  token_hash: string
+  user_id: string
+  purpose: 'verify' | 'reset'
+  /** Epoch milliseconds. */
+  created_at: bigint | number
+  expires_at: bigint | number
+  used_at: bigint | number | null
+}
+
+export interface PortalSessionsTable {
+  /** SHA-256 (hex) of the cookie's session id. */
+  id_hash: string
+  user_id: string
+  created_at: bigint | number
+  last_seen_at: bigint | number
+  /** Absolute expiry, epoch milliseconds. */
+  expires_at: bigint | number
+}
+
+export interface PortalLoginFailuresTable {
+  seq: Generated<bigint>
+  email_key: string
+  address: string
+  at: bigint | number
+}
+
+/** Requests of one key in one minute (`usage_minutes`) or one UTC day (`usage_days`), added to by every instance. */
+export interface UsageMinutesTable {
+  key_id: string
+  minute: string
+  account_id: string
+  admitted: bigint
+  refused: bigint
+}
+
+export interface UsageDaysTable {
+  key_id: string
+  day: string
+  account_id: string
+  admitted: bigint
+  refused: bigint
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -70,6 +150,13 @@ export interface Database {
   settings: SettingsTable
   idempotency_keys: IdempotencyKeysTable
   messages: MessagesTable
+  orders: OrdersTable
+  usage_minutes: UsageMinutesTable
+  usage_days: UsageDaysTable
+  portal_users: PortalUsersTable
+  portal_tokens: PortalTokensTable
+  portal_sessions: PortalSessionsTable
+  portal_login_failures: PortalLoginFailuresTable
 }
 
 export type AccountRow = Selectable<AccountsTable>

@@ -7,12 +7,17 @@ import { Type } from 'typebox'
 import { NotFoundError } from '../accounts/accounts.repository.js'
 import { bearerToken } from '../http/auth.js'
 import { ApiError } from '../http/errors.js'
-import { accountWindows } from './rate-limiter.js'
+import { keySubject } from './rate-limiter.js'
 
 export const ADMIN_TOKEN_SETTING = 'admin_token'
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (app, { token }) => {
   const expected = Buffer.from(token)
+  // Counted against the client address like every request without an API key, so that these answers carry the
+  // limit headers too and a token cannot be guessed faster than a key. The root hook runs before the check below.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimit: 'address' }
+  })
   app.addHook('onRequest', async (request) => {
     const presented = Buffer.from(bearerToken(request.headers.authorization))
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new ApiError('invalid_api_key', 'Not an admin token.')
@@ -23,23 +28,18 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
   app.get('/accounts/:id/usage', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request) => {
     const account = await app.accounts.getAccount(request.params.id).catch((e) => Promise.reject(notFound(e)))
     const now = app.clock.now()
-    const { windows } = await app.limiter.store.usage({ subject: `account:${account.id}`, windows: accountWindows(account.quota), now })
+    const { plan, windows } = await app.usage.current(account.id, now)
     const keys = await app.accounts.listApiKeys(account.id)
     const bans = []
     for (const key of keys) {
-      const until = await app.limiter.store.bannedUntil({ subject: `key:${key.id}`, now })
+      const until = await app.limiter.store.bannedUntil({ subject: keySubject(key.id), now })
       if (until !== undefined) bans.push({ keyId: key.id, until: new Date(until).toISOString() })
     }
-    return {
-      accountId: account.id,
-      plan: account.plan,
-      windows: windows.map((w) => ({ name: w.name, limit: w.limit, used: w.used, remaining: Math.max(0, w.limit - w.used), resetsAt: new Date(w.resetAt).toISOString() })),
-      bans,
-    }
+    return { accountId: account.id, plan, windows, bans }
   })
 
   app.post('/keys/:id/unban', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request) => {
     const key = await app.accounts.getApiKey(request.params.id).catch((e) => Promise.reject(notFound(e)))
-    return { keyId: key.id, wasBanned: await app.limiter.store.unban(`key:${key.id}`) }
+    return { keyId: key.id, wasBanned: await app.limiter.store.unban(keySubject(key.id)) }
   })
 }

@@ -16,7 +16,17 @@ interface NamedCounter extends Counter {
 /** Entries of windows that have ended are dropped at most this often, so memory follows live subjects. */
 const SWEEP_EVERY_MS = 60_000
 
-export function createMemoryStore(): RateLimitStore {
+/** The in-memory store, plus what the Redis fallback needs of it to take over mid-window (fallback.store.ts). */
+export interface MemoryStore extends RateLimitStore {
+  /** Counts a request admitted elsewhere (by Redis) in every window, whatever the limits. */
+  record(input: { subject: string; windows: WindowSpec[]; now: number }): void
+  /** Notes a ban decided elsewhere (by Redis), so it holds here too. */
+  rememberBan(subject: string, untilMs: number): void
+  /** Every ban in force at `now`: [subject, until]. */
+  bansInForce(now: number): [string, number][]
+}
+
+export function createMemoryStore(): MemoryStore {
   // Per subject, one counter per window (matched by name and length), so a request looks its subject up once.
   const counters = new Map<string, NamedCounter[]>()
   const refusals = new Map<string, Counter>()
@@ -99,6 +109,17 @@ export function createMemoryStore(): RateLimitStore {
       refusals.delete(subject)
       return bans.delete(subject)
     },
+
+    record({ subject, windows, now }) {
+      sweep(now)
+      for (const e of states(subject, windows, now)) e.counter.count += 1
+    },
+
+    rememberBan(subject, untilMs) {
+      if ((bans.get(subject) ?? 0) < untilMs) bans.set(subject, untilMs)
+    },
+
+    bansInForce: (now) => [...bans].filter(([, until]) => until > now),
 
     async ping() {},
 

@@ -40,6 +40,23 @@ export function retryAfterSeconds(windows: WindowState[], now: number): { second
   return { seconds: Math.max(1, secondsUntil(latest.resetAt, now)), window: latest }
 }
 
-export function secondsLeft(until: number, now: number): number {
-  return Math.max(1, secondsUntil(until, now))
+/**
+ * The headers of a banned key: nothing left until the ban ends, and `X-RateLimit-Reset`, `RateLimit`'s `t` and
+ * `Retry-After` all name that end. Reset is the ban's end rounded up to a whole second and Retry-After counts to
+ * that second (Reset − the current whole second), so `Date` + `Retry-After` = `X-RateLimit-Reset`, exactly.
+ */
+export function banHeaders(windows: WindowState[], bannedUntil: number, now: number, policy = policyHeader(windows)): { headers: Record<string, string>; seconds: number } {
+  const reset = Math.ceil(bannedUntil / 1000)
+  const seconds = Math.max(1, reset - Math.floor(now / 1000))
+  const binding = bindingWindow(windows)
+  return {
+    seconds,
+    headers: {
+      'x-ratelimit-limit': String(binding.limit),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(reset),
+      'ratelimit-policy': policy,
+      ratelimit: `"${binding.name}";r=0;t=${seconds}`,
+    },
+  }
 }

@@ -4,7 +4,7 @@
 import type { Quota } from '../accounts/plans.js'
 import type { Clock } from '../clock.js'
 import { ApiError } from '../http/errors.js'
-import { policyHeader, rateLimitHeaders, retryAfterSeconds, secondsLeft } from './rate-limit.headers.js'
+import { banHeaders, policyHeader, rateLimitHeaders, retryAfterSeconds } from './rate-limit.headers.js'
 import type { RateLimitStore, WindowSpec } from './rate-limit.store.js'
 
 export interface LimitsConfig {
@@ -25,6 +25,11 @@ export function accountWindows(quota: Quota): WindowSpec[] {
     { name: 'day', limit: quota.perDay, seconds: 86_400 },
   ]
 }
+
+/** Whose quota a key's requests count against in the store: its account's. */
+export const accountSubject = (accountId: string) => `account:${accountId}`
+/** Who is banned for repeating requests while limited: the key. */
+export const keySubject = (keyId: string) => `key:${keyId}`
 
 const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
 
@@ -61,16 +66,18 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
     const result = await store.consume({ subject, windows: policy.windows, now, ban })
     // A store may enforce other limits than asked (the Redis fallback divides them): the headers say what holds.
     const asked = result.windows.every((w, i) => w.limit === policy.windows[i]?.limit)
-    const headers = rateLimitHeaders(result.windows, now, asked ? policy.header : undefined)
-    if (result.admitted) return { headers }
+    const policyValue = asked ? policy.header : undefined
+    if (result.admitted) return { headers: rateLimitHeaders(result.windows, now, policyValue) }
     const kind = subject.startsWith('account:') ? 'account' : 'address'
     if (result.banStarted) events.banned?.()
     events.refused?.(result.bannedUntil === undefined ? 'rate_limit_exceeded' : 'temporarily_banned', kind)
     if (result.bannedUntil !== undefined) {
-      const seconds = secondsLeft(result.bannedUntil, now)
-      const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${seconds} s.`
-      return { headers, error: new ApiError('temporarily_banned', message, { 'retry-after': String(seconds) }) }
+      // The quota may be free again (a later minute) while the ban holds: the headers describe the ban.
+      const ban = banHeaders(result.windows, result.bannedUntil, now, policyValue)
+      const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${ban.seconds} s.`
+      return { headers: ban.headers, error: new ApiError('temporarily_banned', message, { 'retry-after': String(ban.seconds) }) }
     }
+    const headers = rateLimitHeaders(result.windows, now, policyValue)
     const retry = retryAfterSeconds(result.windows, now)
     const message = `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated requests while limited lead to a temporary ban.`
     return { headers, error: new ApiError('rate_limit_exceeded', message, { 'retry-after': String(retry.seconds) }) }
@@ -78,9 +85,16 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
 
   return {
     /** Counts one request of an authenticated key against its account's plan. */
-    forAccount: (input: { accountId: string; keyId: string; quota: Quota }) => decide(`account:${input.accountId}`, accountPolicy(input.quota), `key:${input.keyId}`),
+    forAccount: (input: { accountId: string; keyId: string; quota: Quota }) => decide(accountSubject(input.accountId), accountPolicy(input.quota), keySubject(input.keyId)),
     /** Counts one request that carries no valid key against the client address. */
     forAddress: (address: string) => decide(`address:${address}`, addressPolicy),
+    /** The address's headers without counting anything (a request we failed to judge, e.g. the database is down). */
+    async addressHeaders(address: string): Promise<Record<string, string>> {
+      const now = clock.now()
+      const { windows } = await store.usage({ subject: `address:${address}`, windows: addressPolicy.windows, now })
+      const asked = windows.every((w, i) => w.limit === addressPolicy.windows[i]?.limit)
+      return rateLimitHeaders(windows, now, asked ? addressPolicy.header : undefined)
+    },
     store,
   }
 }

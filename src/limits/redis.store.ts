@@ -47,6 +47,9 @@ return {0, 0, 0, unpack(counts)}
 
 type Consume = (...args: (string | number)[]) => Promise<number[]>
 
+/** What a Redis that stops answering costs the one request that finds out (then the fallback's breaker opens). */
+export const REDIS_COMMAND_TIMEOUT_MS = 50
+
 export interface RedisStoreOptions {
   url: string
   /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
@@ -60,7 +63,7 @@ export function createRedisClient(options: RedisStoreOptions): Redis {
   const client = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 250,
+    commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: 1_000,
     // Keep trying in the background, once a second; requests meanwhile use the fallback.
     retryStrategy: () => 1_000,
@@ -73,7 +76,14 @@ export function createRedisClient(options: RedisStoreOptions): Redis {
   return client
 }
 
-export function createRedisStore(options: RedisStoreOptions & { client?: Redis }): RateLimitStore & { client: Redis; ready: () => Promise<void> } {
+export type RedisStore = RateLimitStore & {
+  client: Redis
+  ready: () => Promise<void>
+  /** Writes bans known elsewhere (the fallback's, after an outage) with their remaining time; a longer one stays. */
+  restoreBans: (bans: [string, number][], now: number) => Promise<void>
+}
+
+export function createRedisStore(options: RedisStoreOptions & { client?: Redis }): RedisStore {
   const client = options.client ?? createRedisClient(options)
   client.defineCommand('petstoreConsume', { lua: CONSUME })
   const consume = (client as unknown as { petstoreConsume: Consume }).petstoreConsume.bind(client)
@@ -113,6 +123,15 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
     async bannedUntil({ subject, now }) {
       const until = Number((await client.get(banKey(subject))) ?? 0)
       return until > now ? until : undefined
+    },
+
+    async restoreBans(bans, now) {
+      const live = bans.filter(([, until]) => until > now)
+      if (live.length === 0) return
+      const multi = client.multi()
+      // GT would keep a longer ban, but needs Redis 7; NX keeps any ban Redis has (it knew it first).
+      for (const [subject, until] of live) multi.set(banKey(subject), until, 'PX', until - now, 'NX')
+      await multi.exec()
     },
 
     async unban(subject) {

@@ -2,10 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
-import { requireJsonContentType } from '../http/json-body.js'
-import { errorResponse, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../http/schemas.js'
+import { refuseEncodedBody, requireJsonContentType } from '../http/json-body.js'
+import { errorResponse, jsonBodyRefusals, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../http/schemas.js'
 import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from '../idempotency/idempotent-create.js'
-import { MessageIdParams, MessageSchema, NewMessageSchema } from './messages.schemas.js'
+import { MESSAGES_BODY_LIMIT_BYTES, MessageIdParams, MessageSchema, NewMessageSchema } from './messages.schemas.js'
 
 const unauthorized = unauthorizedResponse()
 const internal = internalResponse()
@@ -16,7 +16,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/messages',
     {
-      preParsing: requireJsonContentType,
+      preParsing: [refuseEncodedBody, requireJsonContentType],
       schema: {
         operationId: 'sendMessage',
         tags: ['messages'],
@@ -31,10 +31,9 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Location: Type.String({ description: '`/messages/{id}` of the new message.' }),
             'Idempotent-Replayed': replayedHeader,
           }),
-          400: errorResponse('Invalid JSON, `message` absent, not a string, empty or too long, an unknown field, or no `Content-Type: application/json`.'),
+          ...jsonBodyRefusals('Invalid JSON, `message` absent, not a string, empty or too long, an unknown field, or no `Content-Type: application/json`.', MESSAGES_BODY_LIMIT_BYTES),
           401: unauthorized,
           ...idempotencyResponses,
-          413: errorResponse('The body is larger than 64 KiB.'),
           429: tooManyRequests(),
           500: internal,
         },
@@ -59,9 +58,9 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: MessageIdParams,
         response: {
           200: jsonResponse('The message.', ref(MessageSchema)),
-          400: errorResponse('An unknown query parameter was sent.'),
+          400: errorResponse('An unknown query parameter was sent.', {}, ['invalid_parameter', 'bad_request']),
           401: unauthorized,
-          404: errorResponse('No message with that id exists in your account.'),
+          404: errorResponse('No message with that id exists in your account.', {}, ['message_not_found']),
           429: tooManyRequests(),
           500: internal,
         },

@@ -28,3 +28,12 @@ export const MessageIdParams = Type.Object({ id: Type.String({ minLength: 1, max
 
 export type NewMessage = Static<typeof NewMessageSchema>
 export type Message = Static<typeof MessageSchema>
+
+/** Examples for the OpenAPI document. */
+export const MESSAGE_EXAMPLES: Record<string, unknown> = {
+  NewMessage: { message: 'Hello, pet store' },
+  Message: { id: 'msg_5f2b9c0e7a41d3c86b1e9f04', message: 'Hello, pet store', status: 'queued', createdAt: '2026-11-21T12:00:00.000Z' },
+}
+
+/** 4,096 characters can take 12 bytes each as JSON (`\ud83d\udc36` escapes), so the body may be up to ~48 KiB. */
+export const MESSAGES_BODY_LIMIT_BYTES = 64 * 1024

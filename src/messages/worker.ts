@@ -1,6 +1,7 @@
 // Delivers queued messages: claims due ones oldest first, hands each to the sink, records the outcome.
-// A failed attempt is retried with exponential backoff (base, 2×base, 4×base …) up to `maxAttempts`,
-// then the message is `failed`. `runOnce` is the whole step; `start` repeats it on a timer.
+// A failed attempt is retried on a schedule (MESSAGES_RETRY_SCHEDULE; by default seconds, then minutes, then hours,
+// spanning about a day, as Standard Webhooks advises) up to `maxAttempts`, then the message is `failed`.
+// `runOnce` is the whole step; `start` repeats it on a timer.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { MessagesRepository } from './messages.repository.js'
@@ -12,15 +13,32 @@ export interface WorkerOptions {
   clock: Clock
   log: FastifyBaseLogger
   maxAttempts: number
-  backoffBaseMs: number
+  /** Nominal delay before each retry (ms); past its end the last one repeats. */
+  retryScheduleMs: number[]
+  /** A number in [0, 1]; the jitter's source (Math.random; a test passes a fixed one). */
+  random?: () => number
   pollMs: number
   batchSize?: number
   /** A claimed message not settled within this time is handed out again (its worker died). */
   leaseMs?: number
 }
 
+/**
+ * The delay before the retry that follows failed attempt number `failed` (1 for the first attempt): full jitter
+ * over the band between the previous step of the schedule and this one (0–5 s, 5 s–5 min, 5–30 min … by
+ * default). Retries of messages that failed together spread out instead of hitting a recovering receiver at once,
+ * and the whole schedule still spans at least the sum of the steps before the last (so a receiver down for an
+ * hour loses nothing, whatever the draws).
+ */
+export function retryDelay(schedule: number[], failed: number, random: () => number): number {
+  const step = (n: number) => schedule[Math.min(n, schedule.length - 1)] ?? 0
+  const low = failed >= 2 ? step(failed - 2) : 0
+  const high = step(failed - 1)
+  return Math.round(low + random() * Math.max(0, high - low))
+}
+
 export function createMessageWorker(options: WorkerOptions) {
-  const { messages, sink, clock, log, maxAttempts, backoffBaseMs } = options
+  const { messages, sink, clock, log, maxAttempts, retryScheduleMs, random = Math.random } = options
   let timer: NodeJS.Timeout | undefined
   let running: Promise<number> | undefined
   let stopped = false
@@ -36,7 +54,7 @@ export function createMessageWorker(options: WorkerOptions) {
         recorded.push(messages.markDelivered(message.seq))
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error)
-        const retryAt = message.attempts >= maxAttempts ? undefined : clock.now() + backoffBaseMs * 2 ** (message.attempts - 1)
+        const retryAt = message.attempts >= maxAttempts ? undefined : clock.now() + retryDelay(retryScheduleMs, message.attempts, random)
         recorded.push(messages.markAttemptFailed(message.seq, reason, retryAt))
         log.warn({ messageId: message.id, attempt: message.attempts, reason, final: retryAt === undefined }, 'message delivery failed')
       }

@@ -1,11 +1,64 @@
 // Prometheus metrics (prom-client), one registry per process: requests by route and status with latency,
-// rate-limit refusals and bans, and the PostgreSQL pool's use.
+// rate-limit refusals and bans, and the PostgreSQL pool's use. With `serve --workers N` a scrape answers for the
+// whole instance: the worker that takes it asks the primary, which gathers every worker's registry (prom-client's
+// AggregatorRegistry) and sums them.
+import cluster from 'node:cluster'
 import type pg from 'pg'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export const METRICS_REQUEST = 'petstore:metrics'
+export const METRICS_ANSWER = 'petstore:metrics-answer'
+/** prom-client's own limit for gathering the workers' registries, plus a margin. */
+const CLUSTER_SCRAPE_TIMEOUT_MS = 6_000
+
+type MetricsAnswer = { type: typeof METRICS_ANSWER; id: number; text?: string; error?: string }
+
+/** In a cluster worker: the instance's metrics, gathered by the primary (see `answerMetricsRequests`). */
+function instanceMetrics(): () => Promise<string> {
+  let next = 0
+  const waiting = new Map<number, (answer: MetricsAnswer) => void>()
+  process.on('message', (message: MetricsAnswer) => {
+    if (message?.type === METRICS_ANSWER) waiting.get(message.id)?.(message)
+  })
+  return () =>
+    new Promise((resolve, reject) => {
+      const id = next++
+      const timer = setTimeout(() => settle({ type: METRICS_ANSWER, id, error: 'the primary did not answer' }), CLUSTER_SCRAPE_TIMEOUT_MS)
+      function settle(answer: MetricsAnswer) {
+        clearTimeout(timer)
+        waiting.delete(id)
+        if (answer.text === undefined) reject(new Error(`gathering the workers' metrics failed: ${answer.error}`))
+        else resolve(answer.text)
+      }
+      waiting.set(id, settle)
+      process.send!({ type: METRICS_REQUEST, id })
+    })
+}
+
+/** In the cluster primary: answers each worker's scrape with the sum of every worker's registry. */
+export function answerMetricsRequests(): void {
+  const aggregator = new AggregatorRegistry()
+  cluster.on('message', (worker, message: { type?: string; id?: number }) => {
+    if (message?.type !== METRICS_REQUEST) return
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_ANSWER, id: message.id, text }),
+      (err: unknown) => worker.send({ type: METRICS_ANSWER, id: message.id, error: err instanceof Error ? err.message : String(err) }),
+    )
+  })
+}
 
 export function createMetrics({ pool }: { pool?: pg.Pool } = {}) {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'petstore_process_' })
+  // `petstore_` + prom-client's own names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes` …).
+  collectDefaultMetrics({ register: registry, prefix: 'petstore_' })
+  let scrape = () => registry.metrics()
+  if (cluster.isWorker) {
+    // This process's registry is what it reports to the primary; constructing an AggregatorRegistry makes
+    // prom-client answer the primary's requests for it.
+    AggregatorRegistry.setRegistries([registry])
+    new AggregatorRegistry()
+    scrape = instanceMetrics()
+  }
   const requests = new Histogram({
     name: 'petstore_http_request_duration_seconds',
     help: 'HTTP requests by listener, method, route pattern and status, with their latency',
@@ -27,7 +80,7 @@ export function createMetrics({ pool }: { pool?: pg.Pool } = {}) {
     gauge('petstore_db_pool_idle', 'Idle connections in the PostgreSQL pool', () => pool.idleCount)
     gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
   }
-  return { registry, requests, refusals, bans }
+  return { registry, requests, refusals, bans, scrape: () => scrape() }
 }
 
 export type Metrics = ReturnType<typeof createMetrics>

@@ -29,6 +29,18 @@ async function check(name: string, probe: () => Promise<unknown>): Promise<[stri
   }
 }
 
+const DEGRADED = 'degraded'
+
+/**
+ * Redis down is not a reason to leave the load balancer: the fallback limiter serves (per process, at a share of
+ * each quota). Taking every instance out because the shared counter store is down would turn a degraded state
+ * into an outage. `degraded` says it; only the database makes the instance not ready.
+ */
+async function redisCheck(services: Services): Promise<[string, string]> {
+  const [name, state] = await check('redis', () => services.rateLimitStore.ping())
+  return [name, state === 'ok' ? 'ok' : DEGRADED]
+}
+
 export async function registerOpsRoutes(app: FastifyInstance, services: Services, listener: string): Promise<void> {
   const { metrics, config } = services
   // One labelled histogram per (method, route pattern, status), looked up by one string: prom-client would hash
@@ -50,9 +62,9 @@ export async function registerOpsRoutes(app: FastifyInstance, services: Services
 
   app.get('/readyz', { schema: { hide: true } }, async () => {
     const checks = Object.fromEntries(
-      await Promise.all([check('database', () => sql`select 1`.execute(services.db)), ...(config.redisUrl ? [check('redis', () => services.rateLimitStore.ping())] : [])]),
+      await Promise.all([check('database', () => sql`select 1`.execute(services.db)), ...(config.redisUrl ? [redisCheck(services)] : [])]),
     )
-    const failing = Object.entries(checks).filter(([, state]) => state !== 'ok')
+    const failing = Object.entries(checks).filter(([, state]) => state !== 'ok' && state !== DEGRADED)
     if (failing.length > 0) {
       throw new ApiError('service_unavailable', `Not ready: ${failing.map(([name, state]) => `${name} ${state}`).join('; ')}.`, { 'retry-after': '2' })
     }
@@ -61,6 +73,6 @@ export async function registerOpsRoutes(app: FastifyInstance, services: Services
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     checkMetricsAccess(request, config.metricsToken)
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+    return reply.type(metrics.registry.contentType).send(await metrics.scrape())
   })
 }

@@ -9,13 +9,21 @@ import { migrateDownTo, migrateToLatest, migrations } from '../../src/db/migrate
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
 
 const ALL = Object.keys(migrations)
-const TABLES = ['accounts', 'api_keys', 'idempotency_keys', 'messages', 'pets', 'settings']
+const TABLES = ['accounts', 'api_keys', 'idempotency_keys', 'messages', 'orders', 'pets', 'portal_login_failures', 'portal_sessions', 'portal_tokens', 'portal_users', 'settings', 'usage_days', 'usage_minutes']
 const INDEXES: Record<string, string> = {
   api_keys_account_id: 'api_keys(account_id)',
   pets_account_id_id: 'pets(account_id, id)',
   pets_account_status_id: 'pets(account_id, status, id)',
   messages_due: 'messages(status, next_attempt_at, seq)',
   idempotency_keys_expires_at: 'idempotency_keys(expires_at)',
+  orders_account_id_id: 'orders(account_id, id)',
+  orders_account_status_id: 'orders(account_id, status, id)',
+  usage_minutes_account_minute: 'usage_minutes(account_id, minute)',
+  usage_days_account_day: 'usage_days(account_id, day)',
+  portal_tokens_user: 'portal_tokens(user_id)',
+  portal_sessions_user: 'portal_sessions(user_id)',
+  portal_login_failures_who: 'portal_login_failures(email_key, address, at)',
+  portal_login_failures_at: 'portal_login_failures(at)',
 }
 
 type After = { after: (fn: () => Promise<void>) => void }
@@ -85,7 +93,7 @@ test('postgres: int64 columns are bigint; the largest int64 round-trips exactly 
   if (postgresOnly(t)) return
   const { db } = await fresh(t)
   await migrateToLatest(db)
-  for (const [table, column] of [['pets', 'id'], ['pets', 'category_id'], ['messages', 'seq'], ['messages', 'next_attempt_at'], ['messages', 'locked_until']]) {
+  for (const [table, column] of [['pets', 'id'], ['pets', 'category_id'], ['messages', 'seq'], ['messages', 'next_attempt_at'], ['messages', 'locked_until'], ['orders', 'id'], ['orders', 'pet_id']]) {
     assert.equal(await columnType(db, table!, column!), 'bigint', `${table}.${column}`)
   }
   const { rows } = await sql<{ identity: string }>`select is_identity as identity from information_schema.columns where table_schema = current_schema() and table_name = 'pets' and column_name = 'id'`.execute(db)

@@ -12,6 +12,8 @@ const CORE_INDEXES: Record<string, [string, string[]]> = {
   api_keys_account_id: ['api_keys', ['account_id']],
   pets_account_id_id: ['pets', ['account_id', 'id']],
   pets_account_status_id: ['pets', ['account_id', 'status', 'id']],
+  orders_account_id_id: ['orders', ['account_id', 'id']],
+  orders_account_status_id: ['orders', ['account_id', 'status', 'id']],
 }
 
 function fresh(t: { after: (fn: () => Promise<void>) => void }) {
@@ -86,4 +88,22 @@ test('migrating down to the first migration undoes only the later ones', async (
   assert.deepEqual(await migrateDownTo(db, ALL[0]), ALL.slice(1).reverse())
   assert.deepEqual(await tables(db), CORE_TABLES)
   assert.deepEqual(await migrateToLatest(db), ALL.slice(1))
+})
+
+test('0004_keys_usage keeps existing keys: they get no name, no expiry, never used, and work as before', async (t) => {
+  const db = fresh(t)
+  await migrateToLatest(db)
+  await migrateDownTo(db, '0003_messages')
+  await db.insertInto('accounts').values({ id: 'acct_1', name: 'a', plan: 'free', per_minute: null, per_day: null, created_at: '2027-01-01T00:00:00Z' }).execute()
+  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at) values ('key_1', 'acct_1', 'h', 'ps_test_AbCd', 'test', '2027-01-01T00:00:00Z')`.execute(db)
+  // 0004 and every migration after it (0005_portal and on).
+  const since0004 = ALL.slice(ALL.indexOf('0004_keys_usage'))
+  assert.deepEqual(await migrateToLatest(db), since0004)
+  const row = await db.selectFrom('api_keys').selectAll().executeTakeFirstOrThrow()
+  assert.deepEqual(
+    { name: row.name, last_used_at: row.last_used_at, expires_at: row.expires_at, rolled_at: row.rolled_at, replaced_by: row.replaced_by, grace_ends_at: row.grace_ends_at, revoked_at: row.revoked_at },
+    { name: null, last_used_at: null, expires_at: null, rolled_at: null, replaced_by: null, grace_ends_at: null, revoked_at: null },
+  )
+  assert.deepEqual(await migrateDownTo(db, '0003_messages'), [...since0004].reverse())
+  assert.equal((await db.selectFrom('api_keys').select('id').execute()).length, 1, 'down keeps the keys')
 })

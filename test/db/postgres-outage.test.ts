@@ -13,21 +13,21 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { postgresOnly, postgresSchema, redisStore } from '../helpers/backend.js'
 import { bearer, errorOf } from '../helpers/harness.js'
 import { tcpProxy } from '../helpers/tcp-proxy.js'
-import { within } from '../helpers/within.js'
+import { pollUntil, within } from '../helpers/within.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
 /** The app on a fresh schema, reaching PostgreSQL only through a proxy the test controls. */
-async function appBehindProxy(t: After) {
+async function appBehindProxy(t: After, env: Record<string, string> = {}) {
   const admin = new URL(process.env.TEST_DATABASE_URL!)
   const proxy = await tcpProxy(t, { host: admin.hostname, port: Number(admin.port || 5432) })
   await proxy.start()
   const url = new URL(await postgresSchema(t))
   url.port = String(proxy.port)
-  const handle = openDatabase(url.toString(), { poolSize: 4 })
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL })
+  const handle = openDatabase(url.toString(), { poolSize: 4, timeoutMs: config.databaseTimeoutMs })
   await migrateToLatest(handle.db)
   const rateLimitStore = await redisStore(t)
-  const config = loadConfig({ LOG_LEVEL: 'silent' }, { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL })
   const app = await buildApp({ config, db: handle.db, pool: handle.pool, clock: createManualClock(new Date('2027-01-01T00:00:00Z')), rateLimitStore, logger: false })
   t.after(async () => {
     await app.close()
@@ -38,12 +38,18 @@ async function appBehindProxy(t: After) {
   const { key } = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
   const send = (method: 'GET' | 'POST', url: string, body?: object, headers: Record<string, string> = {}) =>
     within(app.inject({ method, url, headers: { ...bearer(key), ...headers }, ...(body ? { payload: body } : {}) }), `${method} ${url}`)
+  /** Like `send`, and how long the answer took (ms). */
+  const timed = async (method: 'GET' | 'POST', url: string, body?: object) => {
+    const started = performance.now()
+    const response = await send(method, url, body)
+    return { response, ms: performance.now() - started }
+  }
   const names = async () => {
     const list = await send('GET', '/v1/pets')
     assert.equal(list.statusCode, 200)
     return list.json<{ name: string }[]>().map((p) => p.name)
   }
-  return { app, proxy, send, names }
+  return { app, proxy, send, timed, names, key }
 }
 
 function assertUnavailable(response: { statusCode: number; headers: Record<string, unknown>; body: string }, what: string) {
@@ -108,5 +114,49 @@ test('a database that accepts connections but never answers: 503 after the conne
   await proxy.stop()
   await proxy.start()
   assert.deepEqual(await names(), [], 'nothing was created')
+  assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
+})
+
+test('database unreachable: a well-formed key gets 503 every time, never 429: failed look-ups do not count against the address', async (t) => {
+  if (postgresOnly(t)) return
+  const { app, proxy, timed, names, key } = await appBehindProxy(t, { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' })
+  assert.deepEqual(await names(), [])
+  await proxy.stop()
+  for (let i = 1; i <= 10; i++) {
+    const { response, ms } = await timed('GET', '/v1/pets')
+    assertUnavailable(response, `GET /v1/pets #${i} (the address allows 3 requests without a valid key a minute)`)
+    assert.deepEqual([response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']], ['3', '3'], "the address's quota, untouched")
+    // Refused at connect: well within the connect timeout (2 s), whatever the machine's load.
+    assert.ok(ms < 2_500, `#${i} took ${Math.round(ms)} ms`)
+  }
+  await proxy.start()
+  assert.deepEqual(await names(), [], 'the key works again at once')
+  const unknown = await app.inject({ url: '/v1/pets', headers: bearer(`${key.slice(0, -4)}AAAA`) })
+  assert.equal(unknown.statusCode, 401)
+  assert.equal(unknown.headers['x-ratelimit-remaining'], '2', "the address's quota was untouched by the outage")
+})
+
+test('a silent partition (the relay stops forwarding, nothing is closed): 503 within the statement timeout, then served again', async (t) => {
+  if (postgresOnly(t)) return
+  const { proxy, send, timed, names } = await appBehindProxy(t, { DATABASE_TIMEOUT_MS: '1000' })
+  // Warm the pool: the partition hits connections that are open and idle, as in production.
+  await Promise.all([names(), names(), names()])
+  proxy.stall(true)
+  const took: number[] = []
+  for (let i = 1; i <= 3; i++) {
+    const { response, ms } = await timed(i === 2 ? 'POST' : 'GET', '/v1/pets', i === 2 ? { name: 'Partitioned', categoryId: 1 } : undefined)
+    took.push(Math.round(ms))
+    assertUnavailable(response, `request #${i} during the partition`)
+    // DATABASE_TIMEOUT_MS (1 s) + the client's 500 ms margin, or the 2 s connect timeout for a new connection.
+    assert.ok(ms >= 900 && ms < 3_500, `#${i}: answered after ${Math.round(ms)} ms`)
+  }
+  t.diagnostic(`503 during the partition after ${took.join(', ')} ms`)
+  const notReady = await send('GET', '/readyz')
+  assertUnavailable(notReady, '/readyz during the partition')
+  assert.match(errorOf(notReady).message, /database/)
+
+  proxy.stall(false)
+  await pollUntil('served again after the partition', async () => ((await send('GET', '/v1/pets')).statusCode === 200 ? true : undefined))
+  assert.deepEqual(await names(), [], 'the POST that got 503 created nothing')
   assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
 })

@@ -11,6 +11,7 @@ import { keyEnvironment } from '../../src/accounts/api-keys.js'
 import { buildApp } from '../../src/app.js'
 import { createManualClock } from '../../src/clock.js'
 import { loadConfig, type Config } from '../../src/config.js'
+import { recordResponses } from './contract.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { buildMessagesApp } from '../../src/messages/messages.app.js'
@@ -49,6 +50,8 @@ export interface MessagesHarnessOptions {
   listen?: boolean
   /** Worker batch size (default the worker's own, 20). */
   batchSize?: number
+  /** The retry jitter's source, in [0, 1]; default `() => 1`: every retry at its full nominal delay. */
+  random?: () => number
   /** Sink for the worker; default as the server chooses it: webhook when configured, else the log sink on the app's log. */
   sink?: MessageSink
 }
@@ -67,6 +70,8 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
   const stream = { write: (line: string) => void lines.push(line) }
   const app = await buildMessagesApp({ config, db: handle.db, clock, services, logger: { level: 'info', stream } })
   const pets = options.pets ? await buildApp({ config, db: handle.db, clock, services, logger: false }) : undefined
+  recordResponses(app, 'messages')
+  if (pets) recordResponses(pets, 'pets')
 
   const sink =
     options.sink ??
@@ -79,7 +84,9 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
     clock,
     log: app.log,
     maxAttempts: config.webhookMaxAttempts,
-    backoffBaseMs: config.webhookRetryBaseMs,
+    retryScheduleMs: config.webhookRetrySchedule,
+    // The full nominal delays unless a test asks otherwise: retries come exactly at the schedule's steps.
+    random: options.random ?? (() => 1),
     pollMs: config.messagesPollMs,
     batchSize: options.batchSize,
   })

@@ -12,6 +12,9 @@ export interface RedisServer {
   start: () => Promise<void>
   /** Kills it (SIGKILL: a crash, not a shutdown) and resolves once it has exited. */
   stop: () => Promise<void>
+  /** SIGSTOP: it keeps every connection open and stops answering (a hung Redis). `resume` sends SIGCONT. */
+  pause: () => void
+  resume: () => void
 }
 
 /** A TCP port nothing listens on right now. */
@@ -57,10 +60,16 @@ export async function redisServer(t: { after: (fn: () => Promise<void>) => void 
     await exited
   }
   t.after(stop)
+  const signal = (name: NodeJS.Signals) => {
+    if (!child) throw new Error('redis-server is not running')
+    child.kill(name)
+  }
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     stop,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
     async start() {
       if (child) throw new Error('redis-server is already running')
       const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'pipe'] })

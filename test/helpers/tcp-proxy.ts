@@ -2,7 +2,8 @@
 // network" and bring it back on the same address: `stop()` closes the listener and cuts every connection,
 // `start()` listens on the same port again. `blackhole` accepts connections and never answers (a server
 // that hangs); `cutWhen(pattern)` drops the connection instead of forwarding bytes that match (a connection
-// lost at that very statement).
+// lost at that very statement). `stall(true)` makes the relay stop forwarding in both directions without closing
+// anything (a silent partition: packets dropped, no reset), `stall(false)` forwards again.
 import { once } from 'node:events'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 
@@ -11,6 +12,7 @@ export interface TcpProxy {
   start: (mode?: 'forward' | 'blackhole') => Promise<void>
   stop: () => Promise<void>
   cutWhen: (pattern: RegExp | undefined) => void
+  stall: (on: boolean) => void
   /** Connections cut by `cutWhen` so far. */
   cuts: () => number
 }
@@ -20,6 +22,7 @@ export async function tcpProxy(t: { after: (fn: () => Promise<void>) => void }, 
   let port = 0
   let cutPattern: RegExp | undefined
   let cuts = 0
+  let stalled = false
   const sockets = new Set<Socket>()
   const track = (socket: Socket) => {
     sockets.add(socket)
@@ -40,8 +43,11 @@ export async function tcpProxy(t: { after: (fn: () => Promise<void>) => void }, 
         const upstream = connect(target.port, target.host)
         track(upstream)
         upstream.on('connect', () => client.resume())
-        upstream.on('data', (chunk) => client.write(chunk))
+        upstream.on('data', (chunk) => {
+          if (!stalled) client.write(chunk)
+        })
         client.on('data', (chunk) => {
+          if (stalled) return
           if (cutPattern?.test(chunk.toString('latin1'))) {
             cuts++
             client.destroy()
@@ -70,6 +76,9 @@ export async function tcpProxy(t: { after: (fn: () => Promise<void>) => void }, 
       cutPattern = pattern
     },
     cuts: () => cuts,
+    stall(on) {
+      stalled = on
+    },
   }
   t.after(() => proxy.stop())
   return proxy

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import { loadOrCreateSecret } from '../../src/db/settings.js'
 import { ADMIN_TOKEN_SETTING } from '../../src/limits/admin.routes.js'
 import { bearer, errorOf, startHarness } from '../helpers/harness.js'
-import { expect429, list, spend } from './support.js'
+import { expect429, limitHeaders, list, spend } from './support.js'
 
 test('without the admin token: 401 on usage and unban, and the ban stays', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T00:00:00Z') })
@@ -41,4 +41,28 @@ test('with the admin token: 404 for an unknown account or key', async (t) => {
   const unban = await h.app.inject({ method: 'POST', url: '/admin/keys/nope/unban', headers: bearer(token) })
   assert.equal(unban.statusCode, 404)
   assert.equal(errorOf(unban).code, 'not_found')
+})
+
+test('the admin endpoints carry the per-address limit headers, and are refused with 429 once the address is out', async (t) => {
+  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
+  const { keyId, accountId } = await h.newAccount()
+  const token = await loadOrCreateSecret(h.handle.db, ADMIN_TOKEN_SETTING)
+  const requests = [
+    () => h.app.inject({ url: `/admin/accounts/${accountId}/usage`, headers: bearer(token) }),
+    () => h.app.inject({ method: 'POST', url: `/admin/keys/${keyId}/unban`, headers: bearer(token) }),
+    () => h.app.inject({ url: '/admin/accounts/nope/usage', headers: bearer(token) }),
+    () => h.app.inject({ url: `/admin/accounts/${accountId}/usage` }),
+  ]
+  let expected = 60
+  for (const send of requests) {
+    const res = await send()
+    const headers = limitHeaders(res)
+    assert.equal(headers.policy, '"minute";q=60;w=60', res.body)
+    assert.equal(headers.remaining, --expected, res.body)
+    assert.equal(headers.reset, Date.parse('2027-01-01T00:01:00Z') / 1000)
+  }
+  for (let i = 0; i < expected; i++) await requests[0]!()
+  const refused = await requests[0]!()
+  expect429(refused, 'rate_limit_exceeded')
+  assert.equal(limitHeaders(refused).remaining, 0)
 })

@@ -97,3 +97,24 @@ test('day-window refusals count towards the ban too', async (t) => {
   for (let i = 0; i < 2; i++) expect429(await list(h, key), 'rate_limit_exceeded')
   expect429(await list(h, key), 'temporarily_banned')
 })
+
+test('while banned, X-RateLimit-Reset, RateLimit and Retry-After all point at the end of the ban', async (t) => {
+  // A ban that starts mid-second: its end is not on a whole second.
+  const h = await startHarness(t, { now: T0 + 300 })
+  const { key } = await h.newAccount()
+  await overrun(h, key, 30)
+  const banEnd = T0 + 300 + 900_000
+  for (const at of [T0 + 300, T0 + 5 * 60_000 + 700, banEnd - 1]) {
+    h.clock.set(at)
+    const res = await list(h, key)
+    const { retryAfter } = expect429(res, 'temporarily_banned')
+    const headers = limitHeaders(res)
+    assert.equal(headers.reset, Math.ceil(banEnd / 1000), 'Reset is the end of the ban (rounded up to a second)')
+    assert.equal(Math.floor(at / 1000) + retryAfter, headers.reset, 'Date + Retry-After = Reset')
+    assert.ok(at + retryAfter * 1000 >= banEnd, 'waiting Retry-After is never too early')
+    assert.equal(headers.remaining, 0)
+    assert.equal(headers.rateLimit, `"minute";r=0;t=${retryAfter}`)
+  }
+  h.clock.set(banEnd)
+  assert.equal((await list(h, key)).statusCode, 200)
+})

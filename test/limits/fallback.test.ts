@@ -100,3 +100,35 @@ test('a second outage is warned about again, once', async (t) => {
     assert.equal(i.count(RECOVERY), outage)
   }
 })
+
+test('Redis lost mid-window: each instance goes on from what it admitted in the window; the worst case is measured', async (t) => {
+  if (postgresOnly(t)) return
+  const redis = await redisServer(t)
+  await redis.start()
+  const prefix = freshRedisPrefix()
+  const instances = [await instance(redis.url, prefix), await instance(redis.url, prefix), await instance(redis.url, prefix)]
+  t.after(async () => {
+    for (const i of instances) await i.store.close()
+  })
+  const consume = (i: (typeof instances)[number], subject: string) => within(i.store.consume({ subject, windows: QUOTA, now: T0 + 5_000 }), 'consume')
+  const admitted = async (i: (typeof instances)[number], subject: string, n: number) => {
+    let count = 0
+    for (let k = 0; k < n; k++) if ((await consume(i, subject)).admitted) count++
+    return count
+  }
+  // Even: a round-robin balancer spread 30 of the 60 over the three (10 each) before Redis was lost.
+  const even = fresh('account')
+  for (let k = 0; k < 30; k++) assert.equal((await consume(instances[k % 3]!, even)).admitted, true)
+  // Skewed, the worst case: one instance admitted the whole quota before Redis was lost.
+  const skewed = fresh('account')
+  assert.equal(await admitted(instances[0]!, skewed, 60), 60)
+
+  await redis.stop()
+  const evenAfter = await Promise.all(instances.map((i) => admitted(i, even, 30)))
+  assert.deepEqual(evenAfter, [10, 10, 10], 'each goes on from its 10 to its share of 20: the quota (60) holds')
+  const skewedAfter = await Promise.all(instances.map((i) => admitted(i, skewed, 30)))
+  assert.deepEqual(skewedAfter, [0, 20, 20], 'the one that admitted 60 admits nothing more; the others their share')
+  // Worst case over the window: 60 + 2 × 20 = 100, i.e. (2 − 1/N) × the quota with N = divisor = 3 instances
+  // (from zero, as before, it was 60 + 3 × 20 = 2 × the quota).
+  assert.equal(60 + skewedAfter.reduce((a, b) => a + b, 0), 100)
+})

@@ -1,5 +1,5 @@
 // A webhook receiver that fails (issue 4): each failed attempt leaves the message `queued`, the next attempt
-// comes only after an exponential backoff (base, 2×base, 4×base …, driven by the manual clock), and after
+// comes only after its step of MESSAGES_RETRY_SCHEDULE (1s,2s,4s here, at the full delay; driven by the manual clock), and after
 // MESSAGES_WEBHOOK_MAX_ATTEMPTS attempts the message is `failed`. Per Standard Webhooks, only a 2xx answer
 // is a success: redirects, refused connections and 4xx/5xx are failures.
 import assert from 'node:assert/strict'
@@ -19,11 +19,12 @@ import {
 } from '../helpers/messages-harness.js'
 
 const BASE_MS = 1000
+const SCHEDULE = '1s,2s,4s'
 
 async function setup(t: Parameters<typeof startMessagesHarness>[0], answer: (r: ReceivedWebhook, i: number) => ReceiverAnswer, maxAttempts: number) {
   const receiver = await startReceiver(t, answer)
   const h = await startMessagesHarness(t, {
-    env: webhookEnv(receiver.url, newWebhookSecret(), { MESSAGES_WEBHOOK_MAX_ATTEMPTS: String(maxAttempts), MESSAGES_RETRY_BASE_MS: String(BASE_MS) }),
+    env: webhookEnv(receiver.url, newWebhookSecret(), { MESSAGES_WEBHOOK_MAX_ATTEMPTS: String(maxAttempts), MESSAGES_RETRY_SCHEDULE: SCHEDULE }),
   })
   const account = await h.newAccount()
   return { h, receiver, account }
@@ -127,7 +128,7 @@ test('a redirect is a failure, and is not followed', async (t) => {
 test('a receiver nobody listens on: the attempt fails and is retried, then failed', async (t) => {
   const port = await freePort()
   const h = await startMessagesHarness(t, {
-    env: webhookEnv(`http://127.0.0.1:${port}/hooks`, newWebhookSecret(), { MESSAGES_WEBHOOK_MAX_ATTEMPTS: '2', MESSAGES_RETRY_BASE_MS: String(BASE_MS) }),
+    env: webhookEnv(`http://127.0.0.1:${port}/hooks`, newWebhookSecret(), { MESSAGES_WEBHOOK_MAX_ATTEMPTS: '2', MESSAGES_RETRY_SCHEDULE: SCHEDULE }),
   })
   const { key } = await h.newAccount()
   const sent = await sendMessage(h, key, 'nobody home')

@@ -107,7 +107,7 @@ test('a receiver that fails once then succeeds: retried after the backoff, then 
   assert.equal(receiver.received.length, 1)
   assert.equal((await getMessage(h, account.key, sent.id)).status, 'queued')
 
-  h.clock.advance(h.config.webhookRetryBaseMs)
+  h.clock.advance(h.config.webhookRetrySchedule[0]!)
   assert.equal(await h.worker.runOnce(), 1)
   assert.equal(receiver.received.length, 2)
   assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'delivered' })

@@ -85,7 +85,7 @@ test('GET /messages/{id}: 200 Message, 404 Error', async (t) => {
   assert.ok(get.responses['404'])
 })
 
-test('GET /docs serves the HTML reference, pointing at /openapi.json', async (t) => {
+test('GET /docs serves the HTML reference, pointing at its copy of /openapi.json (/docs/json)', async (t) => {
   const h = await startMessagesHarness(t, { listen: true })
   const page = await fetch(`${h.baseUrl}/docs`, { signal: AbortSignal.timeout(10_000) })
   assert.equal(page.status, 200)
@@ -95,5 +95,8 @@ test('GET /docs serves the HTML reference, pointing at /openapi.json', async (t)
   const initializer = [...html.matchAll(/\bsrc\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!).find((u) => u.includes('initializer'))
   assert.ok(initializer, html)
   const script = await (await fetch(new URL(initializer, `${h.baseUrl}/docs`), { signal: AbortSignal.timeout(10_000) })).text()
-  assert.match(script, /["']\/openapi\.json["']/)
+  assert.match(script, /["']\/docs\/json["']/)
+  const forPage = (await (await fetch(`${h.baseUrl}/docs/json`)).json()) as { paths: Record<string, unknown> }
+  const document = (await (await fetch(`${h.baseUrl}/openapi.json`)).json()) as typeof forPage
+  assert.deepEqual(Object.keys(forPage.paths), Object.keys(document.paths))
 })
