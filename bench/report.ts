@@ -36,16 +36,22 @@ function table(results: ScenarioResult[]): string {
   return ['| target | scenario | request | req/s (median) | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req | peak RSS MB | unexpected |', '|---|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n')
 }
 
-function deepRatio(results: ScenarioResult[], target: string): string | undefined {
-  const first = results.find((r) => r.target === target && r.scenario === 'deep-first')
-  const deep = results.find((r) => r.target === target && r.scenario === 'deep-page')
+/** Each list with a first-page and a deep-page scenario: [what, first, deep]. */
+const DEEP_PAIRS = [
+  ['pets', 'deep-first', 'deep-page'],
+  ['store orders (status=approved)', 'orders-first', 'orders-deep'],
+] as const
+
+function deepRatio(results: ScenarioResult[], target: string, [what, firstName, deepName]: (typeof DEEP_PAIRS)[number]): string | undefined {
+  const first = results.find((r) => r.target === target && r.scenario === firstName)
+  const deep = results.find((r) => r.target === target && r.scenario === deepName)
   if (!first || !deep) return undefined
-  return `${target}: deep page mean latency ${deep.meanMs.toFixed(2)} ms vs first page ${first.meanMs.toFixed(2)} ms → ${(deep.meanMs / first.meanMs).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
+  return `${target}, ${what}: deep page mean latency ${deep.meanMs.toFixed(2)} ms vs first page ${first.meanMs.toFixed(2)} ms → ${(deep.meanMs / first.meanMs).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
 }
 
 export function writeReport({ results, skipped, settings, quick, out }: Report): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
-  const deep = [...new Set(results.map((r) => r.target))].map((t) => deepRatio(results, t)).filter(Boolean)
+  const deep = [...new Set(results.map((r) => r.target))].flatMap((t) => DEEP_PAIRS.map((pair) => deepRatio(results, t, pair))).filter(Boolean)
   const text = `${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
   process.stdout.write(`\n${text}`)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')

@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = []
   try {
     const databaseUrl = join(dir, 'bench.db')
-    process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} rows…\n`)
+    process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`)
     const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: settings.deepRows })
     results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
     results.push(...(await runReferences(databaseUrl, seeded)))
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
         ...(await withPostgresDatabase(process.env.TEST_DATABASE_URL, async (url) => {
           const pgSeeded = await seed({ databaseUrl: url, pets: settings.pets, deepRows: Math.min(settings.deepRows, 20_000) })
           const env = { DATABASE_URL: url, REDIS_URL: redis, REDIS_PREFIX: `bench-pg-${process.pid}:` }
-          return runTarget({ label: 'postgres+redis', env, only: ['list-20', 'get-pet', 'create', 'deep-first', 'deep-page'] }, pgSeeded)
+          return runTarget({ label: 'postgres+redis', env, only: ['list-20', 'get-pet', 'create', 'deep-first', 'deep-page', 'orders-first', 'orders-deep'] }, pgSeeded)
         })),
       )
     } else skipped.push('PostgreSQL + Redis: needs TEST_DATABASE_URL and TEST_REDIS_URL')

@@ -1,6 +1,6 @@
 // A fresh database for a run: migrated, with an enterprise account whose quota never limits the run (its
-// pets for the list/get/post scenarios), a second one with many pets for the deep-page scenario, and an
-// exhausted account for the 429 scenario. Inserts go straight to the database, in batches.
+// pets for the list/get/post scenarios), a second one with many pets and as many store orders for the deep-page
+// scenarios, and an exhausted account for the 429 scenario. Inserts go straight to the database, in batches.
 import type { Kysely } from 'kysely'
 import { createAccountsRepository } from '../src/accounts/accounts.repository.js'
 import { systemClock } from '../src/clock.js'
@@ -9,6 +9,8 @@ import { migrateToLatest } from '../src/db/migrate.js'
 import type { Database } from '../src/db/schema.js'
 import { loadOrCreateSecret } from '../src/db/settings.js'
 import { createCursorCodec } from '../src/http/cursor.js'
+import { ORDERS_LIST } from '../src/store/orders.routes.js'
+import { ORDER_STATUSES } from '../src/store/orders.schemas.js'
 
 export interface Seeded {
   key: string
@@ -17,6 +19,8 @@ export interface Seeded {
   /** Cursor positioned 20 rows before the end of the deep account's pets. */
   deepCursor: string
   petId: string
+  /** Cursor positioned 20 approved orders before the end of the deep account's orders (status=approved). */
+  deepOrdersCursor: string
 }
 
 const UNLIMITED = { plan: 'enterprise', perMinute: 1_000_000_000, perDay: 2_000_000_000 }
@@ -34,6 +38,25 @@ async function insertPets(db: Kysely<Database>, accountId: string, count: number
       created_at: now,
     }))
     await db.transaction().execute((trx) => trx.insertInto('pets').values(rows).execute())
+  }
+}
+
+/** `count` orders of one pet, statuses in turn (placed, approved, delivered); every 10th cancelled. */
+async function insertOrders(db: Kysely<Database>, accountId: string, petId: bigint, count: number): Promise<void> {
+  const batch = 1_000
+  const now = new Date().toISOString()
+  for (let start = 0; start < count; start += batch) {
+    const rows = Array.from({ length: Math.min(batch, count - start) }, (_, i) => ({
+      account_id: accountId,
+      pet_id: petId,
+      quantity: 1 + ((start + i) % 5),
+      ship_date: null,
+      status: ORDER_STATUSES[(start + i) % ORDER_STATUSES.length]!,
+      complete: 0,
+      created_at: now,
+      cancelled_at: (start + i) % 10 === 9 ? now : null,
+    }))
+    await db.transaction().execute((trx) => trx.insertInto('orders').values(rows).execute())
   }
 }
 
@@ -55,7 +78,18 @@ export async function seed({ databaseUrl, pets, deepRows }: { databaseUrl: strin
     const first = await handle.db.selectFrom('pets').select('id').where('account_id', '=', main.accountId).orderBy('id').limit(1).executeTakeFirstOrThrow()
     const cursors = createCursorCodec({ secret: await loadOrCreateSecret(handle.db, 'cursor_secret') })
     const deepCursor = cursors.encode(deep.accountId, { lastId: BigInt(ids.at(-1)!.id), status: undefined })
-    return { key: main.key, exhaustedKey: exhausted.key, deepKey: deep.key, deepCursor, petId: String(first.id) }
+    await insertOrders(handle.db, deep.accountId, BigInt(ids[0]!.id), deepRows)
+    const approved = await handle.db
+      .selectFrom('orders')
+      .select('id')
+      .where('account_id', '=', deep.accountId)
+      .where('status', '=', 'approved')
+      .where('cancelled_at', 'is', null)
+      .orderBy('id', 'desc')
+      .limit(21)
+      .execute()
+    const deepOrdersCursor = cursors.encode(deep.accountId, { lastId: BigInt(approved.at(-1)!.id), status: 'approved' }, ORDERS_LIST.list)
+    return { key: main.key, exhaustedKey: exhausted.key, deepKey: deep.key, deepCursor, petId: String(first.id), deepOrdersCursor }
   } finally {
     await handle.close()
   }

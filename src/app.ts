@@ -8,6 +8,7 @@ import { authPlugin } from './http/auth.js'
 import { createBaseApp } from './http/base-app.js'
 import type { CursorCodec } from './http/cursor.js'
 import { deprecationHooks } from './http/deprecation.js'
+import { registerIndexRoutes } from './http/index.routes.js'
 import { openApiPlugin, petsDocument, registerDocsRoutes } from './http/openapi.js'
 import { ErrorSchema } from './http/schemas.js'
 import type { IdempotencyRepository } from './idempotency/idempotency.repository.js'
@@ -16,9 +17,14 @@ import { createRequestGuard } from './limits/rate-limit.hooks.js'
 import type { RateLimiter } from './limits/rate-limiter.js'
 import type { MessagesRepository } from './messages/messages.repository.js'
 import type { PetsRepository } from './pets/pets.repository.js'
+import type { OrdersRepository } from './store/orders.repository.js'
+import { flushUsageOnClose, type Usage } from './usage/usage.service.js'
 import { registerOpsRoutes } from './ops/ops.routes.js'
 import { petsRoutes } from './pets/pets.routes.js'
-import { NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
+import { NewPetSchema, PET_EXAMPLES, PetSchema, PetsSchema, PetStatusSchema } from './pets/pets.schemas.js'
+import { ordersRoutes } from './store/orders.routes.js'
+import { NewOrderSchema, OrderSchema, OrdersSchema, OrderStatusSchema } from './store/orders.schemas.js'
+import { portalPlugin } from './portal/portal.plugin.js'
 import { buildServices, type ServiceDependencies, type Services } from './services.js'
 
 export { BODY_LIMIT_BYTES } from './http/base-app.js'
@@ -36,10 +42,14 @@ declare module 'fastify' {
     clock: Clock
     accounts: AccountsRepository
     pets: PetsRepository
+    orders: OrdersRepository
     messages: MessagesRepository
     cursors: CursorCodec
     idempotency: IdempotencyRepository
     limiter: RateLimiter
+    /** The developer portal's services; undefined when PORTAL is off. */
+    portal: Services['portal']
+    usage: Usage
   }
 }
 
@@ -49,30 +59,37 @@ export function decorateServices(app: FastifyInstance, services: Services): void
   app.decorate('clock', services.clock)
   app.decorate('accounts', services.accounts)
   app.decorate('pets', services.pets)
+  app.decorate('orders', services.orders)
   app.decorate('messages', services.messages)
   app.decorate('cursors', services.cursors)
   app.decorate('idempotency', services.idempotency)
   app.decorate('limiter', services.limiter)
+  app.decorate('portal', services.portal)
+  app.decorate('usage', services.usage)
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const services = deps.services ?? (await buildServices(deps))
   const { config, clock, limiter } = services
   const { app, finish } = createBaseApp({ config, limiter, sendBatcher: services.sendBatcher, apiPrefix: '/v1/', logger: deps.logger })
-  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema]) app.addSchema(schema)
-  await app.register(openApiPlugin, petsDocument(config))
+  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema, OrderStatusSchema, NewOrderSchema, OrderSchema, OrdersSchema]) {
+    app.addSchema(schema)
+  }
+  await app.register(openApiPlugin, petsDocument(config, PET_EXAMPLES))
 
   decorateServices(app, services)
   await registerOpsRoutes(app, services, 'pets')
-  await app.register(authPlugin, { accounts: services.accounts, environment: config.environment })
+  await app.register(authPlugin, { accounts: services.accounts, environment: config.environment, clock: services.clock })
   // A store this app made for itself is closed with it; a shared one is closed by its owner.
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
+  // Services this app made for itself write their buffered usage counts when it closes (shared ones: the server).
+  if (!deps.services) app.addHook('onClose', () => flushUsageOnClose(app, services))
 
-  // The pet store under /v1. Every operation is authenticated and counted against its account's quota
-  // before anything else (sunset, body parsing, validation) can answer. One hook for all of it: each
-  // async hook costs a promise and a turn of the microtask queue on every request.
+  // The pet store under /v1: the pets and the store's orders. Every operation is authenticated and counted against
+  // its account's quota before anything else (sunset, body parsing, validation) can answer. One hook for all of
+  // it: each async hook costs a promise and a turn of the microtask queue on every request.
   const deprecation = deprecationHooks({ clock, publicUrl: config.publicUrl })
-  const guard = createRequestGuard({ authenticate: app.authenticate, limiter })
+  const guard = createRequestGuard({ authenticate: app.authenticate, limiter, usage: services.usage, clock })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', async function petStoreGate(request, reply) {
@@ -81,11 +98,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         deprecation.enforceSunset(request)
       })
       await v1.register(petsRoutes)
+      await v1.register(ordersRoutes)
     },
     { prefix: '/v1' },
   )
   await app.register(adminRoutes, { prefix: '/admin', token: services.adminToken })
+  // The developer portal (HTML pages under /portal), on the same listener, outside /v1.
+  if (services.portal) {
+    await app.register(portalPlugin, { prefix: '/portal', config, clock, accounts: services.accounts, usage: services.usage, ...services.portal })
+  }
   await registerDocsRoutes(app, '/v1/openapi.json')
+  registerIndexRoutes(app, { openapi: '/v1/openapi.json', docs: '/docs' })
   finish()
 
   await app.ready()

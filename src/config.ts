@@ -1,3 +1,5 @@
+import { isIP } from 'node:net'
+
 // One definition per setting: its environment variable, default, documentation and parser.
 // The README's configuration table is written from this list; `loadConfig` validates all of it at boot.
 
@@ -60,6 +62,15 @@ function origin(raw: string): string {
   return url.origin
 }
 
+function origins(raw: string): string[] {
+  const list = raw.split(',').map((o) => o.trim()).filter((o) => o !== '')
+  if (list.length === 0) throw new Error('must list at least one origin')
+  return list.map((o) => {
+    if (o === '*') throw new Error('must list origins, not *')
+    return origin(o)
+  })
+}
+
 function webhookSecret(raw: string): string {
   const body = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : raw
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 24) throw new Error('must be whsec_ followed by at least 24 base64-encoded bytes')
@@ -69,6 +80,50 @@ function webhookSecret(raw: string): string {
 function redisUrl(raw: string): string {
   if (!/^rediss?:\/\//.test(raw)) throw new Error('must be a redis:// or rediss:// URL')
   return raw
+}
+
+function mailUrl(raw: string): string {
+  if (/^file:.+/.test(raw)) return raw
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {}
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) throw new Error('must be smtp://[user:pass@]host[:port], smtps://… or file:DIR')
+  return raw
+}
+
+/** Whether mail goes to a real server (not to files): production sends the portal's mail only that way. */
+export const sendsRealMail = (url: string | undefined): boolean => url !== undefined && /^smtps?:/.test(url)
+
+/**
+ * `false`, a hop count, or a comma-separated list of proxy addresses and CIDR ranges: what Fastify's `trustProxy`
+ * takes (`true`, trusting anyone to say who the client is, is refused).
+ */
+function trustProxy(raw: string): false | number | string[] {
+  if (raw === 'false') return false
+  if (/^\d+$/.test(raw)) return positiveInt(raw)
+  const entries = raw.split(',').map((e) => e.trim())
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/')
+    const family = isIP(address ?? '')
+    const maxBits = family === 6 ? 128 : 32
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !validBits || extra !== undefined) {
+      throw new Error(`must be false, a hop count, or a comma-separated list of addresses and CIDR ranges ("${entry}" is none of these)`)
+    }
+  }
+  return entries
+}
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const
+
+/** `5s,5m,30m,2h`: a list of positive durations, in ms. */
+function durations(raw: string): number[] {
+  return raw.split(',').map((entry) => {
+    const m = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(entry)
+    if (!m || Number(m[1]) === 0) throw new Error(`must be a comma-separated list of durations such as 5s,5m,2h ("${entry}" is not one)`)
+    return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+  })
 }
 
 function nonEmpty(raw: string): string {
@@ -87,6 +142,12 @@ export const settings = {
     parse: nonEmpty,
   }),
   databasePoolSize: setting({ env: 'DATABASE_POOL_SIZE', default: '10', doc: 'PostgreSQL: connections in the pool (per process).', parse: positiveInt }),
+  databaseTimeoutMs: setting({
+    env: 'DATABASE_TIMEOUT_MS',
+    default: '5000',
+    doc: 'PostgreSQL: longest wait for one statement (`statement_timeout`; on a silent network the client gives up 500 ms later and drops the connection). A request then gets 503.',
+    parse: positiveInt,
+  }),
   sqliteCacheMb: setting({
     env: 'SQLITE_CACHE_MB',
     default: '2',
@@ -99,11 +160,17 @@ export const settings = {
     doc: '`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this process\'s memory.',
     parse: redisUrl,
   }),
+  redisTimeoutMs: setting({
+    env: 'REDIS_TIMEOUT_MS',
+    default: '50',
+    doc: 'How long a rate-limit command may wait for Redis; past it that request, and every one after it until Redis answers a background probe, is limited per process.',
+    parse: positiveInt,
+  }),
   redisPrefix: setting({ env: 'REDIS_PREFIX', default: 'petstore:', doc: 'Prefix of every Redis key.', parse: nonEmpty }),
   fallbackDivisor: setting({
     env: 'RATE_LIMIT_FALLBACK_DIVISOR',
     default: '3',
-    doc: 'While Redis is unreachable each instance limits alone, at quota ÷ this (set it to your instance count).',
+    doc: 'While Redis is unreachable each instance limits alone, at quota ÷ this (set it to your instance count); each of its worker processes takes an equal part of that.',
     parse: positiveInt,
   }),
   workers: setting({
@@ -111,6 +178,12 @@ export const settings = {
     default: '1',
     doc: 'Processes to run on this machine (node:cluster). More than 1 needs `REDIS_URL`, so the quota stays one.',
     parse: positiveInt,
+  }),
+  trustProxy: setting({
+    env: 'TRUST_PROXY',
+    default: 'false',
+    doc: 'Proxies in front of the service whose `X-Forwarded-For` is believed: a hop count, or addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Then per-address limits, logs and the `/metrics` guard use the client\'s address; `false`: the connection\'s.',
+    parse: trustProxy,
   }),
   metricsToken: setting({
     env: 'METRICS_TOKEN',
@@ -127,13 +200,13 @@ export const settings = {
   getPetSunset: setting({
     env: 'PETSTORE_GETPET_SUNSET',
     default: '2030-12-05T00:00:00Z',
-    doc: 'Instant from which the deprecated `GET /v1/pets/{petId}` answers 410 (sent in its `Sunset` header).',
+    doc: 'Instant (any, past ones included) from which the deprecated `GET /v1/pets/{petId}` answers 410 (sent in its `Sunset` header).',
     parse: instant,
   }),
   getPetDeprecatedAt: setting({
     env: 'PETSTORE_GETPET_DEPRECATED_AT',
     default: '2026-11-21T00:00:00Z',
-    doc: 'Instant `GET /v1/pets/{petId}` was deprecated (sent in its `Deprecation` header); must not be after the sunset.',
+    doc: 'Instant `GET /v1/pets/{petId}` was deprecated (sent in its `Deprecation` header); must not be after the sunset. Unset: the earlier of the default and the sunset.',
     parse: instant,
   }),
   productionUrl: setting({
@@ -180,23 +253,49 @@ export const settings = {
     doc: 'Standard Webhooks signing secret, `whsec_` + base64 (at least 24 bytes; required with the `webhook` sink).',
     parse: webhookSecret,
   }),
-  webhookMaxAttempts: setting({ env: 'MESSAGES_WEBHOOK_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts before a message is `failed`.', parse: positiveInt }),
-  webhookRetryBaseMs: setting({
-    env: 'MESSAGES_RETRY_BASE_MS',
-    default: '1000',
-    doc: 'First retry delay; each further retry waits twice as long (1 s, 2 s, 4 s …).',
-    parse: positiveInt,
+  webhookMaxAttempts: setting({ env: 'MESSAGES_WEBHOOK_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts before a message is `failed` (the first one and a retry per step of the schedule).', parse: positiveInt }),
+  webhookRetrySchedule: setting({
+    env: 'MESSAGES_RETRY_SCHEDULE',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    doc: 'Delay before each retry of a failed delivery (`ms`, `s`, `m`, `h`), with full jitter between one step and the one before; past its end the last step repeats.',
+    parse: durations,
   }),
   webhookTimeoutMs: setting({ env: 'MESSAGES_WEBHOOK_TIMEOUT_MS', default: '5000', doc: 'Time a webhook receiver has to answer one attempt.', parse: positiveInt }),
   messagesPollMs: setting({ env: 'MESSAGES_POLL_MS', default: '250', doc: 'How often the delivery worker looks for due messages.', parse: positiveInt }),
+  corsOrigins: setting({
+    env: 'CORS_ORIGINS',
+    default: undefined,
+    doc: 'Comma-separated origins (`https://app.example.com`) whose pages may call the API from a browser (CORS). Unset: none.',
+    parse: origins,
+  }),
+  requestTimeoutMs: setting({
+    env: 'REQUEST_TIMEOUT_MS',
+    default: '30000',
+    doc: 'Time a client has to send a whole request (headers and body); a slower one gets 408 `request_timeout`.',
+    parse: positiveInt,
+  }),
+  portal: setting({
+    env: 'PORTAL',
+    default: undefined,
+    doc: '`on` or `off`: the developer portal under `/portal`. Unset: `on` outside production; in production `on` only when `MAIL_URL` is an SMTP URL.',
+    parse: oneOf(['on', 'off'] as const),
+  }),
+  mailUrl: setting({
+    env: 'MAIL_URL',
+    default: undefined,
+    doc: 'How the portal\'s mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file per message). Unset: `file:./data/outbox` outside production.',
+    parse: mailUrl,
+  }),
+  mailFrom: setting({ env: 'MAIL_FROM', default: 'Petstore <no-reply@petstore.example>', doc: 'Sender (`From`) of the portal\'s mail.', parse: nonEmpty }),
   logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
 }
 
 type Settings = typeof settings
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
 /** Settings without a default may be absent. */
-type Optional = 'publicUrl' | 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken'
-export type Config = Omit<Parsed, Optional> & { [K in Optional]: Parsed[K] | undefined }
+type Optional = 'publicUrl' | 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken' | 'corsOrigins' | 'mailUrl'
+/** `portal` is resolved from PORTAL, the environment and MAIL_URL (see loadConfig). */
+export type Config = Omit<Parsed, Optional | 'portal'> & { [K in Optional]: Parsed[K] | undefined } & { portal: boolean }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -221,9 +320,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       problems.push(`${s.env}=${JSON.stringify(raw)}: ${(error as Error).message}`)
     }
   }
-  const result = { ...(config as Config), ...overrides }
+  const resolved = config as Omit<Config, 'portal'> & { portal: 'on' | 'off' | undefined }
+  if (resolved.mailUrl === undefined && resolved.environment !== 'production') resolved.mailUrl = 'file:./data/outbox'
+  if (problems.length === 0 && resolved.portal === 'on' && resolved.environment === 'production' && !sendsRealMail(resolved.mailUrl)) {
+    problems.push('PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and reset links)')
+  }
+  const portal = resolved.portal === undefined ? resolved.environment !== 'production' || sendsRealMail(resolved.mailUrl) : resolved.portal === 'on'
+  const result: Config = { ...resolved, portal, ...overrides }
+  // A sunset alone may be any instant, past ones included: the deprecation date then defaults to the earlier of
+  // its default and the sunset. Only a deprecation date that was set, and is after the sunset, is a mistake.
+  const deprecationSet = !!env[settings.getPetDeprecatedAt.env] || overrides.getPetDeprecatedAt !== undefined
+  if (problems.length === 0 && !deprecationSet && result.getPetDeprecatedAt > result.getPetSunset) result.getPetDeprecatedAt = result.getPetSunset
   if (problems.length === 0 && result.getPetDeprecatedAt > result.getPetSunset) {
-    problems.push('PETSTORE_GETPET_DEPRECATED_AT must not be after PETSTORE_GETPET_SUNSET (RFC 8594)')
+    problems.push(
+      `PETSTORE_GETPET_DEPRECATED_AT (${result.getPetDeprecatedAt.toISOString()}) must not be after PETSTORE_GETPET_SUNSET (${result.getPetSunset.toISOString()}) (RFC 8594)`,
+    )
   }
   if (problems.length === 0 && result.messagesSink === 'webhook' && (!result.webhookUrl || !result.webhookSecret)) {
     problems.push('MESSAGES_SINK=webhook needs MESSAGES_WEBHOOK_URL and MESSAGES_WEBHOOK_SECRET')

@@ -8,6 +8,7 @@ import { loggerOptions } from './http/base-app.js'
 import type { Config } from './config.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { claimEnvironment } from './db/settings.js'
 import { buildMessagesApp } from './messages/messages.app.js'
 import { createLogSink, createWebhookSink } from './messages/sinks.js'
 import { createMessageWorker } from './messages/worker.js'
@@ -19,20 +20,59 @@ import { pino } from 'pino'
 const SHUTDOWN_GRACE_MS = 10_000
 /** Messages one delivery step claims at once. */
 const DELIVERY_BATCH = 20
-/** How often expired Idempotency-Key records are deleted. */
-const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60 * 1000
+/** How often expired Idempotency-Key records and old usage rows are deleted. */
+const PURGE_EVERY_MS = 10 * 60 * 1000
+/** How often the buffered usage counts are added to the database (what another instance may not see yet). */
+const USAGE_FLUSH_EVERY_MS = 5_000
 
 export type Interface = 'pets' | 'messages'
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
-export async function startServer(config: Config, options: { only?: Interface; out?: NodeJS.WritableStream; skipMigrations?: boolean } = {}): Promise<void> {
+export interface StartOptions {
+  only?: Interface
+  out?: NodeJS.WritableStream
+  skipMigrations?: boolean
+  /** Where the start-up banner goes (default: `out`); a cluster worker hands it to its primary. */
+  announce?: (banner: string) => void
+  /** Say nothing when Redis is not reachable at start (a cluster worker other than the first). */
+  quietRedis?: boolean
+}
+
+/** A start-up failure the operator can act on: printed as one line, without a stack. */
+export class StartError extends Error {}
+
+/** The reason of a connection failure in one phrase (Node gives an AggregateError with no message for a name with two addresses). */
+export function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0])
+  if (!(error instanceof Error)) return String(error)
+  const code = (error as { code?: string }).code
+  return error.message || code || error.name
+}
+
+/** Opens and (unless told not to) migrates the database; unreachable: a StartError naming it. */
+export async function openAndMigrate(config: Config, options: { poolSize?: number; skipMigrations?: boolean } = {}) {
+  const handle = openDatabase(config.databaseUrl, {
+    poolSize: options.poolSize ?? config.databasePoolSize,
+    timeoutMs: config.databaseTimeoutMs,
+    sqliteCacheMb: config.sqliteCacheMb,
+  })
+  try {
+    if (!options.skipMigrations) await migrateToLatest(handle.db)
+  } catch (error) {
+    await handle.close().catch(() => {})
+    throw new StartError(`cannot use the database at ${handle.location}: ${reasonOf(error)}`)
+  }
+  return handle
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<void> {
   const out = options.out ?? process.stdout
   const serves = (i: Interface) => options.only === undefined || options.only === i
-  const handle = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, sqliteCacheMb: config.sqliteCacheMb })
-  if (!options.skipMigrations) await migrateToLatest(handle.db)
+  const handle = await openAndMigrate(config, { skipMigrations: options.skipMigrations })
+  await claimEnvironment(handle.db, config.environment, handle.location)
   const bootLog = pino({ level: config.logLevel })
-  const rateLimitStore = await createRateLimitStore(config, bootLog)
+  const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
   const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, rateLimitStore })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
@@ -55,7 +95,7 @@ export async function startServer(config: Config, options: { only?: Interface; o
         clock: services.clock,
         log,
         maxAttempts: config.webhookMaxAttempts,
-        backoffBaseMs: config.webhookRetryBaseMs,
+        retryScheduleMs: config.webhookRetrySchedule,
         pollMs: config.messagesPollMs,
         batchSize: DELIVERY_BATCH,
         // A claim must outlast the slowest delivery of its whole batch, or another instance could take over
@@ -65,15 +105,22 @@ export async function startServer(config: Config, options: { only?: Interface; o
     : undefined
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging idempotency keys failed'))
-  }, IDEMPOTENCY_PURGE_EVERY_MS).unref()
+    services.usage.purge(services.clock.now()).catch((err: unknown) => log.error({ err }, 'purging old usage rows failed'))
+  }, PURGE_EVERY_MS).unref()
+  const usageFlush = setInterval(() => {
+    services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts failed; they are kept for the next try'))
+  }, USAGE_FLUSH_EVERY_MS).unref()
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'shutting down after an uncaught error')
     else log.info({ signal }, 'shutting down')
     clearInterval(purge)
+    clearInterval(usageFlush)
     // Stop accepting and finish in-flight requests, then the worker's current step, then the stores.
     await Promise.all(apps.map((app) => app.close()))
     await worker?.stop()
+    // After the last request: every counted request reaches the database.
+    await services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts at shutdown failed'))
     await services.rateLimitStore.close()
     await handle.close()
     logDestination.flushSync()
@@ -91,12 +138,13 @@ export async function startServer(config: Config, options: { only?: Interface; o
     lines.push(`Messages interface at ${base}  ·  docs ${base}/docs  ·  delivery: ${config.messagesSink}`)
   }
   worker?.start()
-  out.write(`${lines.join('\n')}\nDatabase: ${handle.location}\n`)
+  let banner = `${lines.join('\n')}\nDatabase: ${handle.location}\n`
   if (local) {
     const auth = `-H "Authorization: Bearer ${local.key}"`
     const tryIt = serves('pets')
       ? `curl ${auth} http://${hostForUrl(config.host)}:${config.port}/v1/pets`
       : `curl ${auth} -H 'Content-Type: application/json' -d '{"message":"Hello"}' http://${hostForUrl(config.host)}:${config.messagesPort}/messages`
-    out.write(`\nCreated a local account (${local.accountId}, plan free) and its API key. It is shown once, now:\n\n  ${local.key}\n\nTry it:\n  ${tryIt}\n\n`)
+    banner += `\nCreated a local account (${local.accountId}, plan free) and its API key. It is shown once, now:\n\n  ${local.key}\n\nTry it:\n  ${tryIt}\n\n`
   }
+  ;(options.announce ?? ((text: string) => out.write(text)))(banner)
 }

@@ -18,6 +18,10 @@ import { createRateLimiter } from './limits/rate-limiter.js'
 import { createMessagesRepository } from './messages/messages.repository.js'
 import { createMetrics } from './ops/metrics.js'
 import { createPetsRepository } from './pets/pets.repository.js'
+import { createOrdersRepository } from './store/orders.repository.js'
+import { createMailer } from './portal/mail.js'
+import { createPortalRepository } from './portal/portal.repository.js'
+import { createUsage } from './usage/usage.service.js'
 
 export interface ServiceDependencies {
   config: Config
@@ -35,6 +39,7 @@ export async function buildServices({ config, db, pool, engine = kyselyEngine(db
   const metrics = createMetrics({ pool })
   const sendBatcher = createSendBatcher()
   engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
+  const accounts = createAccountsRepository({ db, clock, engine })
   return {
     metrics,
     config,
@@ -42,8 +47,10 @@ export async function buildServices({ config, db, pool, engine = kyselyEngine(db
     clock,
     rateLimitStore,
     sendBatcher,
-    accounts: createAccountsRepository({ db, clock, engine }),
+    accounts,
+    usage: createUsage({ db, engine, accounts, store: rateLimitStore }),
     pets: createPetsRepository({ db, clock, engine }),
+    orders: createOrdersRepository({ db, clock, engine }),
     messages: createMessagesRepository({ db, clock, engine }),
     idempotency: createIdempotencyRepository({ db, clock, engine }),
     limiter: createRateLimiter({
@@ -54,6 +61,17 @@ export async function buildServices({ config, db, pool, engine = kyselyEngine(db
     }),
     cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
     adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
+    portal: config.portal ? await portalServices({ config, db, clock, accounts }) : undefined,
+  }
+}
+
+/** The developer portal's own services (only when PORTAL is on: with it off nothing of it is built). */
+async function portalServices({ config, db, clock, accounts }: { config: Config; db: Kysely<Database>; clock: Clock; accounts: ReturnType<typeof createAccountsRepository> }) {
+  return {
+    repo: createPortalRepository({ db, clock, accounts }),
+    // loadConfig gives MAIL_URL a default wherever the portal can be on.
+    mailer: createMailer({ url: config.mailUrl!, from: config.mailFrom }),
+    csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),
   }
 }
 

@@ -85,3 +85,14 @@ test('a deprecation instant after the sunset is refused, naming both variables',
     (error: unknown) => error instanceof ConfigError && /PETSTORE_GETPET_DEPRECATED_AT/.test(error.message) && /PETSTORE_GETPET_SUNSET/.test(error.message),
   )
 })
+
+test('PETSTORE_GETPET_SUNSET alone may be any instant, past ones included; the deprecation then defaults to the earlier', () => {
+  const past = loadConfig({ PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' })
+  assert.equal(past.getPetSunset.toISOString(), '2020-01-01T00:00:00.000Z')
+  assert.equal(past.getPetDeprecatedAt.toISOString(), '2020-01-01T00:00:00.000Z')
+  const later = loadConfig({ PETSTORE_GETPET_SUNSET: '2040-01-01T00:00:00Z' })
+  assert.equal(later.getPetDeprecatedAt.toISOString(), '2026-11-21T00:00:00.000Z')
+  // Both set, deprecation not after the sunset: both kept as given.
+  const both = loadConfig({ PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z', PETSTORE_GETPET_DEPRECATED_AT: '2019-06-01T00:00:00Z' })
+  assert.equal(both.getPetDeprecatedAt.toISOString(), '2019-06-01T00:00:00.000Z')
+})

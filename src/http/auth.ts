@@ -4,7 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AccountsRepository } from '../accounts/accounts.repository.js'
 import { keyEnvironment, keyPrefix, type KeyEnvironment } from '../accounts/api-keys.js'
+import { refusalReason } from '../accounts/key-state.js'
 import type { Quota } from '../accounts/plans.js'
+import type { Clock } from '../clock.js'
 import type { Environment } from '../config.js'
 import { ApiError } from './errors.js'
 
@@ -52,16 +54,23 @@ export function bearerToken(header: string | undefined): string {
   const match = CREDENTIALS.exec(header.trim())
   if (!match) throw malformed('The Authorization header is malformed; send `Authorization: Bearer <API_KEY>`.')
   if (match[1]!.toLowerCase() !== 'bearer') {
-    // A lone word is most likely a key sent without its scheme: never echo it back.
+    // Nothing of the header is echoed back, not even the scheme: a lone word, or the first of two, may be the key
+    // itself (`ps_test_… x`), and a response is no place for a credential.
     if (match[2] === undefined) throw malformed('The Authorization header has no scheme; send `Authorization: Bearer <API_KEY>`.')
-    throw malformed(`The Authorization scheme "${match[1]}" is not supported; send \`Authorization: Bearer <API_KEY>\`.`)
+    throw malformed('The Authorization scheme is not supported; send `Authorization: Bearer <API_KEY>`.')
   }
   const token = match[2] ?? ''
   if (!B64TOKEN.test(token)) throw malformed('The Authorization header has no valid token after "Bearer"; send `Authorization: Bearer <API_KEY>`.')
   return token
 }
 
-export function createAuthenticator({ accounts, environment }: { accounts: AccountsRepository; environment: Environment }) {
+interface AuthOptions {
+  accounts: AccountsRepository
+  environment: Environment
+  clock: Clock
+}
+
+export function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
   const expected: KeyEnvironment = keyEnvironment(environment)
   const other: KeyEnvironment = expected === 'live' ? 'test' : 'live'
 
@@ -73,13 +82,16 @@ export function createAuthenticator({ accounts, environment }: { accounts: Accou
     if (!token.startsWith(keyPrefix(expected))) throw invalidKey(`This is not a Petstore API key; keys start with ${keyPrefix(expected)}.`)
     const owner = await accounts.findKeyOwner(token)
     if (!owner || owner.environment !== expected) throw invalidKey('The API key is not known.')
-    if (owner.revoked) throw invalidKey('The API key has been revoked.')
+    // Revoked, expired, or rolled and past its grace period: the message says which (and never the key).
+    const refused = refusalReason(owner.lifetime, clock.now())
+    if (refused !== undefined) throw invalidKey(refused)
     request.auth = { accountId: owner.accountId, keyId: owner.keyId, quota: owner.quota }
+    accounts.markUsed(owner.keyId, request.log)
   }
 }
 
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { accounts: AccountsRepository; environment: Environment }) => {
+  async (app: FastifyInstance, opts: AuthOptions) => {
     app.decorateRequest('auth', null)
     app.decorate('authenticate', createAuthenticator(opts))
   },

@@ -7,9 +7,11 @@ import type { DestinationStream } from 'pino'
 import type { Config } from '../config.js'
 import type { RateLimiter } from '../limits/rate-limiter.js'
 import { createAddressLimitHook } from '../limits/rate-limit.hooks.js'
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js'
+import { registerCors } from './cors.js'
+import { installErrorHandling } from './error-handler.js'
 import { registerJsonBodyParser } from './json-body.js'
 import { collectRoutes, registerMethodNotAllowed } from './method-not-allowed.js'
+import { createClientErrorHandler, createFrameworkErrorHandler, preRoutingRefusal, routeUnsupportedExpectations } from './pre-routing.js'
 import { refuseRepeatedQueryParameters } from './query-guard.js'
 import { requestIdFrom } from './request-id.js'
 import { RequestLogController } from './request-log.js'
@@ -21,6 +23,11 @@ export const BODY_LIMIT_BYTES = 16 * 1024
 /** The service's pino options: the configured level, the Authorization header never written. */
 export function loggerOptions(config: Config, stream?: DestinationStream): Record<string, unknown> {
   return { level: config.logLevel, redact: ['req.headers.authorization'], ...(stream ? { stream } : {}) }
+}
+
+/** A hop count as the trust function proxy-addr makes of one (Fastify's types take no number). */
+function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting
 }
 
 export function createBaseApp(input: {
@@ -39,31 +46,58 @@ export function createBaseApp(input: {
     logController: new RequestLogController(),
     genReqId: requestIdFrom,
     bodyLimit: input.bodyLimit ?? BODY_LIMIT_BYTES,
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler,
+    // Fastify refuses a path parameter over 100 characters before routing, so the answer would miss what its
+    // route sends (a deprecated operation's headers, the account's limits). The request line is bounded by Node's
+    // header limit anyway; the route's own schema refuses a long parameter with a 400 naming it.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // Refusals before routing keep the Error body and the address's limit headers (http/pre-routing.ts).
+    frameworkErrors: createFrameworkErrorHandler(input.limiter),
+    clientErrorHandler: createClientErrorHandler(input.limiter),
     // While closing, a request that still arrives on an open connection is served (with `Connection: close`):
     // Fastify's own 503 for it would not be our Error body.
     return503OnClosing: false,
-    // Explicit server timeouts: a slow client cannot hold a request open forever.
-    requestTimeout: 30_000,
+    // Who the client is (request.ip: per-address limits, logs, the /metrics guard): the connection's address, or
+    // the one the trusted proxies put in X-Forwarded-For (TRUST_PROXY).
+    trustProxy: trustProxyOption(input.config.trustProxy),
+    // Explicit server timeouts: a slow client cannot hold a request open forever. Node checks them every
+    // `connectionsCheckingInterval` (30 s by default, which would double the timeout); a slow request gets a 408.
+    requestTimeout: input.config.requestTimeoutMs,
     keepAliveTimeout: 72_000,
+    http: {
+      headersTimeout: input.config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, input.config.requestTimeoutMs),
+      // A request without Host is refused by us (preRoutingRefusal), with the Error body.
+      requireHostHeader: false,
+    },
     // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature.
     schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  // Closing: connections that go idle later (their request was in flight when close began) would otherwise be
-  // kept open for the whole keep-alive timeout and hold the shutdown past its grace period. Node reads this
-  // value whenever a response ends; idle connections are closed about a second after their last answer.
+  // Closing (SIGTERM): requests already received are answered, with `Connection: close` (the send batcher adds
+  // it, to responses it holds too), and those connections close after their answer; idle ones close at once
+  // (Node's server.close), nothing new is accepted. Before that, one more turn of the event loop: requests whose
+  // bytes have already arrived are read, so they count as received (and answered) rather than sitting unread in
+  // an idle connection that is then closed under them (the client would see a reset after sending).
   app.addHook('preClose', async () => {
+    input.sendBatcher.closeConnections()
+    // Belt and braces for a connection that goes idle later: Node reads this whenever a response ends.
     app.server.keepAliveTimeout = 1
+    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setTimeout(resolve, 0))
   })
   installErrorHandling(app)
   registerJsonBodyParser(app)
   const routes = collectRoutes(app, input.apiPrefix)
   const limitByAddress = createAddressLimitHook(input.limiter)
+  routeUnsupportedExpectations(app)
+  // First, so that every answer of the API (errors and 429s included) carries the CORS headers.
+  registerCors(app, { origins: input.config.corsOrigins, apiPrefix: input.apiPrefix })
   app.addHook('onRequest', async function identifyAndLimit(request, reply) {
     reply.header('x-request-id', request.id)
-    await limitByAddress(request, reply)
+    const refusal = preRoutingRefusal(request.raw)
+    if (refusal === undefined) return limitByAddress(request, reply)
+    await limitByAddress(request, reply, true)
+    throw refusal
   })
   app.addHook('preValidation', refuseRepeatedQueryParameters)
   app.addHook('onSend', input.sendBatcher.onSend)

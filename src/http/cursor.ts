@@ -1,6 +1,7 @@
 // Opaque, tamper-evident paging cursors. A cursor carries the last id of a page and the status filter
-// it was issued for, and is signed (HMAC-SHA256) together with the account it was issued to, so a cursor
-// that was altered, forged, or taken from another account is refused instead of silently misread.
+// it was issued for, and is signed (HMAC-SHA256) together with the account it was issued to (and the list, for
+// lists other than the pets), so a cursor that was altered, forged, or taken from another account or another list
+// is refused instead of silently misread.
 import { timingSafeEqual } from 'node:crypto'
 import { ApiError } from './errors.js'
 import { hmacSha256 } from './hmac.js'
@@ -14,16 +15,19 @@ export interface CursorPosition {
 
 export function createCursorCodec({ secret }: { secret: string }) {
   const mac = hmacSha256(secret)
-  const sign = (accountId: string, payload: string) => mac(`${accountId}\n${payload}`).subarray(0, SIGNATURE_BYTES)
+  // Pets' cursors predate lists of other things and are signed without a list name (so those already issued stay
+  // valid); a payload never holds a newline, so no list's signed text can equal another's.
+  const sign = (accountId: string, payload: string, list: string | undefined) =>
+    mac(list === undefined ? `${accountId}\n${payload}` : `${accountId}\n${list}\n${payload}`).subarray(0, SIGNATURE_BYTES)
 
   return {
-    encode(accountId: string, position: CursorPosition): string {
+    encode(accountId: string, position: CursorPosition, list?: string): string {
       const payload = `${position.lastId}:${position.status ?? ''}`
-      return `${Buffer.from(payload).toString('base64url')}.${sign(accountId, payload).toString('base64url')}`
+      return `${Buffer.from(payload).toString('base64url')}.${sign(accountId, payload, list).toString('base64url')}`
     },
 
     /** Returns the position, or throws 400 invalid_cursor. `status` is the filter of the current request. */
-    decode(accountId: string, cursor: string, status: string | undefined): CursorPosition {
+    decode(accountId: string, cursor: string, status: string | undefined, list?: string): CursorPosition {
       const invalid = () => new ApiError('invalid_cursor', "Query parameter 'cursor' is not a cursor this service issued to you; start again from the first page.")
       const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor)
       if (!match) throw invalid()
@@ -33,7 +37,7 @@ export function createCursorCodec({ secret }: { secret: string }) {
       // same bytes: only the canonical text we issue is accepted, any altered character is refused.
       if (payloadBytes.toString('base64url') !== match[1] || signature.toString('base64url') !== match[2]) throw invalid()
       const payload = payloadBytes.toString()
-      const expected = sign(accountId, payload)
+      const expected = sign(accountId, payload, list)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
       const parts = /^(\d{1,19}):(\w*)$/.exec(payload)
       if (!parts) throw invalid()

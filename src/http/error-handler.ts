@@ -1,8 +1,7 @@
 // One error handler for the whole service: every failure leaves as `{code, message, status}`.
 // Only ApiErrors and recognised client errors show their message; anything else is a bare 500.
-import type { Socket } from 'node:net'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, errorBody } from './errors.js'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { validationError } from './validation-errors.js'
 
@@ -10,7 +9,7 @@ import { validationError } from './validation-errors.js'
 const DATABASE_RETRY_AFTER_SECONDS = 2
 
 /** Maps Fastify's own errors (parsing, limits, validation) onto our codes; unknown errors become undefined. */
-function clientError(error: FastifyError, bodyLimit: number): ApiError | undefined {
+export function clientError(error: FastifyError, bodyLimit: number): ApiError | undefined {
   if (error instanceof ApiError) return error
   if (error.validation) return validationError(error.validationContext ?? 'body', error.validation)
   switch (error.code) {
@@ -48,27 +47,4 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`))
   })
-}
-
-/** For errors Fastify raises before routing (e.g. a malformed URL): no hooks have run yet. */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id)
-  sendError(reply, clientError(error, request.routeOptions.bodyLimit) ?? new ApiError('bad_request', 'The request could not be read.'))
-}
-
-/** For requests Node's HTTP parser rejects: write the Error body straight to the socket, then close it. */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy()
-    return
-  }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW'
-  const status = tooLarge ? 431 : 400
-  const body = JSON.stringify(
-    tooLarge ? errorBody('headers_too_large', 'The request headers are too large.') : errorBody('bad_request', 'The request is not valid HTTP.'),
-  )
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `Connection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  )
 }

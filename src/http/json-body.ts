@@ -1,13 +1,42 @@
 // The one JSON body parser. It keeps integers exact (beyond 2^53 they become bigint rather than being
 // rounded, so int64 fields round-trip), refuses duplicate keys, and stores `__proto__` as a plain key.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify'
-import { isSafeNumber, parse } from 'lossless-json'
+import { isSafeNumber, LosslessNumber, parse } from 'lossless-json'
 import { ApiError } from './errors.js'
 
 const PLAIN_INTEGER = /^-?\d+$/
+const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+/** Digits beyond which an integer is out of the int64 range anyway (int64 has 19). */
+const MAX_INTEGER_DIGITS = 20
 
-function parseNumber(text: string): number | bigint {
-  return PLAIN_INTEGER.test(text) && !isSafeNumber(text) ? BigInt(text) : Number(text)
+/**
+ * The exact integer a JSON number's text stands for (`1.0`, `1e18`, `9223372036854775807.0`), or undefined when
+ * its decimal value is not an integer (`1.5`, `4503599627370496.5`, `1e-400`), decided on the digits, never on a
+ * rounded double. An integer with more digits than any int64 comes back as the double it rounds to (no BigInt of
+ * a million digits for `1e1000000`): it is not a safe integer, so no integer schema accepts it.
+ */
+function exactInteger(text: string): number | bigint | undefined {
+  const [, sign, whole, fraction = '', exponent = '0'] = JSON_NUMBER.exec(text)!
+  let digits = (whole! + fraction).replace(/^0+/, '')
+  if (digits === '') return 0
+  let scale = Number(exponent) - fraction.length
+  const trailingZeros = digits.length - digits.replace(/0+$/, '').length
+  digits = digits.slice(0, digits.length - trailingZeros)
+  scale += trailingZeros
+  if (scale < 0) return undefined
+  if (digits.length + scale > MAX_INTEGER_DIGITS) return Number(text)
+  const n = BigInt(`${sign}${digits}${'0'.repeat(scale)}`)
+  return Number.isSafeInteger(Number(n)) ? Number(n) : n
+}
+
+function parseNumber(text: string): unknown {
+  if (PLAIN_INTEGER.test(text)) return isSafeNumber(text) ? Number(text) : BigInt(text)
+  const integer = exactInteger(text)
+  if (integer !== undefined) return integer
+  // Not an integer. As a double it may look like one (4503599627370496.5 rounds to 4503599627370496): then keep
+  // the exact text, which no integer or number schema accepts.
+  const value = Number(text)
+  return Number.isInteger(value) ? new LosslessNumber(text) : value
 }
 
 /** `application/json`, optionally with `charset=utf-8`; anything else is refused. */
@@ -34,6 +63,16 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(new ApiError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}.`), undefined)
     }
   })
+}
+
+/**
+ * Route hook for operations with a body, before the type check: a body in a `Content-Encoding` we do not decode
+ * (gzip, br …) is refused, never read as if it were plain (415: the encoding, not the media type, is unsupported).
+ */
+export function refuseEncodedBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+  const encoding = request.headers['content-encoding']
+  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity' || encoding.trim() === '') return done(null, payload)
+  done(new ApiError('unsupported_content_encoding', 'The body is sent with a Content-Encoding this service does not decode; send it without one (or `identity`).'))
 }
 
 /**

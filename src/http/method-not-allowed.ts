@@ -1,6 +1,7 @@
 // Fastify answers an existing path with the wrong method as "not found". We collect every route as it is
 // registered and, once all are in, register the missing methods of each path to answer 405 with `Allow`.
 import type { FastifyInstance } from 'fastify'
+import { isPreflight } from './cors.js'
 import { ApiError } from './errors.js'
 import { sendError } from './error-handler.js'
 
@@ -30,8 +31,12 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Map<strin
       url,
       schema: { hide: true },
       config: { rateLimit: 'address' },
+      // Returns the reply: an async handler that resolves to undefined makes Fastify send a second time while
+      // the first response waits in the send batcher, and that second write was logged and metered as a 500.
       handler: async (request, reply) => {
-        sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow}.`, { allow }))
+        // A CORS preflight (OPTIONS from an allowed origin) is answered here, after the address limiter.
+        if (isPreflight(request)) return reply.code(204).header('content-length', '0').send()
+        return sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow}.`, { allow }))
       },
     })
   }

@@ -5,7 +5,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { stringify } from 'lossless-json'
 import type { Config } from '../config.js'
+import { completeDocument, forDocsPage } from './openapi-contract.js'
 
 interface DocumentOptions {
   title: string
@@ -14,11 +16,17 @@ interface DocumentOptions {
   tags: { name: string; description: string }[]
   /** Removed from route paths, because the servers' URLs already end with it. */
   stripPrefix?: string
+  /** An example per component schema (by name); int64 values as bigint, so they stay exact. */
+  examples?: Record<string, unknown>
 }
+
+/** Who answers questions about the API, and on what terms it may be used (the same for both documents). */
+const CONTACT = { name: 'Pet Store API team', url: 'https://petstore.example/support', email: 'api@petstore.example' }
+const LICENSE = { name: 'Proprietary: use under the Pet Store API terms of service', url: 'https://petstore.example/terms' }
 
 const localHost = (config: Config) => (config.host.includes(':') ? `[${config.host}]` : config.host)
 
-export function petsDocument(config: Config): DocumentOptions {
+export function petsDocument(config: Config, examples?: Record<string, unknown>): DocumentOptions {
   const servers = [
     { url: config.productionUrl, description: 'Production' },
     { url: config.stagingUrl, description: 'Staging' },
@@ -28,17 +36,26 @@ export function petsDocument(config: Config): DocumentOptions {
     title: 'Pet Store API',
     description: 'Browse and manage animals available for adoption. Every operation needs `Authorization: Bearer <API_KEY>`. Errors are `{code, message, status}`.',
     servers,
-    tags: [{ name: 'pets', description: 'Animals available for adoption.' }],
+    tags: [
+      { name: 'pets', description: 'Animals available for adoption.' },
+      {
+        name: 'store',
+        description:
+          'Orders for pets. **Experimental** (`x-stability: experimental` on each operation): these operations may change or disappear in any release, without the deprecation period (`Deprecation`/`Sunset` headers, a successor, a sunset date announced ahead) the pet operations get. Do not build on them what you cannot change quickly.',
+      },
+    ],
     stripPrefix: '/v1',
+    examples,
   }
 }
 
-export function messagesDocument(config: Config): DocumentOptions {
+export function messagesDocument(config: Config, examples?: Record<string, unknown>): DocumentOptions {
   return {
     title: 'Pet Store quickstart: messages',
     description: 'Send a first message to check that your API key works. Same keys, errors and rate limits as the pet store.',
     servers: [{ url: `http://${localHost(config)}:${config.messagesPort}`, description: 'This instance' }],
     tags: [{ name: 'messages', description: 'Quickstart messages.' }],
+    examples,
   }
 }
 
@@ -48,7 +65,7 @@ export const openApiPlugin = fp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: doc.title, version: '1.0.0', description: doc.description },
+        info: { title: doc.title, version: '1.0.0', description: doc.description, contact: CONTACT, license: LICENSE },
         servers: doc.servers,
         tags: doc.tags,
         components: {
@@ -59,17 +76,48 @@ export const openApiPlugin = fp(
       // Shared schemas keep their names (`#/components/schemas/Pet`) instead of `def-0`.
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       transform: ({ schema, url }) => ({ schema, url: strip && url.startsWith(`${strip}/`) ? url.slice(strip.length) : url }),
+      // What every operation's responses carry, declared once for all of them (http/openapi-contract.ts).
+      transformObject: (generated) => completeDocument((generated as { openapiObject: Record<string, any> }).openapiObject, doc.examples),
     })
   },
   { name: 'openapi' },
 )
 
-/** Serves the document at `jsonPath` (no key needed) and the Swagger UI at /docs, from the installed package. */
+/**
+ * The docs page's Content-Security-Policy: the plugin's own (everything from this server, plus the hashes of any
+ * inline script and style it lists), with `upgrade-insecure-requests` only for a request that came over https. Over plain
+ * http (the service reached at a LAN address) that directive sends the browser to https for every asset, and the
+ * page stays blank.
+ */
+function docsPolicy(csp: { script: string[]; style: string[] }, https: boolean): string {
+  const policy = `default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'self'; img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self' ${csp.script.join(' ')}; script-src-attr 'none'; style-src 'self' https: ${csp.style.join(' ')};`
+  return https ? `${policy} upgrade-insecure-requests;` : policy
+}
+
+/**
+ * Serves the document at `jsonPath` (no key needed) and the Swagger UI at /docs, from the installed package.
+ * The document is written with lossless-json: its int64 examples are bigints, and JSON.stringify would fail on
+ * them (or round them, as numbers). The docs page reads its own copy, /docs/json, made for JSON.parse.
+ */
 export async function registerDocsRoutes(app: FastifyInstance, jsonPath: string): Promise<void> {
-  app.get(jsonPath, { schema: { hide: true }, config: { rateLimit: 'address' } }, async () => app.swagger())
+  let text: string | undefined
+  app.get(jsonPath, { schema: { hide: true }, config: { rateLimit: 'address' } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((text ??= stringify(app.swagger()) ?? '{}')),
+  )
+  let policies: Record<'http' | 'https', string> | undefined
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true, validatorUrl: null, url: jsonPath } as Record<string, unknown>,
-    staticCSP: true,
+    // showExtensions: each operation's `x-stability` (the store's `experimental`) is shown on the page.
+    uiConfig: { deepLinking: true, validatorUrl: null, url: '/docs/json', showExtensions: true } as Record<string, unknown>,
+    transformSpecification: (document) => forDocsPage(document as Record<string, any>, (value) => stringify(value, null, 2) ?? ''),
+    // Not `staticCSP`: the plugin sets one policy for every request, and the policy depends on the request.
+    uiHooks: {
+      onRequest: (request, reply, done) => {
+        reply.header('content-security-policy', policies![request.protocol === 'https' ? 'https' : 'http'])
+        done()
+      },
+    },
   })
+  const csp = (app as unknown as { swaggerCSP: { script: string[]; style: string[] } }).swaggerCSP
+  policies = { http: docsPolicy(csp, false), https: docsPolicy(csp, true) }
 }

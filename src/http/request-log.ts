@@ -1,12 +1,13 @@
 // One log line per request, written when the response is done (Fastify writes two by default).
-// Only the method, path (no query string) and outcome are logged: never headers, so never a key.
+// Only the method, path (no query string), the client's address (request.ip: behind trusted proxies, the one they
+// forwarded) and outcome are logged: never headers, so never a key.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
 export class RequestLogController extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }
+    const line = { method: request.method, path: request.url.split('?')[0], client: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }
     if (error) reply.log.error({ ...line, err: error }, 'request failed')
     else reply.log.info(line, 'request')
   }

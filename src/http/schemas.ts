@@ -1,6 +1,7 @@
 // Schemas shared by every operation: the Error body (spec 2.5) and the helpers that reference shared schemas.
 import { Type, type Static, type TSchema } from 'typebox'
-import { ERROR_CODES } from './errors.js'
+import { ERROR_CODES, type ErrorCode } from './errors.js'
+import { ERROR_CODES_KEY } from './openapi-contract.js'
 
 export const ErrorSchema = Type.Object(
   {
@@ -11,6 +12,14 @@ export const ErrorSchema = Type.Object(
   { $id: 'Error', title: 'Error', additionalProperties: false },
 )
 
+/**
+ * A 64-bit integer, exact over the whole signed range: validation hands it on as a bigint (http/validation.ts),
+ * the serializer writes it as a JSON integer. Ids, path parameters and body fields alike.
+ */
+export function int64(description: string, bounds: { minimum?: number } = {}) {
+  return Type.Unsafe<bigint>({ type: 'integer', format: 'int64', ...bounds, description })
+}
+
 /** A `$ref` to a schema registered with `app.addSchema`, typed as the schema it points to. */
 export function ref<T extends TSchema>(schema: T) {
   const id = (schema as { $id?: unknown }).$id
@@ -18,23 +27,37 @@ export function ref<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T>>({ $ref: id })
 }
 
-/** Headers every response of the API carries (rate limits: spec 8.3 and draft-ietf-httpapi-ratelimit-headers). */
-const COMMON_HEADERS: Record<string, TSchema> = {
-  'X-Request-Id': Type.String({ description: 'The request id (yours if well-formed, else generated); quote it when reporting a problem.' }),
-  'X-RateLimit-Limit': Type.Integer({ description: 'Quota of the window with the fewest requests left (ties: the shorter window).' }),
-  'X-RateLimit-Remaining': Type.Integer({ description: 'Requests left in that window, this one counted; never below 0.' }),
-  'X-RateLimit-Reset': Type.Integer({ description: 'When that window resets, as Unix epoch seconds.' }),
-  'RateLimit-Policy': Type.String({ description: 'Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`.' }),
-  RateLimit: Type.String({ description: 'The binding window: `"minute";r=<remaining>;t=<seconds to reset>`.' }),
-}
-
-/** A JSON response with a description and documented headers, in the form Fastify and OpenAPI both read. */
+/**
+ * A JSON response with a description and its own headers, in the form Fastify and OpenAPI both read. What every
+ * response carries (request id, limit headers, Retry-After of a 429 or 503, deprecation) is added to the document
+ * by http/openapi-contract.ts, for every operation at once.
+ */
 export function jsonResponse(description: string, schema: TSchema, headers: Record<string, TSchema> = {}) {
-  return { description, headers: { ...COMMON_HEADERS, ...headers }, content: { 'application/json': { schema } } }
+  return { description, headers, content: { 'application/json': { schema } } }
 }
 
-export function errorResponse(description: string, headers: Record<string, TSchema> = {}) {
-  return jsonResponse(description, ref(ErrorSchema), headers)
+/** An Error response; `codes`: the error codes it can carry (default: every code of its status), shown as examples. */
+export function errorResponse(description: string, headers: Record<string, TSchema> = {}, codes?: ErrorCode[]) {
+  const response = jsonResponse(description, ref(ErrorSchema), headers)
+  if (codes) Object.assign(response.content['application/json'], { [ERROR_CODES_KEY]: codes })
+  return response
+}
+
+/**
+ * The refusals of an operation that takes a JSON body (createPet, placeOrder, POST /messages): what the body parser,
+ * the validator and the Idempotency-Key check answer before the handler runs. `limitBytes`: the listener's body limit.
+ */
+export function jsonBodyRefusals(description400: string, limitBytes: number) {
+  return {
+    400: errorResponse(description400, {}, ['invalid_body', 'invalid_json', 'invalid_content_type', 'invalid_idempotency_key', 'invalid_parameter', 'bad_request']),
+    413: errorResponse(`The body is larger than ${limitBytes / 1024} KiB.`, {}, ['payload_too_large']),
+    415: errorResponse('The body has a `Content-Encoding` other than `identity`.', {}, ['unsupported_content_encoding']),
+  }
+}
+
+/** A response without a body (204); `type: 'null'` leaves out `content`. Its headers are added like every response's. */
+export function emptyResponse(description: string) {
+  return { type: 'null', description, headers: {} }
 }
 
 export const tooManyRequests = () =>

@@ -17,6 +17,10 @@ export function createSendBatcher() {
   let waiting: (() => void)[] = []
   let immediate = false
   let settling = false
+  // Shutting down: every response from now on, held ones included, tells its client to send nothing more on the
+  // connection, and Node closes it once the response is written. Without it a client sends its next request on
+  // the kept-alive connection just as the server closes it (a reset, after the request was sent).
+  let closing = false
 
   function flush(): void {
     const ready = waiting
@@ -34,8 +38,9 @@ export function createSendBatcher() {
 
   return {
     /** Root onSend hook: holds the response until the end of the turn. */
-    onSend(_request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: Done): void {
+    onSend(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
       waiting.push(() => {
+        if (closing) reply.header('connection', 'close')
         // What Fastify does for an async onSend hook: a write that throws becomes the request's error.
         try {
           done(null, payload)
@@ -46,6 +51,11 @@ export function createSendBatcher() {
       if (immediate || settling) return
       immediate = true
       setImmediate(flushImmediate)
+    },
+
+    /** From now on every response says `Connection: close` (the listeners are closing). */
+    closeConnections(): void {
+      closing = true
     },
 
     /**

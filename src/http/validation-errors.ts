@@ -1,5 +1,6 @@
 // Turns the first Ajv error of a failed validation into an ApiError whose message names the field.
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js'
+import { IDEMPOTENCY_KEY_MESSAGE } from '../idempotency/idempotency-key.js'
 import { ApiError } from './errors.js'
 
 type Part = 'body' | 'querystring' | 'params' | 'headers' | string
@@ -47,6 +48,8 @@ export function validationError(part: Part, errors: FastifySchemaValidationError
     if (field === '') return new ApiError('invalid_body', `The request body ${describe(first).replace('of type object', 'a JSON object')}.`)
     return new ApiError('invalid_body', `Body field '${field}' ${describe(first)}.`)
   }
+  // The documented Idempotency-Key schema is the parser's rule: its refusal keeps the parser's code and message.
+  if (part === 'headers' && field === 'idempotency-key') return new ApiError('invalid_idempotency_key', IDEMPOTENCY_KEY_MESSAGE)
   const kind = part === 'params' ? 'Path parameter' : part === 'headers' ? 'Header' : 'Query parameter'
   return new ApiError('invalid_parameter', `${kind} '${field}' ${describe(first)}.`)
 }

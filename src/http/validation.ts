@@ -4,6 +4,8 @@
 //   are coerced, and defaults are applied.
 // - `{type: 'integer', format: 'int64'}` is checked exactly over the whole signed 64-bit range and handed
 //   to the handler as a bigint: JSON numbers above 2^53 cannot be trusted once they are JavaScript numbers.
+// - Strings (bodies, path and query parameters) must be well-formed Unicode without U+0000: PostgreSQL text cannot
+//   hold U+0000 (it failed as a 500), and an unpaired surrogate would be stored as U+FFFD, changed without a word.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
@@ -13,6 +15,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 const INTEGER_KEYWORD = 'x-integer'
+const TEXT_KEYWORD = 'x-text'
 /** Plain decimal text: no sign but `-`, no leading zeros, no hex, exponent, space or fraction. */
 const DECIMAL_TEXT = /^(0|-?[1-9]\d{0,18})$/
 
@@ -63,12 +66,24 @@ function addIntegerKeyword(ajv: Ajv, acceptText: boolean): void {
   })
 }
 
+const isText = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed() && !s.includes('\0')
+
+function addTextKeyword(ajv: Ajv): void {
+  const check = (_schema: unknown, data: string): boolean => {
+    if (isText(data)) return true
+    ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: TEXT_KEYWORD, message: 'must not contain U+0000 or an unpaired surrogate', params: {} }]
+    return false
+  }
+  ajv.addKeyword({ keyword: TEXT_KEYWORD, type: 'string', schemaType: 'boolean', errors: true, validate: check })
+}
+
 /**
  * Replaces integer nodes by the exact keyword (int64 ones always; in text parts every one, so that `0x10`,
- * `1e1` or `+5` are refused rather than coerced). The original schema, used by OpenAPI, is left untouched.
+ * `1e1` or `+5` are refused rather than coerced) and, with `text`, adds the text keyword to string nodes. The
+ * original schema, used by OpenAPI, is left untouched.
  */
-function withExactIntegers(schema: unknown, allIntegers: boolean): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => withExactIntegers(s, allIntegers))
+function withExactValues(schema: unknown, allIntegers: boolean, text: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withExactValues(s, allIntegers, text))
   if (schema === null || typeof schema !== 'object') return schema
   const node = schema as Record<string, unknown>
   const int64 = node.format === 'int64'
@@ -78,7 +93,10 @@ function withExactIntegers(schema: unknown, allIntegers: boolean): unknown {
     const rule: IntegerRule = { int64, minimum: minimum as number | undefined, maximum: int64 ? undefined : (maximum as number | undefined) }
     return { ...rest, [INTEGER_KEYWORD]: rule }
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withExactIntegers(v, allIntegers)]))
+  const mapped = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withExactValues(v, allIntegers, text)]))
+  // Also every string node gets the text keyword (not headers: their values are bytes, and the Idempotency-Key's own
+  // check answers for a bad one).
+  return text && node.type === 'string' ? { ...mapped, [TEXT_KEYWORD]: true } : mapped
 }
 
 function createAjv(options: { coerce: boolean }): Ajv {
@@ -92,6 +110,7 @@ function createAjv(options: { coerce: boolean }): Ajv {
   })
   addFormats(ajv)
   addIntegerKeyword(ajv, options.coerce)
+  addTextKeyword(ajv)
   return ajv
 }
 
@@ -100,11 +119,11 @@ export function buildValidatorCompiler(externalSchemas: Record<string, unknown>)
   const bodyAjv = createAjv({ coerce: false })
   const textAjv = createAjv({ coerce: true })
   for (const schema of Object.values(externalSchemas)) {
-    bodyAjv.addSchema(withExactIntegers(schema, false) as object)
-    textAjv.addSchema(withExactIntegers(schema, true) as object)
+    bodyAjv.addSchema(withExactValues(schema, false, true) as object)
+    textAjv.addSchema(withExactValues(schema, true, true) as object)
   }
   return ({ schema, httpPart }) => {
     const body = httpPart === 'body'
-    return (body ? bodyAjv : textAjv).compile(withExactIntegers(schema, !body) as object) as ValidateFunction
+    return (body ? bodyAjv : textAjv).compile(withExactValues(schema, !body, httpPart !== 'headers') as object) as ValidateFunction
   }
 }

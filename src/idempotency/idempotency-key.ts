@@ -8,6 +8,15 @@ const QUOTED = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/
 // A bare key may not contain a quote: `abc"` or `a"b` is a quoted string gone wrong, not a key.
 const BARE = /^[\x21\x23-\x7E]+$/
 export const IDEMPOTENCY_KEY_MAX = 255
+export const IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".'
+
+/**
+ * The same rule as one JSON Schema pattern, for the documented header: a quoted string of 1–255 characters (each
+ * printable ASCII, `\"` and `\\` escaped) or a bare key of 1–255 printable characters without a quote.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = `^(?:"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\["\\\\]){1,${IDEMPOTENCY_KEY_MAX}}"|[\\x21\\x23-\\x7E]{1,${IDEMPOTENCY_KEY_MAX}})$`
+/** Longest header that can hold a valid key: quotes around 255 escaped characters. */
+export const IDEMPOTENCY_KEY_HEADER_MAX = 2 + 2 * IDEMPOTENCY_KEY_MAX
 
 /** The key, undefined when the header is absent, or a 400 when it is malformed. */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
@@ -16,7 +25,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   const quoted = raw === undefined ? null : QUOTED.exec(raw)
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : raw !== undefined && BARE.test(raw) ? raw : undefined
   if (key === undefined || key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
-    throw new ApiError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".')
+    throw new ApiError('invalid_idempotency_key', IDEMPOTENCY_KEY_MESSAGE)
   }
   return key
 }

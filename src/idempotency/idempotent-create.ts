@@ -5,13 +5,17 @@ import type { Kysely } from 'kysely'
 import { Type } from 'typebox'
 import type { Database } from '../db/schema.js'
 import { errorResponse } from '../http/schemas.js'
-import { fingerprintOf, parseIdempotencyKey } from './idempotency-key.js'
+import { fingerprintOf, IDEMPOTENCY_KEY_HEADER_MAX, IDEMPOTENCY_KEY_PATTERN, parseIdempotencyKey } from './idempotency-key.js'
 
 export const IdempotencyKeyHeader = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
+      minLength: 1,
+      maxLength: IDEMPOTENCY_KEY_HEADER_MAX,
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'],
       description:
-        'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1–255 printable characters, best a quoted UUID. Same key and body within 24 h: the first response is replayed with `Idempotent-Replayed: true`.',
+        'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): a key of 1–255 printable ASCII characters, best a quoted UUID (`"…"`, with `\\"` and `\\\\` escaped inside); a bare key may not contain `"`. Same key and body within 24 h: the first response is replayed with `Idempotent-Replayed: true`.',
     }),
   ),
 })
@@ -19,8 +23,8 @@ export const IdempotencyKeyHeader = Type.Object({
 export const replayedHeader = Type.String({ description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.' })
 
 export const idempotencyResponses = {
-  409: errorResponse('A request with the same `Idempotency-Key` is still in progress.'),
-  422: errorResponse('The `Idempotency-Key` was already used with a different body.'),
+  409: errorResponse('A request with the same `Idempotency-Key` is still in progress.', {}, ['idempotency_key_in_progress']),
+  422: errorResponse('The `Idempotency-Key` was already used with a different body.', {}, ['idempotency_key_reused']),
 }
 
 /** Runs `create` (in a transaction) once per Idempotency-Key of the account, and answers with its response. */

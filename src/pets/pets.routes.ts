@@ -1,19 +1,21 @@
 // The pet store operations of spec section 4.1–4.3, mounted under /v1.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { BODY_LIMIT_BYTES } from '../http/base-app.js'
 import { ApiError } from '../http/errors.js'
-import { requireJsonContentType, sendJsonText } from '../http/json-body.js'
-import { publicOrigin } from '../http/origin.js'
-import { errorResponse, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../http/schemas.js'
+import { refuseEncodedBody, requireJsonContentType, sendJsonText } from '../http/json-body.js'
+import { linkNextPage, pageStart } from '../http/paging.js'
+import { errorResponse, jsonBodyRefusals, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../http/schemas.js'
 import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from '../idempotency/idempotent-create.js'
 import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema } from './pets.schemas.js'
 
 const header = (description: string) => Type.String({ description })
 const unauthorized = unauthorizedResponse()
 const internal = internalResponse()
+const PETS_LIST = { path: '/v1/pets' }
 
 export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { pets, cursors, config } = app
+  const { pets, config } = app
 
   app.get(
     '/pets',
@@ -26,10 +28,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Pets of your account ordered by id ascending, optionally filtered by status. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page.',
         querystring: ListPetsQuery,
         response: {
-          200: jsonResponse('A page of pets (a bare array).', ref(PetsSchema), {
-            Link: header('`<URL of the next page>; rel="next"` (RFC 8288), present only when more results exist.'),
-          }),
-          400: errorResponse('A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.'),
+          200: jsonResponse('A page of pets (a bare array); `Link: <…>; rel="next"` when more exist.', ref(PetsSchema)),
+          400: errorResponse('A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.', {}, ['invalid_parameter', 'invalid_cursor', 'bad_request']),
           401: unauthorized,
           429: tooManyRequests(),
           500: internal,
@@ -37,17 +37,9 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const accountId = request.auth!.accountId
-      const { status, cursor } = request.query
-      const limit = request.query.limit ?? 20
-      const afterId = cursor === undefined ? undefined : cursors.decode(accountId, cursor, status).lastId
-      const page = await pets.page({ accountId, status, afterId, limit })
-      if (page.hasMore && page.lastId !== undefined) {
-        // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
-        const filter = status ? `&status=${status}` : ''
-        const cursor = cursors.encode(accountId, { lastId: page.lastId, status })
-        reply.header('link', `<${publicOrigin(request, config.publicUrl)}/v1/pets?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
-      }
+      const start = pageStart(request, PETS_LIST, request.query)
+      const page = await pets.page(start)
+      linkNextPage(request, reply, PETS_LIST, start, page)
       return sendJsonText(reply, page.json)
     },
   )
@@ -55,7 +47,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pets',
     {
-      preParsing: requireJsonContentType,
+      preParsing: [refuseEncodedBody, requireJsonContentType],
       schema: {
         operationId: 'createPet',
         tags: ['pets'],
@@ -69,10 +61,9 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Location: header('`/v1/pets/{id}` of the new pet.'),
             'Idempotent-Replayed': replayedHeader,
           }),
-          400: errorResponse('The body is not JSON, not an object, misses a required field, or has an unknown field or invalid value.'),
+          ...jsonBodyRefusals('The body is not JSON, not an object, misses a required field, or has an unknown field or invalid value.', BODY_LIMIT_BYTES),
           401: unauthorized,
           ...idempotencyResponses,
-          413: errorResponse('The body is larger than 16 KiB.'),
           429: tooManyRequests(),
           500: internal,
         },
@@ -101,15 +92,12 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: NoQuery,
         params: PetIdParams,
         response: {
-          200: jsonResponse('Animal found.', ref(PetSchema), {
-            Deprecation: header('RFC 9745: `@<epoch seconds>` of the deprecation.'),
-            Sunset: header('RFC 8594: HTTP-date of the removal.'),
-            Link: header('`rel="successor-version"` (the replacement) and `rel="deprecation"` (documentation).'),
-          }),
-          400: errorResponse('`petId` is not a positive 64-bit integer.'),
+          // Deprecation, Sunset and Link are declared on every response of a deprecated operation (openapi-contract.ts).
+          200: jsonResponse('Animal found.', ref(PetSchema)),
+          400: errorResponse('`petId` is not a 64-bit integer, or a query parameter was sent.', {}, ['invalid_parameter', 'bad_request']),
           401: unauthorized,
-          404: errorResponse('The requested resource could not be found.'),
-          410: errorResponse(sunsetNote),
+          404: errorResponse('The requested resource could not be found.', {}, ['pet_not_found']),
+          410: errorResponse(sunsetNote, {}, ['operation_sunset']),
           429: tooManyRequests(),
           500: internal,
         },

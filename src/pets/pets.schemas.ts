@@ -1,10 +1,12 @@
 // Pet schemas (spec 2.1–2.4): the one source of validation, serialization, TypeScript types and OpenAPI.
 import { Type, type Static } from 'typebox'
+import { int64 } from '../http/schemas.js'
+import { listQuery } from '../http/paging.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 export type PetStatus = (typeof PET_STATUSES)[number]
 
-const Int64Id = (description: string) => Type.Unsafe<bigint>({ type: 'integer', format: 'int64', minimum: 1, description })
+const Int64Id = (description: string) => int64(description, { minimum: 1 })
 
 export const PetStatusSchema = Type.Unsafe<PetStatus>({
   $id: 'PetStatus',
@@ -47,23 +49,24 @@ export const PetsSchema = Type.Array(Type.Unsafe<Static<typeof PetSchema>>({ $re
   description: 'A bare array of pets, ordered by id ascending.',
 })
 
-export const ListPetsQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals to return.' })),
-    status: Type.Optional(status()),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.',
-      }),
-    ),
-  },
+export const ListPetsQuery = listQuery({ status: status(), items: 'animals' })
+
+// Any int64 (the spec's type): an id that names no pet of the account, 0 and negative ones included, is a 404.
+export const PetIdParams = Type.Object(
+  { petId: Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description: 'The identifier of the animal (an int64; ids are assigned from 1).' }) },
   { additionalProperties: false },
 )
-
-export const PetIdParams = Type.Object({ petId: Int64Id('The identifier of the animal.') }, { additionalProperties: false })
 
 export type NewPet = Static<typeof NewPetSchema>
 export type Pet = Static<typeof PetSchema>
 export type ListPetsQuery = Static<typeof ListPetsQuery>
+
+/** Examples for the OpenAPI document; int64 values as bigint, so that they are written exactly. */
+export const PET_EXAMPLES: Record<string, unknown> = {
+  NewPet: { name: 'Rex', categoryId: 9223372036854775807n, status: 'available' },
+  Pet: { id: 1n, name: 'Rex', categoryId: 9223372036854775807n, status: 'available' },
+  Pets: [
+    { id: 1n, name: 'Rex', categoryId: 9223372036854775807n, status: 'available' },
+    { id: 2n, name: 'Tom', categoryId: 1n },
+  ],
+}

@@ -17,7 +17,7 @@ test('npm run bench -- --quick runs every scenario against its baseline and writ
   const out = join(mkdtempSync(join(tmpdir(), 'petstore-bench-test-')), 'results.json')
   t.after(() => rmSync(dirname(out), { recursive: true, force: true }))
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--out', out], { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 590_000 })
-  for (const scenario of ['list-20', 'list-100', 'deep-first', 'deep-page', 'get-pet', 'create', 'create-idempotent', 'unauthorized', 'rate-limited', 'message']) {
+  for (const scenario of ['list-20', 'list-100', 'deep-first', 'deep-page', 'orders-first', 'orders-deep', 'get-pet', 'create', 'create-idempotent', 'unauthorized', 'rate-limited', 'message']) {
     assert.match(stdout, new RegExp(`\\| sqlite \\| ${scenario} \\|`), `${scenario} is in the table`)
   }
   for (const reference of ['plain Fastify route', 'naive prototype']) {

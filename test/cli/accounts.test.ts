@@ -92,3 +92,10 @@ test('accounts set-plan ID PLAN changes the plan; enterprise takes quotas, the o
   assert.deepEqual([back.plan, back.perMinute, back.perDay], ['free', null, null])
   assert.deepEqual(await planOf(), back)
 })
+
+test('accounts create refuses an empty or blank --name and stores nothing; a name with spaces inside is kept', async (t) => {
+  const cli = cliOn(t)
+  for (const name of ['', '   ', '\t']) assert.match(oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json'])), /--name/)
+  assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
+  assert.equal((await cli.json<Account>(['accounts', 'create', '--name', ' Shelter East '])).name, ' Shelter East ')
+})

@@ -16,6 +16,8 @@ const cases: Case[] = [
   { name: 'unknown sub-command', args: ['accounts', 'frobnicate'], names: /frobnicate/ },
   { name: 'unknown option', args: ['accounts', 'create', '--name', 'A', '--colour', 'red', '--json'], names: /--colour/ },
   { name: 'missing --name', args: ['accounts', 'create', '--json'], names: /--name/ },
+  { name: 'empty --name', args: ['accounts', 'create', '--name', '', '--json'], names: /--name.*white space/ },
+  { name: 'white-space --name', args: ['accounts', 'create', '--name', ' \t ', '--json'], names: /--name.*white space/ },
   { name: 'bad plan', args: ['accounts', 'create', '--name', 'A', '--plan', 'gold', '--json'], names: /gold/ },
   { name: '--per-minute abc', args: ['accounts', 'create', '--name', 'A', '--plan', 'enterprise', '--per-minute', 'abc', '--per-day', '9', '--json'], names: /--per-minute/ },
   { name: '--per-day 0', args: ['accounts', 'create', '--name', 'A', '--plan', 'enterprise', '--per-minute', '9', '--per-day', '0', '--json'], names: /--per-day/ },

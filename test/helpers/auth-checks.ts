@@ -9,12 +9,14 @@ import { createPet } from './pets.js'
 
 export interface Operation {
   name: string
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** The URL to call for this account (may create what the operation needs, e.g. a pet to get). */
   url: (h: Harness, account: TestAccount) => Promise<string>
   body?: unknown
   /** Status of a successful call. */
   ok: number
+  /** A success uses up what the URL names (a cancelled order is gone): each success needs a new URL. */
+  once?: boolean
 }
 
 export const OPERATIONS: Operation[] = [
@@ -59,7 +61,7 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       const account = await h.newAccount()
       const url = await op.url(h, account)
       const send = sender(h)
-      const call = (headers: Record<string, string>) => send({ method: op.method, url, headers, body: op.body })
+      const call = (headers: Record<string, string>, target = url) => send({ method: op.method, url: target, headers, body: op.body })
       return { h, account, call }
     }
 
@@ -88,10 +90,25 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       assert.ok(!response.body.includes(account.key.slice('ps_test_'.length)), response.body)
     })
 
-    test('the scheme name is case-insensitive (bearer, BEARER, BeArEr)', async (t) => {
+    test('no 401 repeats the credential, whatever the scheme or form (KEY ps_test_…, the key as the scheme …)', async (t) => {
       const { call, account } = await setup(t)
+      const { key } = account
+      const unknown = key.slice(0, -4) + (key.endsWith('AAAA') ? 'BBBB' : 'AAAA')
+      const headers = [`KEY ${key}`, `Token ${key}`, `ApiKey ${key}`, `${key} ${key}`, `${key} x`, key, `Bearer ${key}!`, `Bearer ${key} ${key}`, `Bearer ${key}é`, bearer(unknown).authorization, `Basic ${Buffer.from(`u:${key}`).toString('base64')}`]
+      for (const header of headers) {
+        const response = await call({ authorization: header })
+        assert.equal(response.statusCode, 401, header)
+        const said = response.body + JSON.stringify(response.headers)
+        // Every long-enough part of the header (a scheme that is really a key included) stays unsaid.
+        for (const part of header.split(/\s+/).filter((p) => p.length >= 8)) assert.ok(!said.includes(part), `${header} → ${response.body}`)
+        assert.ok(!said.includes(key.slice('ps_test_'.length, 'ps_test_'.length + 12)), `${header} → ${response.body}`)
+      }
+    })
+
+    test('the scheme name is case-insensitive (bearer, BEARER, BeArEr)', async (t) => {
+      const { call, account, h } = await setup(t)
       for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
-        const response = await call({ authorization: `${scheme} ${account.key}` })
+        const response = await call({ authorization: `${scheme} ${account.key}` }, op.once ? await op.url(h, account) : undefined)
         assert.equal(response.statusCode, op.ok, `${scheme}: ${response.body}`)
       }
     })
@@ -126,7 +143,10 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
 
     test('a refused request changes nothing', async (t) => {
       const { call, h } = await setup(t)
-      const count = async () => (await h.handle.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+      const pets = async () => (await h.handle.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+      const liveOrders = async () =>
+        (await h.handle.db.selectFrom('orders').where('cancelled_at', 'is', null).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+      const count = async () => `${await pets()} pets, ${await liveOrders()} live orders`
       const before = await count()
       for (const headers of [{}, { authorization: 'Basic eDp5' }, bearer('ps_test_unknown')]) assert.equal((await call(headers)).statusCode, 401)
       assert.equal(await count(), before)

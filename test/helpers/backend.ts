@@ -57,11 +57,15 @@ export async function redisStore(t: After, prefix = freshRedisPrefix()): Promise
 /** Deletes every Redis key under `prefix` after the test. */
 export function deleteRedisKeysAfter(t: After, url: string, prefix: string): void {
   t.after(async () => {
-    const cleaner = createRedisClient({ url, prefix })
-    await cleaner.connect()
-    const keys = await cleaner.keys(`${prefix}*`)
-    if (keys.length > 0) await cleaner.del(...keys)
-    cleaner.disconnect()
+    const cleaner = createRedisClient({ url, prefix, commandTimeoutMs: 10_000 })
+    try {
+      await cleaner.connect()
+      const keys = await cleaner.keys(`${prefix}*`)
+      if (keys.length > 0) await cleaner.del(...keys)
+    } finally {
+      // Also when a command failed: an open connection would keep the test process from ever exiting.
+      cleaner.disconnect()
+    }
   })
 }
 

@@ -9,6 +9,7 @@ import { createManualClock } from '../../src/clock.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import type { DatabaseHandle } from '../../src/db/database.js'
 import { testBackend } from './backend.js'
+import { recordResponses } from './contract.js'
 
 export interface TestAccount {
   accountId: string
@@ -49,6 +50,7 @@ export async function startHarness(
   // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
   const engine = options.plugins ? undefined : handle.engine
   const app = await buildApp({ config, db, pool: handle.pool, engine, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
+  recordResponses(app, 'pets')
   let baseUrl = ''
   if (options.listen) {
     await app.listen({ host: '127.0.0.1', port: 0 })

@@ -7,11 +7,12 @@ import { bearer, startHarness } from '../helpers/harness.js'
 import { expectError, injectSender } from '../helpers/http.js'
 import { createPet } from '../helpers/pets.js'
 
+// `/` and `/v1` are the index (test/http/index.test.ts).
 test('an unknown path is a 404 not_found Error, with or without a key', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   const send = injectSender(h)
-  for (const url of ['/', '/nope', '/v1', '/v1/nope', '/v2/pets', '/v1/pets/1/extra', '/docs/nonexistent']) {
+  for (const url of ['/nope', '/v1/', '/v1/nope', '/v2/pets', '/v1/pets/1/extra', '/docs/nonexistent']) {
     for (const headers of [{}, bearer(key)]) {
       const response = await send({ url, headers })
       expectError(response, 404, 'not_found')

@@ -52,3 +52,35 @@ test('the stored value is exact too (read back from the database as a bigint)', 
   const row = await h.handle.db.selectFrom('pets').select('category_id').executeTakeFirstOrThrow()
   assert.equal(row.category_id, 2n ** 63n - 1n)
 })
+
+test('categoryId is decided on the exact decimal value of the number, never on a rounded double', async (t) => {
+  const h = await startHarness(t)
+  const { key } = await h.newAccount()
+  const post = (categoryId: string) =>
+    h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: `{"name":"N","categoryId":${categoryId}}` })
+  // Not integers, though 4503599627370496.5 (2^52 + 0.5) and 1e-400 round to integral doubles.
+  for (const categoryId of ['4503599627370496.5', '1.5', '9007199254740993.0000001', '1e-400', '1.0e-1', '9223372036854775807.5', '1e1000000']) {
+    const response = await post(categoryId)
+    assert.equal(response.statusCode, 400, `${categoryId}: ${response.body}`)
+    assert.equal(response.json().code, 'invalid_body')
+    assert.match(response.json().message, /'categoryId'/)
+  }
+  // Integers written with a fraction or an exponent are kept exactly.
+  const exact: [string, string][] = [
+    ['1e18', '1000000000000000000'],
+    ['9223372036854775807.0', INT64_MAX],
+    ['9.223372036854775807e18', INT64_MAX],
+    ['4503599627370497.000', '4503599627370497'],
+    ['10.0e-1', '1'],
+    ['1E2', '100'],
+  ]
+  for (const [categoryId, stored] of exact) {
+    const response = await post(categoryId)
+    assert.equal(response.statusCode, 201, `${categoryId}: ${response.body}`)
+    assert.match(response.body, new RegExp(`"categoryId":${stored}[,}]`), categoryId)
+  }
+  // Out of range however it is written.
+  for (const categoryId of ['9223372036854775808.0', '1e19', '0.0', '-1e0']) assert.equal((await post(categoryId)).statusCode, 400, categoryId)
+  const rows = await h.handle.db.selectFrom('pets').select('category_id').orderBy('id').execute()
+  assert.deepEqual(rows.map((r) => BigInt(r.category_id)), exact.map(([, stored]) => BigInt(stored)))
+})

@@ -5,12 +5,10 @@
 // Runs in the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CompiledQuery, sql } from 'kysely'
+import { sql } from 'kysely'
 import { postgresOnly } from '../helpers/backend.js'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { recordQueries } from '../helpers/query-log.js'
-
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] }
+import { planNodes as nodes, postgresPlan, recordQueries, type PlanNode } from '../helpers/query-log.js'
 
 /** `count` pets of the account; every `soldEvery`-th is sold, the others available or without a status. */
 async function fillPets(h: Harness, accountId: string, count: number, soldEvery = 3) {
@@ -61,17 +59,6 @@ async function deepPageQuery(h: Harness, key: string, query: string, pages: numb
   return petsQueries[0]!
 }
 
-/** PostgreSQL's plan for the recorded statement, with the same parameters, sequential scans off. */
-async function explain(h: Harness, query: CompiledQuery): Promise<PlanNode> {
-  return h.handle.db.transaction().execute(async (trx) => {
-    await sql`set local enable_seqscan = off`.execute(trx)
-    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]))
-    return rows[0]!['QUERY PLAN'][0].Plan
-  })
-}
-
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)]
-
 /**
  * Both steps on pets are index scans with every condition in the index: the page's rows (on `index`, its
  * condition matching `condition`), under a Limit, and the EXISTS that tells whether another page follows. No
@@ -107,7 +94,7 @@ test('postgres: a deep page is an Index Scan on (account_id, id > cursor), in id
   const query = await deepPageQuery(h, key, 'limit=10', 10, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
   assert.match(query.sql, /\blimit 10\)/i, 'reads one page of rows, whatever the depth')
-  assertKeysetPlan(await explain(h, query), 'pets_account_id_id', /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/)
+  assertKeysetPlan(await postgresPlan(h.handle.db, query), 'pets_account_id_id', /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/)
 })
 
 test('postgres: with a status filter the deep page is an Index Scan on (account_id, status, id > cursor)', async (t) => {
@@ -122,5 +109,5 @@ test('postgres: with a status filter the deep page is an Index Scan on (account_
   await sql`analyze pets`.execute(h.handle.db)
   const query = await deepPageQuery(h, key, 'status=sold&limit=3', 6, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
-  assertKeysetPlan(await explain(h, query), 'pets_account_status_id', /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/)
+  assertKeysetPlan(await postgresPlan(h.handle.db, query), 'pets_account_status_id', /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/)
 })

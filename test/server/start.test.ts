@@ -100,3 +100,15 @@ test('the petstore program runs Node.js with its memory settings (young generati
   assert.ok(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'))
   assert.equal((await server.stop()).code, 0)
 })
+
+test('serve with PETSTORE_GETPET_SUNSET alone in the past starts, and GET /v1/pets/{petId} answers 410', async (t) => {
+  const { env } = await setup(t, { PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' })
+  const server = spawnServe(t, env)
+  const [, base] = await server.waitFor(START_LINE)
+  await server.waitFor(CURL_LINE)
+  const [key] = server.stdout().match(ANY_KEY)!
+  const gone = await fetch(`${base}/pets/1`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
+  assert.equal(gone.status, 410)
+  assert.equal(((await gone.json()) as { code: string }).code, 'operation_sunset')
+  assert.equal((await server.stop()).code, 0)
+})
