@@ -84,6 +84,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
   // Services this app made for itself write their buffered usage counts when it closes (shared ones: the server).
   if (!deps.services) app.addHook('onClose', () => flushUsageOnClose(app, services))
+  if (!deps.services) app.addHook('onClose', () => services.stopListening())
 
   // The pet store under /v1: the pets and the store's orders. Every operation is authenticated and counted against
   // its account's quota before anything else (sunset, body parsing, validation) can answer. One hook for all of

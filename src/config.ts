@@ -56,6 +56,11 @@ function positiveInt(raw: string): number {
   return Number(raw)
 }
 
+function nonNegativeInt(raw: string): number {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error('must be a whole number (0 or more)')
+  return Number(raw)
+}
+
 function origin(raw: string): string {
   const url = new URL(httpUrl(raw))
   if (url.pathname !== '/' || url.search || url.hash) throw new Error('must be an origin such as https://api.example.com (no path)')
@@ -147,6 +152,12 @@ export const settings = {
     default: '5000',
     doc: 'PostgreSQL: longest wait for one statement (`statement_timeout`; on a silent network the client gives up 500 ms later and drops the connection). A request then gets 503.',
     parse: positiveInt,
+  }),
+  keyCacheTtlMs: setting({
+    env: 'KEY_CACHE_TTL_MS',
+    default: '1000',
+    doc: 'PostgreSQL: how long a server may reuse an API key look-up. Revoking, rolling or a plan change reaches every server at once (LISTEN/NOTIFY); this is the bound if that channel failed silently. While the channel is down nothing is reused. `0`: look every key up on every request.',
+    parse: nonNegativeInt,
   }),
   sqliteCacheMb: setting({
     env: 'SQLITE_CACHE_MB',

@@ -73,7 +73,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await claimEnvironment(handle.db, config.environment, handle.location)
   const bootLog = pino({ level: config.logLevel })
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, rateLimitStore })
+  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, rateLimitStore, log: bootLog })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
   // Log lines are written asynchronously: while one write is under way the next lines are buffered and go out
@@ -122,6 +122,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // After the last request: every counted request reaches the database.
     await services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts at shutdown failed'))
     await services.rateLimitStore.close()
+    await services.stopListening()
     await handle.close()
     logDestination.flushSync()
   })

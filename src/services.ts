@@ -3,6 +3,8 @@
 import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import { createAccountsRepository } from './accounts/accounts.repository.js'
+import { listenForKeyChanges } from './accounts/key-changes.js'
+import { createKeyCache } from './accounts/key-cache.js'
 import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
 import { kyselyEngine, type Engine } from './db/engine.js'
@@ -33,13 +35,19 @@ export interface ServiceDependencies {
   clock?: Clock
   /** Where rate-limit counters and bans live; in this process's memory by default. */
   rateLimitStore?: RateLimitStore
+  /** Where services report trouble of their own (the key-change listener); silent when absent. */
+  log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void }
 }
 
-export async function buildServices({ config, db, pool, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore() }: ServiceDependencies) {
+export async function buildServices({ config, db, pool, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
   const metrics = createMetrics({ pool })
   const sendBatcher = createSendBatcher()
   engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
-  const accounts = createAccountsRepository({ db, clock, engine })
+  // PostgreSQL: key look-ups are a round trip each, so servers remember them (see key-cache.ts). SQLite's
+  // look-up is a few microseconds in this process, and the CLI changes keys from another one: no cache there.
+  const keyCache = pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
+  const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
+  const accounts = createAccountsRepository({ db, clock, engine, keyCache })
   return {
     metrics,
     config,
@@ -48,6 +56,9 @@ export async function buildServices({ config, db, pool, engine = kyselyEngine(db
     rateLimitStore,
     sendBatcher,
     accounts,
+    keyCache,
+    /** Stops listening for key changes (the owner of the services calls it when it closes). */
+    stopListening: async () => keyChanges?.close(),
     usage: createUsage({ db, engine, accounts, store: rateLimitStore }),
     pets: createPetsRepository({ db, clock, engine }),
     orders: createOrdersRepository({ db, clock, engine }),

@@ -1,10 +1,12 @@
 // Accounts and API keys. Used by the CLI (management) and by the authenticator (one lookup per request).
-import type { Kysely } from 'kysely'
+import { PostgresAdapter, type Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
 import { prepared } from '../db/prepared.js'
 import type { AccountRow, ApiKeyRow, Database } from '../db/schema.js'
 import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment } from './api-keys.js'
+import { announceKeyChange } from './key-changes.js'
+import type { KeyCache } from './key-cache.js'
 import { keyState, minuteOf, type KeyLifetime, type KeyState } from './key-state.js'
 import { checkExpiry, checkGraceSeconds, checkKeyName } from './key-input.js'
 import { planFigures, quotaOf, type Plan, type Quota } from './plans.js'
@@ -85,8 +87,29 @@ function toKeyInfo(row: ApiKeyRow, now: number): ApiKeyInfo {
 /** How many keys' last written minute a process remembers before starting over (a bound, not a limit). */
 const LAST_USED_MEMORY = 100_000
 
-export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+export interface AccountsRepositoryOptions {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+  /** Look-ups remembered by this process (PostgreSQL servers); emptied here by every change made here. */
+  keyCache?: KeyCache
+}
+
+export function createAccountsRepository({ db, clock, engine = kyselyEngine(db), keyCache }: AccountsRepositoryOptions) {
   const now = () => new Date(clock.now()).toISOString()
+  // On PostgreSQL every change to what `findKeyOwner` returns is announced in its own transaction, whoever makes
+  // it (a server, the CLI), so that every server's key cache drops it (key-changes.ts).
+  const announces = db.getExecutor().adapter instanceof PostgresAdapter
+  /** Runs a change to keys or accounts in a transaction that announces it, then empties this process's cache. */
+  async function changingKeys<T>(what: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    const result = await engine.transaction(async (trx) => {
+      const done = await work(trx)
+      if (announces) await announceKeyChange(trx, what)
+      return done
+    })
+    keyCache?.invalidate()
+    return result
+  }
   // Every authenticated request runs this one.
   const keyOwnerQuery = prepared({ db, engine }, (qb, _: null, p) =>
     qb
@@ -165,11 +188,9 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
 
     async setPlan(input: { id: string; plan: string; perMinute?: number; perDay?: number }): Promise<Account> {
       const figures = planFigures(input.plan, input.perMinute, input.perDay)
-      const result = await db
-        .updateTable('accounts')
-        .set({ plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay })
-        .where('id', '=', input.id)
-        .executeTakeFirst()
+      const result = await changingKeys('plan', (trx) =>
+        trx.updateTable('accounts').set({ plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay }).where('id', '=', input.id).executeTakeFirst(),
+      )
       if (result.numUpdatedRows === 0n) throw new NotFoundError(`no account with id ${input.id}`)
       return getAccount(input.id)
     },
@@ -203,7 +224,7 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
      */
     async rollApiKey(input: { keyId: string; graceSeconds: number; accountId?: string }): Promise<{ previous: ApiKeyInfo; created: ApiKeyInfo & { key: string } }> {
       const graceSeconds = checkGraceSeconds(input.graceSeconds)
-      return engine.transaction(async (trx) => {
+      return changingKeys('roll', async (trx) => {
         const old = await keyRow(input.keyId, input.accountId, trx)
         const at = clock.now()
         if (old.replaced_by !== null) throw new KeyStateError(`API key ${old.id} was already rolled; roll its replacement ${old.replaced_by} instead`)
@@ -223,7 +244,7 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
       const row = await keyRow(keyId, options.accountId)
       if (row.revoked_at !== null) return toKeyInfo(row, clock.now())
       const revokedAt = now()
-      await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).where('revoked_at', 'is', null).execute()
+      await changingKeys('revoke', (trx) => trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).where('revoked_at', 'is', null).execute())
       return toKeyInfo({ ...row, revoked_at: revokedAt }, clock.now())
     },
 
@@ -254,17 +275,29 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db) 
     },
 
     async findKeyOwner(secret: string): Promise<KeyOwner | undefined> {
-      const row = await keyOwnerQuery.first(null, { hash: hashApiKey(secret) })
-      if (!row) return undefined
-      return {
-        keyId: row.id,
-        accountId: row.account_id,
-        environment: row.environment as KeyEnvironment,
-        revoked: row.revoked_at !== null,
-        lifetime: { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
-        quota: toAccount({ id: row.account_id, name: '', plan: row.plan, per_minute: row.per_minute, per_day: row.per_day, created_at: '' }).quota,
-      }
+      const hash = hashApiKey(secret)
+      const cached = keyCache?.get(hash)
+      if (cached !== undefined) return cached
+      const generation = keyCache?.generation()
+      const owner = toKeyOwner(await keyOwnerQuery.first(null, { hash }))
+      // Unknown keys are not remembered: a key created a moment ago must work at once.
+      if (owner !== undefined && generation !== undefined) keyCache!.set(hash, owner, generation)
+      return owner
     },
+  }
+}
+
+type KeyOwnerRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'environment' | 'revoked_at' | 'expires_at' | 'grace_ends_at'> & Pick<AccountRow, 'plan' | 'per_minute' | 'per_day'>
+
+function toKeyOwner(row: KeyOwnerRow | undefined): KeyOwner | undefined {
+  if (!row) return undefined
+  return {
+    keyId: row.id,
+    accountId: row.account_id,
+    environment: row.environment as KeyEnvironment,
+    revoked: row.revoked_at !== null,
+    lifetime: { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
+    quota: toAccount({ id: row.account_id, name: '', plan: row.plan, per_minute: row.per_minute, per_day: row.per_day, created_at: '' }).quota,
   }
 }
 

@@ -25,6 +25,7 @@ export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyIn
   await app.register(authPlugin, { accounts: services.accounts, environment: config.environment, clock: services.clock })
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
   if (!deps.services) app.addHook('onClose', () => flushUsageOnClose(app, services))
+  if (!deps.services) app.addHook('onClose', () => services.stopListening())
 
   await app.register(async (scope) => {
     scope.addHook('onRequest', createRequestGuard({ authenticate: app.authenticate, limiter, usage: services.usage, clock: services.clock }))

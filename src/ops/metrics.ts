@@ -73,6 +73,15 @@ export function createMetrics({ pool }: { pool?: pg.Pool } = {}) {
     registers: [registry],
   })
   const bans = new Counter({ name: 'petstore_rate_limit_bans_total', help: 'Temporary bans started', registers: [registry] })
+  const keyLookups = new Counter({
+    name: 'petstore_key_cache_lookups_total',
+    help: 'API key look-ups by result: hit (answered from this process\'s cache) or miss (read from the database); PostgreSQL only',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  })
+  const hits = keyLookups.labels('hit')
+  const misses = keyLookups.labels('miss')
+  const keyCache = { hit: () => hits.inc(), miss: () => misses.inc() }
   if (pool) {
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({ name, help, registers: [registry], collect() { this.set(read()) } })
@@ -80,7 +89,7 @@ export function createMetrics({ pool }: { pool?: pg.Pool } = {}) {
     gauge('petstore_db_pool_idle', 'Idle connections in the PostgreSQL pool', () => pool.idleCount)
     gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
   }
-  return { registry, requests, refusals, bans, scrape: () => scrape() }
+  return { registry, requests, refusals, bans, keyCache, scrape: () => scrape() }
 }
 
 export type Metrics = ReturnType<typeof createMetrics>

@@ -105,6 +105,7 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
       await worker.stop()
       // The apps were given the services, so neither closes the shared store: its owner (here) does.
       await services.rateLimitStore.close()
+      await services.stopListening()
       await handle.close()
     })())
   t.after(close)
