@@ -77,3 +77,34 @@ export function referencesLine(results: ScenarioResult[]): string {
     `the budget's ${LIST_20_BUDGET.toFixed(2)} is ${(LIST_20_BUDGET / ISSUE_NAIVE_PROTOTYPE).toFixed(2)}× the issue's naive prototype.`
   )
 }
+
+/** Issue 18's targets: [target, scenario, what, the issue's figure before the work, the target ratio]. */
+const SCALE_TARGETS = [
+  ['postgres+redis', 'list-20', 'PostgreSQL + Redis, `GET /v1/pets?limit=20`', '0.051', 0.15],
+  ['postgres+redis', 'create', 'PostgreSQL + Redis, `POST /v1/pets` (committed before the 201)', '0.043', 0.12],
+  ['postgres+redis', 'get-pet', 'PostgreSQL + Redis, `GET /v1/pets/{id}`', '–', 0.15],
+  ['sqlite', 'list-20', 'SQLite, `GET /v1/pets?limit=20` (p99 ≤ 8 ms)', '0.26 (wrk)', 0.3],
+  ['sqlite', 'create', 'SQLite, `POST /v1/pets`', '0.17', 0.25],
+] as const
+
+/** Issue 18's table: each case's figure before the work, its target, and this run (ratio, CPU per request). */
+export function scaleTargetsTable(results: ScenarioResult[]): string {
+  const rows = SCALE_TARGETS.map(([target, scenario, what, before, goal]) => {
+    const r = results.find((x) => x.target === target && x.scenario === scenario)
+    if (!r) return `| ${what} | ${before} | ≥ ${goal.toFixed(2)} | not measured | | |`
+    const met = r.ratio >= goal && (scenario !== 'list-20' || target !== 'sqlite' || r.p99 <= 8)
+    const p99 = target === 'sqlite' && scenario === 'list-20' ? `, p99 ${r.p99} ms` : ''
+    return `| ${what} | ${before} | ≥ ${goal.toFixed(2)} | ${r.ratio.toFixed(3)}${p99} | ${Math.round(r.cpuUs)} | ${met ? 'met' : '**not met**'} |`
+  })
+  return ['| case | issue 18 measured | target | this run | CPU µs/req | |', '|---|---|---|---|---|---|', ...rows].join('\n')
+}
+
+/** Two workers of one instance against one process, PostgreSQL + Redis, per scenario measured both ways. */
+export function workersLine(results: ScenarioResult[]): string {
+  const pairs = results
+    .filter((r) => r.target === 'postgres+redis, 2 workers')
+    .map((two) => [two, results.find((r) => r.target === 'postgres+redis' && r.scenario === two.scenario)] as const)
+    .filter((p): p is readonly [ScenarioResult, ScenarioResult] => p[1] !== undefined)
+  if (pairs.length === 0) return 'PostgreSQL + Redis, two workers against one: not measured in this run.'
+  return `PostgreSQL + Redis, two workers against one process (req/s): ${pairs.map(([two, one]) => `${two.scenario} ${(two.rps / one.rps).toFixed(2)}× (${Math.round(one.rps)} → ${Math.round(two.rps)})`).join(', ')}.`
+}

@@ -1,7 +1,7 @@
 // The benchmark's output: a table on stdout, a JSON file under bench/results/, and (full runs) BENCHMARKS.md.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
-import { budgetTable, referencesLine } from './budget.js'
+import { budgetTable, referencesLine, scaleTargetsTable, workersLine } from './budget.js'
 
 export interface ScenarioResult {
   target: string
@@ -53,6 +53,7 @@ export function writeReport({ results, skipped, settings, quick, out }: Report):
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
   const deep = [...new Set(results.map((r) => r.target))].flatMap((t) => DEEP_PAIRS.map((pair) => deepRatio(results, t, pair))).filter(Boolean)
   const text = `${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
+  process.stdout.write(`\n${scaleTargetsTable(results)}\n\n${workersLine(results)}\n`)
   process.stdout.write(`\n${text}`)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
   writeFileSync(out ?? new URL(`./results/${stamp}${quick ? '-quick' : ''}.json`, import.meta.url), JSON.stringify({ machine, settings, results, skipped }, null, 2))
@@ -65,11 +66,12 @@ export function writeReport({ results, skipped, settings, quick, out }: Report):
       `Command: \`${command}\` (${settings.warmup} s warm-up, then ${settings.rounds} rounds of ${settings.seconds} s alternating service and baseline; figures are medians of the rounds).\n\n` +
       `${text}\n## What the figures mean\n\n` +
       '- **baseline**: a bare `node:http` server answering the same URL with the same status and precomputed body the service gave, measured in the same run, right after the service, round by round. It is what Node.js itself does on this machine; **ratio** = service req/s ÷ baseline req/s. Ratios move less between runs on a noisy shared machine than absolute req/s do, but they move too when the speed of the machine changes during a run (see the spread of runs below).\n' +
-      '- The service runs with everything on: every request is authenticated (SHA-256 of the key, one indexed lookup), rate-limited (both windows), validated, logged (one JSON line at info), and every 201/202 is committed (SQLite WAL, synchronous=FULL) before it is sent.\n' +
+      '- The service runs with everything on: every request is authenticated (SHA-256 of the key, one indexed lookup; on PostgreSQL a server reuses a look-up for up to `KEY_CACHE_TTL_MS`, 1 s, and drops it when any server or the CLI changes a key: see the README), rate-limited (both windows), validated, logged (one JSON line at info), and every 201/202 is committed (SQLite WAL, synchronous=FULL) before it is sent.\n' +
       '- **p50/p99**: latency at that many concurrent connections, so mostly queueing. **peak RSS**: the service process (all workers together for the workers target), high-water mark for the whole target.\n' +
       '- **CPU µs/req**: the service\'s CPU time (user + system, every thread and worker) per request, read from /proc: steadier than req/s on a shared machine, and what the budget analysis below is in.\n' +
       '- **unexpected**: responses whose status was not the scenario\'s (should be 0).\n' +
       '- **reference** rows: the two servers the issue\'s budget was measured against (`bench/references/`), on list-20 with the same baseline: a plain Fastify route with a response schema, and a naive prototype (bearer check against one key, an in-memory counter, a better-sqlite3 read of 20 rows, no log). They run with Node.js\'s default heap settings.\n\n' +
+      `## Targets of issue 18, this run\n\n${scaleTargetsTable(results)}\n\n${workersLine(results)}\n\n` +
       `## Budget (issue 6), this run\n\n${budgetTable(results)}\n\n${referencesLine(results)}\n\n` +
       optimisations,
   )

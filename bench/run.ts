@@ -1,7 +1,9 @@
-// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R]`
+// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R] [--targets LIST]`
 // Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
 // and loads each from this process, alternating service and baseline, round after round. The issue's two
-// reference servers (bench/references/) are measured the same way on list-20.
+// reference servers (bench/references/) are measured the same way on list-20. PostgreSQL and Redis are found or
+// started as `.ci/run` does (bench/backing-services.ts). `--targets` runs some of TARGETS only (and leaves
+// BENCHMARKS.md alone: it holds full runs).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +15,7 @@ import { writeReport, type ScenarioResult } from './report.js'
 import { scenarios, type Scenario } from './scenarios.js'
 import { seed } from './seed.js'
 import { withPostgresDatabase } from './postgres.js'
+import { backingServices } from './backing-services.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -24,9 +27,16 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     /** Where to write the JSON results (default bench/results/<time>.json). */
     out: { type: 'string' },
+    /** Comma-separated names from TARGETS; all of them by default. */
+    targets: { type: 'string' },
   },
 })
-const quick = args.quick!
+const TARGETS = ['sqlite', 'references', 'sqlite-workers', 'postgres', 'postgres-workers'] as const
+const chosen = args.targets === undefined ? [...TARGETS] : args.targets.split(',').map((t) => t.trim())
+for (const t of chosen) if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown target ${t}; the targets are ${TARGETS.join(', ')}`)
+const runs = (target: (typeof TARGETS)[number]) => chosen.includes(target)
+// A partial run writes its JSON but not BENCHMARKS.md, like a quick one.
+const quick = args.quick! || chosen.length < TARGETS.length
 const settings = {
   pets: Number(args.pets ?? (quick ? 1_000 : 10_000)),
   deepRows: Number(args['deep-rows'] ?? (quick ? 20_000 : 1_000_000)),
@@ -129,35 +139,48 @@ async function runReferences(databaseUrl: string, seeded: Awaited<ReturnType<typ
   return results
 }
 
+/** What the PostgreSQL + Redis targets measure (one process, and two workers of one instance). */
+const POSTGRES_SCENARIOS = ['list-20', 'get-pet', 'create', 'deep-first', 'deep-page', 'orders-first', 'orders-deep']
+const POSTGRES_WORKERS_SCENARIOS = ['list-20', 'get-pet', 'create']
+
 async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   const skipped: string[] = []
   const results: ScenarioResult[] = []
+  const backing = await backingServices()
+  skipped.push(...backing.missing)
   try {
     const databaseUrl = join(dir, 'bench.db')
     process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`)
-    const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: settings.deepRows })
-    results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
-    results.push(...(await runReferences(databaseUrl, seeded)))
-    const redis = process.env.TEST_REDIS_URL
-    if (redis) {
+    const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: runs('sqlite') ? settings.deepRows : Math.min(settings.deepRows, 1_000) })
+    if (runs('sqlite')) results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
+    if (runs('references')) results.push(...(await runReferences(databaseUrl, seeded)))
+    const redis = backing.redisUrl
+    if (runs('sqlite-workers') && redis) {
       const env = { DATABASE_URL: databaseUrl, REDIS_URL: redis, REDIS_PREFIX: `bench-${process.pid}:` }
       // Pets only: the same database holds the messages the first target queued, and a delivery worker working
       // through that backlog (a write per message, in both processes) would be measured instead of the pets.
       const serveArgs = ['--workers', '2', '--only', 'pets']
       results.push(...(await runTarget({ label: 'sqlite+redis, 2 workers', env, serveArgs, only: ['list-20', 'create'] }, seeded)))
-    } else skipped.push('--workers 2: needs TEST_REDIS_URL (more than one worker requires Redis)')
-    if (process.env.TEST_DATABASE_URL && redis) {
+    } else if (runs('sqlite-workers')) skipped.push('--workers 2: needs Redis (more than one worker requires it)')
+    if ((runs('postgres') || runs('postgres-workers')) && backing.postgresUrl && redis) {
       results.push(
-        ...(await withPostgresDatabase(process.env.TEST_DATABASE_URL, async (url) => {
+        ...(await withPostgresDatabase(backing.postgresUrl, async (url) => {
           const pgSeeded = await seed({ databaseUrl: url, pets: settings.pets, deepRows: Math.min(settings.deepRows, 20_000) })
           const env = { DATABASE_URL: url, REDIS_URL: redis, REDIS_PREFIX: `bench-pg-${process.pid}:` }
-          return runTarget({ label: 'postgres+redis', env, only: ['list-20', 'get-pet', 'create', 'deep-first', 'deep-page', 'orders-first', 'orders-deep'] }, pgSeeded)
+          const measured: ScenarioResult[] = []
+          if (runs('postgres')) measured.push(...(await runTarget({ label: 'postgres+redis', env, only: POSTGRES_SCENARIOS }, pgSeeded)))
+          if (runs('postgres-workers')) {
+            const serveArgs = ['--workers', '2', '--only', 'pets']
+            measured.push(...(await runTarget({ label: 'postgres+redis, 2 workers', env, serveArgs, only: POSTGRES_WORKERS_SCENARIOS }, pgSeeded)))
+          }
+          return measured
         })),
       )
-    } else skipped.push('PostgreSQL + Redis: needs TEST_DATABASE_URL and TEST_REDIS_URL')
+    } else if (runs('postgres') || runs('postgres-workers')) skipped.push('PostgreSQL + Redis: needs both (see above)')
   } finally {
     rmSync(dir, { recursive: true, force: true })
+    backing.stop()
   }
   writeReport({ results, skipped, settings, quick, out: args.out })
 }

@@ -1,10 +1,11 @@
 // Rate-limit counters and bans in Redis, shared by every instance. The whole decision for one request
 // (ban check, every window checked, all consumed or none, refusals counted, ban started) is one Lua
 // script, which Redis runs atomically: the quota holds exactly across instances. Keys expire relative to the
-// request's `now` (PEXPIRE, not PEXPIREAT), so they live as long as their window on any clock, plus a grace
-// minute: a key's name carries its window's start, so keeping it longer changes no count, while expiring it at
-// the very end would let a request stamped a moment earlier (an instance whose clock is a little behind, or a
-// test clock that stands still while real time passes) find its window's count gone and start again from 0.
+// `now` of the request that made them (PEXPIRE, not PEXPIREAT), so they live as long as their window on any
+// clock, plus a grace minute: a key's name carries its window's start, so keeping it longer changes no count,
+// while expiring it at the very end would let a request stamped a moment earlier (an instance whose clock is a
+// little behind, or a test clock that stands still while real time passes) find its window's count gone and
+// start again from 0.
 import { Redis } from 'ioredis'
 import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
 
@@ -29,7 +30,8 @@ end
 if room then
   for i = 1, n do
     counts[i] = redis.call('INCR', KEYS[i])
-    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[7 + i * 2]) - now + GRACE_MS)
+    -- Set once, by the request that made the key: later ones would only move it by their clocks' difference.
+    if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[7 + i * 2]) - now + GRACE_MS) end
   end
   return {1, 0, 0, unpack(counts)}
 end
@@ -68,6 +70,10 @@ export function createRedisClient(options: RedisStoreOptions): Redis {
     // Keep trying in the background, once a second; requests meanwhile use the fallback.
     retryStrategy: () => 1_000,
     lazyConnect: true,
+    // The commands of one turn of the event loop (one per request being limited) go out in one write, and
+    // their answers come back in one: one wake-up of Redis and of this process for many requests, where the
+    // wake-ups cost more than the commands (BENCHMARKS.md, entry 17).
+    enableAutoPipelining: true,
   })
   // Without a listener ioredis prints every failed (re)connection attempt to stderr, once a second for the
   // whole outage. The failures reach the caller through the commands that fail; the fallback store logs them

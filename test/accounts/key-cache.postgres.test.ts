@@ -38,7 +38,7 @@ async function server(t: T, url: string) {
 }
 
 /** Milliseconds until `get(key)` answers 401 with `message`, polling every 5 ms for at most 5 s. */
-async function msUntilRefused(get: (key: string) => Promise<{ statusCode: number; body: string }>, key: string, message: RegExp): Promise<number> {
+async function msUntilRefused(get: (key: string) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>, key: string, message: RegExp): Promise<number> {
   const started = performance.now()
   for (;;) {
     const response = await get(key)
