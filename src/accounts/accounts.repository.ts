@@ -1,4 +1,5 @@
-// Accounts and API keys. Used by the CLI (management) and by the authenticator (one lookup per request).
+// Accounts and API keys. Used by the CLI (management) and by the authenticator (one look-up per request; remembered
+// for a moment on PostgreSQL, see key-cache.ts).
 import { PostgresAdapter, type Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'

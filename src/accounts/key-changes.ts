@@ -11,7 +11,10 @@ import type { KeyCache } from './key-cache.js'
 export const KEY_CHANGES_CHANNEL = 'petstore_key_changes'
 const RECONNECT_MS = 1_000
 
-/** Announces, in `executor`'s transaction, that what key look-ups return has changed (`what`: for the log). */
+/**
+ * Announces, in `executor`'s transaction, that what key look-ups return has changed. `what`, the payload, names
+ * the kind of change for anyone watching the channel.
+ */
 export async function announceKeyChange(executor: Kysely<Database>, what: string): Promise<void> {
   await sql`select pg_notify(${KEY_CHANGES_CHANNEL}, ${what})`.execute(executor)
 }
