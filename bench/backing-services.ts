@@ -1,12 +1,9 @@
 // PostgreSQL and Redis for a benchmark run, found or started as `.ci/run` does: TEST_DATABASE_URL, or the local
 // PostgreSQL at 127.0.0.1:5432 (user postgres); TEST_REDIS_URL, or a redis-server of the run's own on a free port
-// (no persistence), stopped when the run ends. What cannot be had is reported, and its targets are skipped.
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// (no persistence; started by the same helper as the tests' own), stopped when the run ends. What cannot be had
+// is reported, and its targets are skipped.
 import pg from 'pg'
-import { freePort } from './processes.js'
+import { redisServer } from '../test/helpers/redis-server.js'
 
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres'
 
@@ -15,7 +12,7 @@ export interface BackingServices {
   redisUrl?: string
   /** Why a service is missing (for the report's "skipped" lines). */
   missing: string[]
-  stop: () => void
+  stop: () => Promise<void>
 }
 
 async function reachablePostgres(url: string): Promise<string | undefined> {
@@ -30,37 +27,25 @@ async function reachablePostgres(url: string): Promise<string | undefined> {
   }
 }
 
-async function ownRedis(): Promise<{ url: string; stop: () => void } | { error: string }> {
-  if (spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status !== 0) return { error: 'redis-server is not installed' }
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-redis-'))
-  const pidfile = join(dir, 'redis.pid')
-  const args = ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--pidfile', pidfile, '--dir', dir]
-  const started = spawn('redis-server', args, { stdio: 'ignore' })
-  await new Promise((resolve) => started.once('exit', resolve))
-  for (let i = 0; i < 50; i++) {
-    if (spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { stdio: 'ignore' }).status === 0) {
-      const stop = () => {
-        try {
-          process.kill(Number(readFileSync(pidfile, 'utf8')))
-        } catch {}
-        rmSync(dir, { recursive: true, force: true })
-      }
-      return { url: `redis://127.0.0.1:${port}`, stop }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
+/** A redis-server of the run's own on a free port (the test suites' helper), stopped at the end of the run. */
+async function ownRedis(): Promise<{ url: string; stop: () => Promise<void> } | { error: string }> {
+  // Stopped by the caller, not by a test's `after`.
+  const server = await redisServer({ after: () => {} })
+  try {
+    await server.start()
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) }
   }
-  rmSync(dir, { recursive: true, force: true })
-  return { error: `redis-server did not answer on port ${port}` }
+  return { url: server.url, stop: server.stop }
 }
 
 export async function backingServices(): Promise<BackingServices> {
   const missing: string[] = []
-  const stops: (() => void)[] = []
+  const stops: (() => Promise<void>)[] = []
   let redisUrl = process.env.TEST_REDIS_URL
   if (!redisUrl) {
     const own = await ownRedis()
-    if ('error' in own) missing.push(`Redis: ${own.error} and TEST_REDIS_URL is not set`)
+    if ('error' in own) missing.push(`Redis: TEST_REDIS_URL is not set and ${own.error}`)
     else {
       redisUrl = own.url
       stops.push(own.stop)
@@ -72,5 +57,5 @@ export async function backingServices(): Promise<BackingServices> {
     missing.push(`PostgreSQL: ${postgresUrl} is unreachable (${unreachable}); set TEST_DATABASE_URL`)
     postgresUrl = undefined
   }
-  return { postgresUrl, redisUrl, missing, stop: () => stops.forEach((stop) => stop()) }
+  return { postgresUrl, redisUrl, missing, stop: async () => void (await Promise.all(stops.map((stop) => stop()))) }
 }

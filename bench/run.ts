@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     } else if (runs('postgres') || runs('postgres-workers')) skipped.push('PostgreSQL + Redis: needs both (see above)')
   } finally {
     rmSync(dir, { recursive: true, force: true })
-    backing.stop()
+    await backing.stop()
   }
   writeReport({ results, skipped, settings, quick, out: args.out })
 }
