@@ -47,7 +47,6 @@ export interface KeyOwner {
   keyId: string
   accountId: string
   environment: KeyEnvironment
-  revoked: boolean
   /** What decides whether the key is still usable (see `refusalReason`). */
   lifetime: KeyLifetime
   /** The account's quota as of now: a plan change applies from the next request on. */
@@ -60,10 +59,15 @@ export class NotFoundError extends Error {}
 /** The key cannot do that in its state (rolling a revoked, expired or already rolled key). */
 export class KeyStateError extends Error {}
 
-function toAccount(row: AccountRow): Account {
+/** An account row's plan figures (stored as int8: bigint on PostgreSQL) and the quota they give. */
+function planOf(row: Pick<AccountRow, 'plan' | 'per_minute' | 'per_day'>) {
   const perMinute = row.per_minute === null ? null : Number(row.per_minute)
   const perDay = row.per_day === null ? null : Number(row.per_day)
-  return { id: row.id, name: row.name, plan: row.plan as Plan, perMinute, perDay, quota: quotaOf({ plan: row.plan, perMinute, perDay }), createdAt: row.created_at }
+  return { perMinute, perDay, quota: quotaOf({ plan: row.plan, perMinute, perDay }) }
+}
+
+function toAccount(row: AccountRow): Account {
+  return { id: row.id, name: row.name, plan: row.plan as Plan, ...planOf(row), createdAt: row.created_at }
 }
 
 function toKeyInfo(row: ApiKeyRow, now: number): ApiKeyInfo {
@@ -296,9 +300,8 @@ function toKeyOwner(row: KeyOwnerRow | undefined): KeyOwner | undefined {
     keyId: row.id,
     accountId: row.account_id,
     environment: row.environment as KeyEnvironment,
-    revoked: row.revoked_at !== null,
     lifetime: { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
-    quota: toAccount({ id: row.account_id, name: '', plan: row.plan, per_minute: row.per_minute, per_day: row.per_day, created_at: '' }).quota,
+    quota: planOf(row).quota,
   }
 }
 

@@ -10,7 +10,6 @@ const owner = (keyId: string): KeyOwner => ({
   keyId,
   accountId: 'acct_1',
   environment: 'test',
-  revoked: false,
   lifetime: { revokedAt: null, expiresAt: null, graceEndsAt: null },
   quota: { perMinute: 60, perDay: 1000 },
 })
