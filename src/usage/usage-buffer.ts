@@ -1,5 +1,6 @@
 // Request counts kept in memory between two writes to the database: per minute, per key. Recording is a couple
 // of map lookups and an increment, so it can run on every request without an await.
+import { minuteOf } from '../accounts/key-state.js'
 
 export interface MinuteCount {
   accountId: string
@@ -35,7 +36,7 @@ export function createUsageBuffer() {
 
   return {
     record(e: UsageEvent): void {
-      const minute = e.at - (e.at % 60_000)
+      const minute = minuteOf(e.at)
       let keys = minutes.get(minute)
       if (keys === undefined) minutes.set(minute, (keys = new Map()))
       let count = keys.get(e.keyId)
