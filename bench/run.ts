@@ -1,9 +1,9 @@
-// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R] [--targets LIST]`
+// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R] [--targets LIST] [--scenarios LIST]`
 // Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
 // and loads each from this process, alternating service and baseline, round after round. The issue's two
 // reference servers (bench/references/) are measured the same way on list-20. PostgreSQL and Redis are found or
 // started as `.ci/run` does (bench/backing-services.ts). `--targets` runs some of TARGETS only (and leaves
-// BENCHMARKS.md alone: it holds full runs).
+// BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios only.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -29,14 +29,17 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     /** Comma-separated names from TARGETS; all of them by default. */
     targets: { type: 'string' },
+    /** Comma-separated scenario names (bench/scenarios.ts); each target's own by default. */
+    scenarios: { type: 'string' },
   },
 })
 const TARGETS = ['sqlite', 'references', 'sqlite-workers', 'postgres', 'postgres-workers'] as const
 const chosen = args.targets === undefined ? [...TARGETS] : args.targets.split(',').map((t) => t.trim())
 for (const t of chosen) if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown target ${t}; the targets are ${TARGETS.join(', ')}`)
 const runs = (target: (typeof TARGETS)[number]) => chosen.includes(target)
+const onlyScenarios = args.scenarios?.split(',').map((s) => s.trim())
 // A partial run writes its JSON but not BENCHMARKS.md, like a quick one.
-const quick = args.quick! || chosen.length < TARGETS.length
+const quick = args.quick! || chosen.length < TARGETS.length || onlyScenarios !== undefined
 const settings = {
   pets: Number(args.pets ?? (quick ? 1_000 : 10_000)),
   deepRows: Number(args['deep-rows'] ?? (quick ? 20_000 : 1_000_000)),
@@ -108,7 +111,8 @@ async function runTarget(target: Target, seeded: Awaited<ReturnType<typeof seed>
   )
   try {
     const results: ScenarioResult[] = []
-    for (const scenario of scenarios(seeded).filter((s) => !target.only || target.only.includes(s.name))) {
+    const wanted = (name: string) => (!target.only || target.only.includes(name)) && (!onlyScenarios || onlyScenarios.includes(name))
+    for (const scenario of scenarios(seeded).filter((s) => wanted(s.name))) {
       results.push(await measureScenario(service, ports, scenario, target.label))
     }
     return results

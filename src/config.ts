@@ -147,6 +147,12 @@ export const settings = {
     parse: nonEmpty,
   }),
   databasePoolSize: setting({ env: 'DATABASE_POOL_SIZE', default: '10', doc: 'PostgreSQL: connections in the pool (per process).', parse: positiveInt }),
+  databasePipelinedConnections: setting({
+    env: 'DATABASE_PIPELINED_CONNECTIONS',
+    default: '2',
+    doc: 'PostgreSQL: connections (per process, besides the pool) that carry the hot reads pipelined, every read of a turn in one write; 0 sends them through the pool.',
+    parse: nonNegativeInt,
+  }),
   databaseTimeoutMs: setting({
     env: 'DATABASE_TIMEOUT_MS',
     default: '5000',

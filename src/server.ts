@@ -54,6 +54,7 @@ export function reasonOf(error: unknown): string {
 export async function openAndMigrate(config: Config, options: { poolSize?: number; skipMigrations?: boolean } = {}) {
   const handle = openDatabase(config.databaseUrl, {
     poolSize: options.poolSize ?? config.databasePoolSize,
+    pipelinedConnections: options.poolSize === 1 ? 0 : config.databasePipelinedConnections,
     timeoutMs: config.databaseTimeoutMs,
     sqliteCacheMb: config.sqliteCacheMb,
   })
@@ -73,7 +74,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await claimEnvironment(handle.db, config.environment, handle.location)
   const bootLog = pino({ level: config.logLevel })
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, rateLimitStore, log: bootLog })
+  const services = await buildServices({ config, db: handle.db, pool: handle.pool, reads: handle.reads, engine: handle.engine, rateLimitStore, log: bootLog })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
   // Log lines are written asynchronously: while one write is under way the next lines are buffered and go out

@@ -22,6 +22,7 @@ import { createMetrics } from './ops/metrics.js'
 import { createPetsRepository } from './pets/pets.repository.js'
 import { createOrdersRepository } from './store/orders.repository.js'
 import { createMailer } from './portal/mail.js'
+import type { PipelinedReads } from './db/pipelined-reads.js'
 import { createPortalRepository } from './portal/portal.repository.js'
 import { createUsage } from './usage/usage.service.js'
 
@@ -30,6 +31,8 @@ export interface ServiceDependencies {
   db: Kysely<Database>
   /** The PostgreSQL pool behind `db`, if any (its use is exported as metrics). */
   pool?: pg.Pool
+  /** PostgreSQL's pipelined read connections, if any (how many are open is exported as a metric). */
+  reads?: PipelinedReads
   /** How hot queries and writes run (the database handle's); plain Kysely when absent. */
   engine?: Engine
   clock?: Clock
@@ -39,8 +42,8 @@ export interface ServiceDependencies {
   log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void }
 }
 
-export async function buildServices({ config, db, pool, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
-  const metrics = createMetrics({ pool })
+export async function buildServices({ config, db, pool, reads, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
+  const metrics = createMetrics({ pool, reads })
   const sendBatcher = createSendBatcher()
   engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
   // PostgreSQL: key look-ups are a round trip each, so servers remember them (see key-cache.ts). SQLite's

@@ -7,6 +7,7 @@ import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely'
 import { createRequire } from 'node:module'
 import type pg from 'pg'
 import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
+import { createPipelinedReads, type PipelinedReads } from './pipelined-reads.js'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
 
@@ -21,12 +22,16 @@ export interface DatabaseHandle {
   engine: Engine
   /** The PostgreSQL pool (absent on SQLite), for health checks and metrics. */
   pool?: pg.Pool
+  /** PostgreSQL's pipelined read connections (pipelined-reads.ts), unless turned off. */
+  reads?: PipelinedReads
   close: () => Promise<void>
 }
 
 export interface DatabaseOptions {
   /** PostgreSQL: connections in the pool. */
   poolSize?: number
+  /** PostgreSQL: pipelined connections for the hot reads; 0 sends them through the pool. */
+  pipelinedConnections?: number
   /** PostgreSQL: longest wait for one statement (DATABASE_TIMEOUT_MS). */
   timeoutMs?: number
   /** SQLite: the connection's page cache in MiB. */
@@ -88,9 +93,9 @@ const require = createRequire(import.meta.url)
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const pg = require('pg') as typeof import('pg')
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-  const pool = new pg.Pool({
+  // What every connection is opened with: the pool's and the pipelined reads'.
+  const connection = {
     connectionString: url,
-    max: options.poolSize ?? 10,
     // Fail fast when the database is unreachable: requests get a prompt 503, not a hang. A silent partition
     // (packets dropped, no reset) is caught by the same bounds: a new connection by the connect timeout, a
     // statement under way by query_timeout (the server's statement_timeout cannot help when nothing arrives),
@@ -100,10 +105,10 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     query_timeout: timeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
-    idleTimeoutMillis: 30_000,
     // int8 (bigint) columns come back as bigint, never as a rounded number or a string.
     types: { getTypeParser: (oid: number, format?: string) => (oid === PG_INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) } as never,
-  })
+  }
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 })
   // An idle client that loses its server emits 'error' on the pool; the next checkout reconnects.
   pool.on('error', () => {})
   // A checked-out client (a query or transaction under way) that loses its server fails its queries (the
@@ -115,8 +120,13 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     dropOnReadTimeout(client)
   })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const reads = options.pipelinedConnections === 0 ? undefined : createPipelinedReads({ driver: pg, config: connection, connections: options.pipelinedConnections ?? 2 })
   const parsed = new URL(url)
-  return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, engine: postgresEngine({ db, pool }), pool, close: () => db.destroy() }
+  const close = async () => {
+    await reads?.close()
+    await db.destroy()
+  }
+  return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, engine: postgresEngine({ db, pool, reads }), pool, reads, close }
 }
 
 /**

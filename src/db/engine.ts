@@ -5,15 +5,16 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3'
 import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import { createGroupCommit, type Work } from './group-commit.js'
+import type { PipelinedReads } from './pipelined-reads.js'
 import type { Database } from './schema.js'
 
 export interface Engine {
   /**
    * Runs compiled SQL that returns rows straight on the driver, for `executor` (the engine's database, or a
    * transaction it runs). Undefined when it cannot (e.g. SQLite's only connection is inside a transaction
-   * that is not the engine's own): run it through Kysely then.
+   * that is not the engine's own): run it through Kysely then. `readOnly`: the statement is a SELECT.
    */
-  rows?: (sql: string, name: string, values: readonly unknown[], executor: Kysely<Database>) => unknown[] | Promise<unknown[]> | undefined
+  rows?: (sql: string, name: string, values: readonly unknown[], executor: Kysely<Database>, readOnly: boolean) => unknown[] | Promise<unknown[]> | undefined
   /** Runs `work` in a transaction; resolves once it is committed. */
   transaction: <T>(work: Work<T>) => Promise<T>
   /** Runs `work`, one write statement; resolves once it is committed. */
@@ -63,11 +64,18 @@ export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: Sql
   }
 }
 
-/** PostgreSQL: hot queries as named prepared statements (parsed and planned once per connection). */
-export function postgresEngine({ db, pool }: { db: Kysely<Database>; pool: pg.Pool }): Engine {
+/**
+ * PostgreSQL: hot queries as named prepared statements (parsed and planned once per connection); reads over the
+ * pipelined connections (pipelined-reads.ts), writes on the pool.
+ */
+export function postgresEngine({ db, pool, reads }: { db: Kysely<Database>; pool: pg.Pool; reads?: PipelinedReads }): Engine {
   return {
     // Transactions hold a client of their own: statements for one go through Kysely on that client.
-    rows: (text, name, values, executor) => (executor === db ? pool.query({ name, text, values: values as unknown[] }).then((r) => r.rows) : undefined),
+    rows: (text, name, values, executor, readOnly) => {
+      if (executor !== db) return undefined
+      if (readOnly && reads) return reads.query(name, text, values as unknown[])
+      return pool.query({ name, text, values: values as unknown[] }).then((r) => r.rows)
+    },
     ...kyselyEngine(db),
   }
 }

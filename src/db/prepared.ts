@@ -23,6 +23,8 @@ interface Template {
   name: string
   /** Each SQL parameter: a value name to look up, or a constant the builder put there. */
   slots: ({ name: string } | { constant: unknown })[]
+  /** A SELECT: the engine may run it on a connection of its own (PostgreSQL's pipelined reads). */
+  readOnly: boolean
 }
 
 /**
@@ -39,7 +41,8 @@ export function prepared<S, R>({ db, engine }: { db: Kysely<Database>; engine: E
     if (t === undefined) {
       const compiled = build(db, shape, ((name: string) => MARK + name) as Param).compile()
       const slots = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? { name: v.slice(MARK.length) } : { constant: v }))
-      t = { sql: compiled.sql, name: `q_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 16)}`, slots }
+      const name = `q_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 16)}`
+      t = { sql: compiled.sql, name, slots, readOnly: compiled.query.kind === 'SelectQueryNode' }
       templates.set(key, t)
     }
     return t
@@ -50,7 +53,7 @@ export function prepared<S, R>({ db, engine }: { db: Kysely<Database>; engine: E
     async rows(shape: S, values: Record<string, unknown>, executor: Kysely<Database> = db): Promise<R[]> {
       if (engine.rows) {
         const t = template(shape)
-        const rows = engine.rows(t.sql, t.name, t.slots.map((s) => ('name' in s ? values[s.name] : s.constant)), executor)
+        const rows = engine.rows(t.sql, t.name, t.slots.map((s) => ('name' in s ? values[s.name] : s.constant)), executor, t.readOnly)
         if (rows !== undefined) return (await rows) as R[]
       }
       return build(executor, shape, ((name: string) => values[name]) as Param).execute()

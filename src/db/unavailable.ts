@@ -5,7 +5,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 // SQLSTATE: 08 connection exception, 57P0x shutdown / cannot connect now, 53 insufficient resources.
 const PG_UNAVAILABLE = /^(08|57P0|53)/
 const SQLITE_UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'])
-const MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection (is )?closed|Client has encountered a connection error/i
+const MESSAGES = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection (is )?closed|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end/i
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false

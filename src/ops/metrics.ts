@@ -4,6 +4,7 @@
 // AggregatorRegistry) and sums them.
 import cluster from 'node:cluster'
 import type pg from 'pg'
+import type { PipelinedReads } from '../db/pipelined-reads.js'
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 export const METRICS_REQUEST = 'petstore:metrics'
@@ -47,7 +48,7 @@ export function answerMetricsRequests(): void {
   })
 }
 
-export function createMetrics({ pool }: { pool?: pg.Pool } = {}) {
+export function createMetrics({ pool, reads }: { pool?: pg.Pool; reads?: PipelinedReads } = {}) {
   const registry = new Registry()
   // `petstore_` + prom-client's own names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes` …).
   collectDefaultMetrics({ register: registry, prefix: 'petstore_' })
@@ -88,6 +89,7 @@ export function createMetrics({ pool }: { pool?: pg.Pool } = {}) {
     gauge('petstore_db_pool_connections', 'Connections open in the PostgreSQL pool', () => pool.totalCount)
     gauge('petstore_db_pool_idle', 'Idle connections in the PostgreSQL pool', () => pool.idleCount)
     gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
+    if (reads) gauge('petstore_db_pipelined_connections', 'Pipelined PostgreSQL connections open for the hot reads', () => reads.open())
   }
   return { registry, requests, refusals, bans, keyCache, scrape: () => scrape() }
 }

@@ -49,7 +49,7 @@ export async function startHarness(
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
   // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
   const engine = options.plugins ? undefined : handle.engine
-  const app = await buildApp({ config, db, pool: handle.pool, engine, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
+  const app = await buildApp({ config, db, pool: handle.pool, reads: handle.reads, engine, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
   recordResponses(app, 'pets')
   let baseUrl = ''
   if (options.listen) {

@@ -63,6 +63,10 @@ test('/metrics from loopback: request counts and latency by route pattern and st
   const pool = valueOf(samples, 'petstore_db_pool_connections')
   if (backend === 'postgres') assert.ok(pool !== undefined && pool >= 1, `pool connections: ${pool}`)
   else assert.equal(pool, undefined, 'no pool on SQLite')
+  // The page and pet reads above went over the pipelined connections.
+  const pipelined = valueOf(samples, 'petstore_db_pipelined_connections')
+  if (backend === 'postgres') assert.ok(pipelined !== undefined && pipelined >= 1, `pipelined connections: ${pipelined}`)
+  else assert.equal(pipelined, undefined, 'no pipelined connections on SQLite')
 })
 
 test('/metrics counts 429 refusals by reason and subject, and bans when they start', async (t) => {
