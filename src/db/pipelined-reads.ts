@@ -26,9 +26,10 @@ type Socketed = { connection: { stream: { cork(): void; uncork(): void; writable
 
 export function createPipelinedReads({ driver, config, connections }: { driver: typeof pg; config: pg.ClientConfig; connections: number }): PipelinedReads {
   const slots: (pg.Client | undefined)[] = Array.from({ length: connections }, () => undefined)
+  /** The connection this turn's reads go to. */
   let next = 0
   let closed = false
-  // Connections corked in this turn; uncorked (written out) at its end.
+  // Connections corked in this turn (one, unless one was dropped during it); uncorked (written out) at its end.
   let corked: pg.Client[] = []
 
   function drop(slot: number, client: pg.Client): void {
@@ -52,6 +53,8 @@ export function createPipelinedReads({ driver, config, connections }: { driver: 
   function uncorkAll(): void {
     const held = corked
     corked = []
+    // The next turn's reads go to the next connection: one write per turn, and the backends take turns.
+    next = (next + 1) % connections
     for (const client of held) {
       const stream = (client as unknown as Socketed).connection.stream
       if (stream.writable) stream.uncork()
@@ -71,7 +74,6 @@ export function createPipelinedReads({ driver, config, connections }: { driver: 
     query(name, text, values) {
       if (closed) return Promise.reject(new Error('Client was closed and is not queryable'))
       const slot = next
-      next = (next + 1) % connections
       const client = connection(slot)
       cork(client)
       return client.query({ name, text, values }).then(
