@@ -3,9 +3,9 @@
 // write, and PostgreSQL answers them in order without waiting for us in between.
 //
 // Why: through the pool each read took a connection of its own, one write(2) to send and one wake-up of a
-// PostgreSQL backend to answer it; with fifty requests in flight the writes were a quarter of the service's CPU
-// and the backends' wake-ups a large part of PostgreSQL's (BENCHMARKS.md, entry 18). Pipelined, one write and
-// one wake-up serve every read of a turn. Writes stay on the pool: commits on one pipelined connection would
+// PostgreSQL backend to answer it; with fifty requests in flight the writes (the queries' and the responses')
+// were a quarter of the service's CPU samples (BENCHMARKS.md, entry 18). Pipelined, one write and one wake-up of
+// one backend serve every read of a turn. Writes stay on the pool: commits on one pipelined connection would
 // each wait for their own WAL flush in turn, where the pool's connections share flushes.
 //
 // Each read is still its own statement in its own implicit transaction (pg sends a Sync after each), so an error
