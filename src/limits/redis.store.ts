@@ -1,55 +1,17 @@
 // Rate-limit counters and bans in Redis, shared by every instance. The whole decision for one request
-// (ban check, every window checked, all consumed or none, refusals counted, ban started) is one Lua
-// script, which Redis runs atomically: the quota holds exactly across instances. Keys expire relative to the
+// (ban check, every window checked, all consumed or none, refusals counted, ban started) is made in a Lua
+// script, which Redis runs atomically: the quota holds exactly across instances (the requests of one turn share
+// one call: redis-consume.ts). Keys expire relative to the
 // `now` of the request that made them (PEXPIRE, not PEXPIREAT), so they live as long as their window on any
 // clock, plus a grace minute: a key's name carries its window's start, so keeping it longer changes no count,
 // while expiring it at the very end would let a request stamped a moment earlier (an instance whose clock is a
 // little behind, or a test clock that stands still while real time passes) find its window's count gone and
 // start again from 0.
 import { Redis } from 'ioredis'
+import { createBatchedConsume } from './redis-consume.js'
 import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
 
-// KEYS: n counter keys, refusal hash, ban key.
-// ARGV: now, n, hasBan, threshold, banMs, end and start of the first window, then limit and end of each window.
-// Refusals are a hash field per first-window start, so the count restarts with each window on any clock.
-const CONSUME = `
-local GRACE_MS = 60000
-local now = tonumber(ARGV[1])
-local n = tonumber(ARGV[2])
-local hasBan = ARGV[3] == '1'
-local counts = {}
-for i = 1, n do counts[i] = tonumber(redis.call('GET', KEYS[i]) or '0') end
-if hasBan then
-  local untilMs = tonumber(redis.call('GET', KEYS[n + 2]) or '0')
-  if untilMs > now then return {0, untilMs, 0, unpack(counts)} end
-end
-local room = true
-for i = 1, n do
-  if counts[i] >= tonumber(ARGV[6 + i * 2]) then room = false end
-end
-if room then
-  for i = 1, n do
-    counts[i] = redis.call('INCR', KEYS[i])
-    -- Set once, by the request that made the key: later ones would only move it by their clocks' difference.
-    if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[7 + i * 2]) - now + GRACE_MS) end
-  end
-  return {1, 0, 0, unpack(counts)}
-end
-if hasBan then
-  local refused = redis.call('HINCRBY', KEYS[n + 1], ARGV[7], 1)
-  redis.call('PEXPIRE', KEYS[n + 1], tonumber(ARGV[6]) - now + GRACE_MS)
-  if refused > tonumber(ARGV[4]) then
-    local untilMs = now + tonumber(ARGV[5])
-    redis.call('SET', KEYS[n + 2], untilMs, 'PX', tonumber(ARGV[5]))
-    return {0, untilMs, 1, unpack(counts)}
-  end
-end
-return {0, 0, 0, unpack(counts)}
-`
-
-type Consume = (...args: (string | number)[]) => Promise<number[]>
-
-/** What a Redis that stops answering costs the one request that finds out (then the fallback's breaker opens). */
+/** What a Redis that stops answering costs the requests that find out (one turn's; then the fallback's breaker opens). */
 export const REDIS_COMMAND_TIMEOUT_MS = 50
 
 export interface RedisStoreOptions {
@@ -70,9 +32,10 @@ export function createRedisClient(options: RedisStoreOptions): Redis {
     // Keep trying in the background, once a second; requests meanwhile use the fallback.
     retryStrategy: () => 1_000,
     lazyConnect: true,
-    // The commands of one turn of the event loop (one per request being limited) go out in one write, and
-    // their answers come back in one: one wake-up of Redis and of this process for many requests, where the
-    // wake-ups cost more than the commands (BENCHMARKS.md, entry 17).
+    // The commands of one turn of the event loop go out in one write, and their answers come back in one: one
+    // wake-up of Redis and of this process for many requests, where the wake-ups cost more than the commands
+    // (BENCHMARKS.md, entry 17). The limiter's decisions are one command per turn already (redis-consume.ts);
+    // the usage and ban reads of the portal and the admin routes ride along.
     enableAutoPipelining: true,
   })
   // Without a listener ioredis prints every failed (re)connection attempt to stderr, once a second for the
@@ -91,8 +54,7 @@ export type RedisStore = RateLimitStore & {
 
 export function createRedisStore(options: RedisStoreOptions & { client?: Redis }): RedisStore {
   const client = options.client ?? createRedisClient(options)
-  client.defineCommand('petstoreConsume', { lua: CONSUME })
-  const consume = (client as unknown as { petstoreConsume: Consume }).petstoreConsume.bind(client)
+  const consume = createBatchedConsume(client)
   const p = options.prefix
   const counterKey = (subject: string, w: WindowSpec, start: number) => `${p}rl:${subject}:${w.name}:${w.seconds}:${start}`
   const banKey = (subject: string) => `${p}ban:${subject}`
@@ -116,7 +78,7 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
       keys.push(ban ? refusalKey(ban.subject) : `${p}rf:none`, ban ? banKey(ban.subject) : `${p}ban:none`)
       const args = [now, windows.length, ban ? '1' : '0', ban?.threshold ?? 0, ban?.durationMs ?? 0, first.end, first.start]
       windows.forEach((w, i) => args.push(w.limit, bounds[i]!.end))
-      const [admitted, bannedUntil, banStarted, ...counts] = (await consume(keys.length, ...keys, ...args)).map(Number)
+      const [admitted, bannedUntil, banStarted, ...counts] = await consume(keys, args)
       return { admitted: admitted === 1, windows: states(windows, now, counts), ...(bannedUntil ? { bannedUntil, banStarted: banStarted === 1 } : {}) }
     },
 
