@@ -54,7 +54,8 @@ export function reasonOf(error: unknown): string {
 export async function openAndMigrate(config: Config, options: { poolSize?: number; skipMigrations?: boolean } = {}) {
   const handle = openDatabase(config.databaseUrl, {
     poolSize: options.poolSize ?? config.databasePoolSize,
-    pipelinedConnections: options.poolSize === 1 ? 0 : config.databasePipelinedConnections,
+    // Opened at the first hot read only: the cluster primary, which only migrates, opens none.
+    pipelinedConnections: config.databasePipelinedConnections,
     timeoutMs: config.databaseTimeoutMs,
     sqliteCacheMb: config.sqliteCacheMb,
   })
