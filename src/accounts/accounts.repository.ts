@@ -176,7 +176,7 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
 
     async createAccount(input: { name: string; plan: string; perMinute?: number; perDay?: number }): Promise<Account> {
       const figures = planFigures(input.plan, input.perMinute, input.perDay)
-      const row: AccountRow = { id: newId('acct'), name: input.name, plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay, created_at: now() }
+      const row: AccountRow = { id: newId('acct'), name: input.name, plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay, created_at: now(), deleted_at: null }
       await db.insertInto('accounts').values(row).execute()
       return toAccount(row)
     },

@@ -7,6 +7,7 @@ import { messages } from './migrations/0003_messages.js'
 import { keysUsage } from './migrations/0004_keys_usage.js'
 import { portal } from './migrations/0005_portal.js'
 import { orders } from './migrations/0006_orders.js'
+import { portalAccounts } from './migrations/0007_portal_accounts.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '0004_keys_usage': keysUsage,
   '0005_portal': portal,
   '0006_orders': orders,
+  '0007_portal_accounts': portalAccounts,
 }
 
 /**

@@ -8,6 +8,8 @@ export interface AccountsTable {
   per_minute: number | null
   per_day: number | null
   created_at: string
+  /** Set when the account was deleted: its keys are refused, its data purged, its name emptied. */
+  deleted_at: string | null
 }
 
 export interface ApiKeysTable {
@@ -96,17 +98,21 @@ export interface PortalUsersTable {
   password_hash: string
   verified_at: string | null
   created_at: string
+  /** Last password change (epoch ms): a reset lifts the per-address log-in limit for this user. */
+  password_changed_at: bigint | number | null
 }
 
 export interface PortalTokensTable {
   /** SHA-256 (hex) of the emailed token. */
   token_hash: string
   user_id: string
-  purpose: 'verify' | 'reset'
+  purpose: 'verify' | 'reset' | 'email'
   /** Epoch milliseconds. */
   created_at: bigint | number
   expires_at: bigint | number
   used_at: bigint | number | null
+  /** The address a change-of-email token moves the user to. */
+  new_email: string | null
 }
 
 export interface PortalSessionsTable {
@@ -117,6 +123,9 @@ export interface PortalSessionsTable {
   last_seen_at: bigint | number
   /** Absolute expiry, epoch milliseconds. */
   expires_at: bigint | number
+  /** Browser and client address at log-in (shown on the account page). */
+  user_agent: string | null
+  address: string | null
 }
 
 export interface PortalLoginFailuresTable {
@@ -133,6 +142,8 @@ export interface UsageMinutesTable {
   account_id: string
   admitted: bigint
   refused: bigint
+  client_errors: bigint
+  server_errors: bigint
 }
 
 export interface UsageDaysTable {
@@ -141,6 +152,8 @@ export interface UsageDaysTable {
   account_id: string
   admitted: bigint
   refused: bigint
+  client_errors: bigint
+  server_errors: bigint
 }
 
 export interface Database {

@@ -39,6 +39,7 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
         password_hash: input.passwordHash,
         verified_at: null,
         created_at: new Date(now()).toISOString(),
+        password_changed_at: null,
       }
       const inserted = await db.insertInto('portal_users').values(user).onConflict((oc) => oc.column('email_key').doNothing()).executeTakeFirst()
       if (inserted.numInsertedOrUpdatedRows === 1n) return user

@@ -23,6 +23,7 @@ const INDEXES: Record<string, string> = {
   portal_tokens_user: 'portal_tokens(user_id)',
   portal_sessions_user: 'portal_sessions(user_id)',
   portal_login_failures_who: 'portal_login_failures(email_key, address, at)',
+  portal_login_failures_address: 'portal_login_failures(address, at)',
   portal_login_failures_at: 'portal_login_failures(at)',
 }
 
