@@ -303,6 +303,12 @@ export const settings = {
     doc: 'How the portal\'s mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file per message). Unset: `file:./data/outbox` outside production.',
     parse: mailUrl,
   }),
+  portalMaxKeys: setting({
+    env: 'PORTAL_MAX_KEYS',
+    default: '25',
+    doc: 'Active (not revoked, not expired) keys an account may have; the portal and `keys create` refuse more (the CLI unless `--force`).',
+    parse: positiveInt,
+  }),
   mailFrom: setting({ env: 'MAIL_FROM', default: 'Petstore <no-reply@petstore.example>', doc: 'Sender (`From`) of the portal\'s mail.', parse: nonEmpty }),
   logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
 }
