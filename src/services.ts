@@ -86,6 +86,7 @@ async function portalServices({ config, db, clock, accounts }: { config: Config;
     // loadConfig gives MAIL_URL a default wherever the portal can be on.
     mailer: createMailer({ url: config.mailUrl!, from: config.mailFrom }),
     csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),
+    flashSecret: await loadOrCreateSecret(db, 'portal_flash_secret'),
   }
 }
 

@@ -29,6 +29,8 @@ export interface PortalOptions {
   mailer: Mailer
   /** Signs CSRF tokens (kept in the database, so every instance agrees). */
   csrfSecret: string
+  /** Seals a new key's secret in a cookie across the redirect that shows it (secret-flash.ts). */
+  flashSecret: string
 }
 
 /** What a portal route handler needs besides the request. */
