@@ -9,8 +9,7 @@ import { page } from './layout.js'
 import { EXPIRY_CHOICES, GRACE_CHOICES, keysPage, newKeyForm, revokeConfirm, rollConfirm, secretShown, when } from './keys.pages.js'
 import { PortalError, redirect, sendPage } from './reply.js'
 import type { Portal } from './portal.plugin.js'
-import { CsrfOnlyBody, KeyParams, NewKeyBody, NoQuery, pageResponses, RollBody } from './portal.schemas.js'
-import { Type } from 'typebox'
+import { CsrfOnlyBody, KeyParams, KeysQuery, NewKeyBody, NoQuery, pageResponses, RollBody } from './portal.schemas.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const noSuchKey = () => new PortalError(404, 'No such key', 'This key does not exist in your account.')
@@ -28,7 +27,7 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
     return key
   }
 
-  r.get('/keys', { schema: { hide, querystring: Type.Object({ sent: Type.Optional(Type.String({ maxLength: 1 })) }, { additionalProperties: false }), response: pageResponses({ 200: 'The keys' }) } }, async (request, reply) => {
+  r.get('/keys', { schema: { hide, querystring: KeysQuery, response: pageResponses({ 200: 'The keys' }) } }, async (request, reply) => {
     const user = request.visitor.user
     if (!user) return redirect(reply, '/portal/login')
     const ctx = portal.context(request, reply)

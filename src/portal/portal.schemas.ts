@@ -1,6 +1,6 @@
 // The portal's request schemas (HTML form bodies, query strings, key ids) and its responses, which are HTML
 // pages or redirects. The routes are hidden from the API's OpenAPI document: the portal is not the API.
-import { Type } from 'typebox'
+import { Type, type TProperties } from 'typebox'
 
 const csrf = Type.String({ maxLength: 200, description: 'The form\'s CSRF token' })
 // Generous upper bounds: the handlers explain what is wrong in words; these only keep absurd input out.
@@ -18,9 +18,19 @@ export const CsrfOnlyBody = form({})
 export const NewKeyBody = form({ name: Type.String({ maxLength: 400 }), expires: Type.String({ maxLength: 20 }) })
 export const RollBody = form({ grace: Type.String({ maxLength: 20 }) })
 
-export const TokenQuery = Type.Object({ token: Type.Optional(token) }, { additionalProperties: false })
-export const UsageQuery = Type.Object({ key: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false })
-export const NoQuery = Type.Object({}, { additionalProperties: false })
+// A page's query string is read leniently, unlike the API's: a link arrives with what mail clients, campaign tools
+// and other sites add (utm_source, fbclid, …), and a person opening it expects the page, not a 400. Unknown
+// parameters are ignored, and a known one has no length rule, so the handler falls back from a value it cannot use
+// (an unusable token shows the expired-link page, an unknown key id the whole account). Values stay strings of
+// well-formed text (http/validation.ts), and a parameter given twice is still refused (http/query-guard.ts).
+const pageQuery = <T extends TProperties>(fields: T) => Type.Object(fields, { additionalProperties: true })
+const optionalText = () => Type.Optional(Type.String())
+
+export const TokenQuery = pageQuery({ token: optionalText() })
+export const UsageQuery = pageQuery({ key: optionalText() })
+/** /portal/keys: `sent=1` after a verification link was sent again. */
+export const KeysQuery = pageQuery({ sent: optionalText() })
+export const NoQuery = pageQuery({})
 export const KeyParams = Type.Object({ keyId: Type.String({ pattern: '^key_[0-9a-f]{1,64}$' }) })
 
 const htmlPage = (description: string) => Type.String({ description: `${description} (text/html)` })
