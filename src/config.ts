@@ -97,6 +97,12 @@ function mailUrl(raw: string): string {
   return raw
 }
 
+/** `http://HOST:PORT` of the pets listener: the public URL when none is configured (outside production). */
+export function listenerOrigin(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
+  return `http://${name}:${port}`
+}
+
 /** Whether mail goes to a real server (not to files): production sends the portal's mail only that way. */
 export const sendsRealMail = (url: string | undefined): boolean => url !== undefined && /^smtps?:/.test(url)
 
@@ -241,7 +247,7 @@ export const settings = {
   publicUrl: setting({
     env: 'PETSTORE_PUBLIC_URL',
     default: undefined,
-    doc: 'Origin (`https://host[:port]`) clients use to reach this instance, e.g. behind a proxy; used in absolute `Link` URLs. Unset: taken from the request (`Host`).',
+    doc: 'Origin (`https://host[:port]`) people and clients use to reach the service, e.g. behind a proxy: every absolute link (API `Link` headers, links in the portal\'s mail), the portal\'s origin check and its `Secure` cookies come from it, never from the request\'s `Host` or `X-Forwarded-*`. Required in production when the portal is on. Unset elsewhere: the listener\'s own `http://HOST:PORT` (`localhost` for a wildcard HOST).',
     parse: origin,
   }),
   unauthenticatedPerMinute: setting({
@@ -316,7 +322,7 @@ export const settings = {
 type Settings = typeof settings
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
 /** Settings without a default may be absent. */
-type Optional = 'publicUrl' | 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken' | 'corsOrigins' | 'mailUrl'
+type Optional = 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken' | 'corsOrigins' | 'mailUrl'
 /** `portal` is resolved from PORTAL, the environment and MAIL_URL (see loadConfig). */
 export type Config = Omit<Parsed, Optional | 'portal'> & { [K in Optional]: Parsed[K] | undefined } & { portal: boolean }
 
@@ -349,7 +355,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     problems.push('PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and reset links)')
   }
   const portal = resolved.portal === undefined ? resolved.environment !== 'production' || sendsRealMail(resolved.mailUrl) : resolved.portal === 'on'
+  if (problems.length === 0 && portal && resolved.environment === 'production' && resolved.publicUrl === undefined && overrides.publicUrl === undefined) {
+    // The portal mails links; in production they must never be built from anything a request carries.
+    problems.push(`the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`)
+  }
   const result: Config = { ...resolved, portal, ...overrides }
+  result.publicUrl ??= listenerOrigin(result.host, result.port)
   // A sunset alone may be any instant, past ones included: the deprecation date then defaults to the earlier of
   // its default and the sunset. Only a deprecation date that was set, and is after the sunset, is a mistake.
   const deprecationSet = !!env[settings.getPetDeprecatedAt.env] || overrides.getPetDeprecatedAt !== undefined

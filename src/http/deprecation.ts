@@ -4,7 +4,6 @@
 import type { FastifyRequest, FastifyReply } from 'fastify'
 import type { Clock } from '../clock.js'
 import { ApiError } from './errors.js'
-import { publicOrigin } from './origin.js'
 
 export interface DeprecationInfo {
   /** When the operation was deprecated (may be in the past). */
@@ -22,13 +21,13 @@ declare module 'fastify' {
   }
 }
 
-export function deprecationHooks({ clock, publicUrl }: { clock: Clock; publicUrl: string | undefined }) {
+export function deprecationHooks({ clock, publicUrl }: { clock: Clock; publicUrl: string }) {
   return {
     /** Runs first, so that even a 401 of a deprecated operation carries the headers. */
     announce(request: FastifyRequest, reply: FastifyReply): void {
       const info = request.routeOptions.config.deprecation
       if (!info) return
-      const origin = publicOrigin(request, publicUrl)
+      const origin = publicUrl
       reply.header('deprecation', `@${Math.floor(info.deprecatedAt.getTime() / 1000)}`)
       reply.header('sunset', info.sunset.toUTCString())
       reply.header('link', `<${origin}${info.successor}>; rel="successor-version", <${origin}${info.docs}>; rel="deprecation"`)

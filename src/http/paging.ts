@@ -2,7 +2,6 @@
 // signed cursor of http/cursor.ts) and the `Link: <…>; rel="next"` header (RFC 8288) that leads to the next one.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
-import { publicOrigin } from './origin.js'
 
 export const PAGE_SIZE_DEFAULT = 20
 export const PAGE_SIZE_MAX = 100
@@ -59,5 +58,5 @@ export function linkNextPage(
   // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
   const filter = status ? `&status=${status}` : ''
   const cursor = cursors.encode(request.auth!.accountId, { lastId: page.lastId, status }, list)
-  reply.header('link', `<${publicOrigin(request, config.publicUrl)}${path}?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
+  reply.header('link', `<${config.publicUrl}${path}?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
 }

@@ -29,9 +29,10 @@ export const checkEmailPage = (email: string): Html =>
   html`<p>We sent a message to <strong>${email}</strong>. Open the link in it to finish (it works for 24 hours).</p>
 <p class="muted">Nothing arrived after a few minutes? Look in your spam folder, or <a href="/portal/signup">try again</a>.</p>`
 
-export function loginForm(csrf: string, input: { email?: string; error?: string; info?: string } = {}): Html {
+export function loginForm(csrf: string, input: { email?: string; error?: string; info?: string; next?: string } = {}): Html {
+  const next = input.next && input.next !== '/portal/keys' ? html`<input type="hidden" name="next" value="${input.next}">` : ''
   return html`${notice('error', input.error)}${notice('success', input.info)}
-<form method="post" action="/portal/login" class="stacked">${csrfField(csrf)}
+<form method="post" action="/portal/login" class="stacked">${csrfField(csrf)}${next}
 ${emailField(input.email)}
 ${passwordField('Password', false)}
 <div><button type="submit">Log in</button></div>

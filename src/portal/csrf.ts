@@ -1,16 +1,16 @@
-// CSRF: a state-changing request must come from the portal's own origin (`Origin`, else `Referer`) AND carry
+// CSRF: a state-changing request must come from the portal's configured origin (`Origin`, else `Referer`) AND carry
 // the token of the visitor's session (HMAC of the session or pre-session id). Either missing: 403.
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { hmacSha256 } from '../http/hmac.js'
-import { publicOrigin } from '../http/origin.js'
 
-export function createCsrf({ secret, publicUrl }: { secret: string; publicUrl: string | undefined }) {
+export function createCsrf({ secret, publicUrl }: { secret: string; publicUrl: string }) {
   const sign = hmacSha256(secret)
   const token = (binding: string): string => sign(`portal-csrf:${binding}`).toString('base64url')
 
   function sameOrigin(request: FastifyRequest): boolean {
-    const own = publicOrigin(request, publicUrl)
+    // The configured origin only: a forged Host must not make another site's form "ours".
+    const own = publicUrl
     const origin = request.headers.origin
     if (origin !== undefined) return origin === own
     const referer = request.headers.referer

@@ -8,16 +8,21 @@ import type { AccountsRepository } from '../accounts/accounts.repository.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
-import { accountRoutes } from './account.routes.js'
-import { PORTAL_CSS, PORTAL_JS } from './assets.js'
+import { PORTAL_CSS, PORTAL_FAVICON, PORTAL_JS } from './assets.js'
 import { createCsrf, type Csrf } from './csrf.js'
 import { html } from './html.js'
 import { keysRoutes } from './keys.routes.js'
+import { loginRoutes } from './login.routes.js'
 import { page, type PageContext } from './layout.js'
 import type { Mailer } from './mail.js'
 import type { PortalRepository } from './portal.repository.js'
+import { settingsRoutes } from './settings.routes.js'
+import type { SettingsRepository } from './settings.repository.js'
 import { createSessions, type Sessions, type Visitor } from './session.js'
 import { PortalError, redirect, sendPage } from './reply.js'
+import { resetRoutes } from './reset.routes.js'
+import { loginFor } from './safe-next.js'
+import { signupRoutes } from './signup.routes.js'
 import { usageRoutes, type UsageReader } from './usage.routes.js'
 
 export interface PortalOptions {
@@ -26,6 +31,8 @@ export interface PortalOptions {
   accounts: AccountsRepository
   usage: UsageReader
   repo: PortalRepository
+  /** The account settings page's reads and changes (settings.repository.ts). */
+  settings: SettingsRepository
   mailer: Mailer
   /** Signs CSRF tokens (kept in the database, so every instance agrees). */
   csrfSecret: string
@@ -39,6 +46,8 @@ export interface Portal extends PortalOptions {
   csrf: Csrf
   /** The page context of this visitor (a pre-session is started if it has none, so its forms carry a token). */
   context(request: FastifyRequest, reply: FastifyReply): PageContext
+  /** An absolute link to one of our pages, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
+  link(path: string): string
 }
 
 declare module 'fastify' {
@@ -49,6 +58,10 @@ declare module 'fastify' {
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame the portal.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+/** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
+const PUBLIC_PAGES = ['/portal/signup', '/portal/login', '/portal/reset', '/portal/verify', '/portal/account/email/', '/portal/assets/']
+const isPublicPage = (route: string) => route === '/portal' || route === '/portal/' || PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
 
 export async function portalPlugin(app: FastifyInstance, options: PortalOptions): Promise<void> {
   const sessions = createSessions({ repo: options.repo, clock: options.clock, publicUrl: options.config.publicUrl })
@@ -61,6 +74,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
       const binding = sessions.ensurePreSession(request, reply, request.visitor)
       return { email: request.visitor.user?.email, csrf: csrf.token(binding), path: request.url.split('?')[0] }
     },
+    link: (path) => `${options.config.publicUrl}${path}`,
   }
 
   // Mail still being sent when the app closes goes out first.
@@ -80,8 +94,12 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
       'cache-control': 'no-store',
     })
   })
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', async (request, reply) => {
     request.visitor = await sessions.identify(request)
+    // A page that needs a signed-in visitor sends the others to log in, and back here afterwards.
+    if (request.method === 'GET' && !request.visitor.user && request.routeOptions.url !== undefined && !isPublicPage(request.routeOptions.url)) {
+      return reply.code(303).header('location', loginFor(request.url)).send()
+    }
     if (request.method !== 'POST') return
     const presented = (request.body as Record<string, unknown> | undefined)?._csrf
     if (!csrf.allows(request, request.visitor.binding, presented)) {
@@ -114,9 +132,13 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     reply.header('content-type', type).header('cache-control', 'public, max-age=3600').send(body)
   app.get('/assets/portal.css', { schema: { hide: true } }, asset('text/css; charset=utf-8', PORTAL_CSS))
   app.get('/assets/portal.js', { schema: { hide: true } }, asset('text/javascript; charset=utf-8', PORTAL_JS))
+  app.get('/assets/favicon.svg', { schema: { hide: true } }, asset('image/svg+xml', PORTAL_FAVICON))
   app.get('/', { schema: { hide: true } }, async (request, reply) => redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'))
 
-  await accountRoutes(app, portal)
+  await signupRoutes(app, portal)
+  await loginRoutes(app, portal)
+  await resetRoutes(app, portal)
   await keysRoutes(app, portal)
   await usageRoutes(app, portal)
+  await settingsRoutes(app, portal)
 }

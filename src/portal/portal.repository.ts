@@ -6,10 +6,11 @@ import { newId } from '../accounts/api-keys.js'
 import type { Clock } from '../clock.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
 import type { Database, PortalUsersTable } from '../db/schema.js'
+import { emailKeyOf } from './email-address.js'
 import { randomSecret, secretHash } from './secrets.js'
 
 export type PortalUser = PortalUsersTable
-export type TokenPurpose = 'verify' | 'reset'
+export type TokenPurpose = 'verify' | 'reset' | 'email'
 
 export interface PortalSession {
   userId: string
@@ -18,8 +19,8 @@ export interface PortalSession {
   expiresAt: number
 }
 
-/** The key an address is unique by: trimmed and lower-cased. */
-export const emailKey = (email: string): string => email.trim().toLowerCase()
+/** The key an address is unique by: normalised (IDNA domain) and lower-cased, see email-address.ts. */
+export const emailKey = emailKeyOf
 
 export function createPortalRepository({ db, clock, accounts, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; accounts: AccountsRepository; engine?: Engine }) {
   const now = () => clock.now()
@@ -27,9 +28,12 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
     findUserByEmail: (email: string): Promise<PortalUser | undefined> => db.selectFrom('portal_users').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst(),
     findUser: (id: string): Promise<PortalUser | undefined> => db.selectFrom('portal_users').selectAll().where('id', '=', id).executeTakeFirst(),
 
-    /** Creates the account (plan free) and its portal user; undefined if the address took an account meanwhile. */
+    /**
+     * Creates the account (plan free) and its portal user; undefined if the address took an account meanwhile.
+     * `email` is an address parseEmailAddress accepted (normalised).
+     */
     async createUser(input: { email: string; passwordHash: string }): Promise<PortalUser | undefined> {
-      const email = input.email.trim()
+      const email = input.email
       const account = await accounts.createAccount({ name: email, plan: 'free' })
       const user: PortalUser = {
         id: newId('user'),
@@ -55,8 +59,21 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
     /** A password change: the new hash, and every session of the user ends (a thief's included). */
     setPassword: (userId: string, passwordHash: string): Promise<void> =>
       engine.transaction(async (trx) => {
-        await trx.updateTable('portal_users').set({ password_hash: passwordHash }).where('id', '=', userId).execute()
+        await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: now() }).where('id', '=', userId).execute()
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
+      }),
+
+    /**
+     * A new sign-up for an address whose account is still unverified: the newest sign-up's password wins and every
+     * session of the account ends, so whoever signed up first in someone else's name keeps no foothold. False when
+     * the account was verified meanwhile (then nothing changes).
+     */
+    replaceUnverified: (userId: string, passwordHash: string): Promise<boolean> =>
+      engine.transaction(async (trx) => {
+        const updated = await trx.updateTable('portal_users').set({ password_hash: passwordHash }).where('id', '=', userId).where('verified_at', 'is', null).executeTakeFirst()
+        if (updated.numUpdatedRows !== 1n) return false
+        await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
+        return true
       }),
 
     /**
@@ -91,6 +108,19 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
       return row?.user_id
     },
 
+    /** The user a usable token belongs to (to check a new password against their address), without using it. */
+    async tokenOwner(token: string, purpose: TokenPurpose): Promise<PortalUser | undefined> {
+      return db
+        .selectFrom('portal_tokens')
+        .innerJoin('portal_users', 'portal_users.id', 'portal_tokens.user_id')
+        .selectAll('portal_users')
+        .where('portal_tokens.token_hash', '=', secretHash(token))
+        .where('portal_tokens.purpose', '=', purpose)
+        .where('portal_tokens.used_at', 'is', null)
+        .where('portal_tokens.expires_at', '>', now())
+        .executeTakeFirst()
+    },
+
     /** Whether a token would be accepted now (to show its form), without using it. */
     async tokenUsable(token: string, purpose: TokenPurpose): Promise<boolean> {
       const row = await db
@@ -104,11 +134,20 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
       return row !== undefined
     },
 
-    async createSession(userId: string, maxAgeMs: number): Promise<string> {
+    async createSession(userId: string, maxAgeMs: number, client: { userAgent: string | null; address: string | null }): Promise<string> {
       const id = randomSecret()
       const at = now()
-      await db.insertInto('portal_sessions').values({ id_hash: secretHash(id), user_id: userId, created_at: at, last_seen_at: at, expires_at: at + maxAgeMs }).execute()
+      // What the account page shows of a session; a user agent is the client's to choose, so it is bounded.
+      const userAgent = client.userAgent === null ? null : client.userAgent.slice(0, 300)
+      await db.insertInto('portal_sessions').values({ id_hash: secretHash(id), user_id: userId, created_at: at, last_seen_at: at, expires_at: at + maxAgeMs, user_agent: userAgent, address: client.address }).execute()
       return id
+    },
+
+    /** Ends every session of a user, except `keepId` (the session id, not its hash) when given. */
+    deleteSessionsOf: async (userId: string, keepId?: string): Promise<void> => {
+      let query = db.deleteFrom('portal_sessions').where('user_id', '=', userId)
+      if (keepId !== undefined) query = query.where('id_hash', '!=', secretHash(keepId))
+      await query.execute()
     },
 
     async findSession(id: string): Promise<PortalSession | undefined> {
@@ -129,6 +168,23 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
     purgeSessions: async (idleMs: number): Promise<void> => {
       const at = now()
       await db.deleteFrom('portal_sessions').where((eb) => eb.or([eb('expires_at', '<=', at), eb('last_seen_at', '<=', at - idleMs)])).execute()
+    },
+
+    /** Failed log-ins from one client address, for any email, since `since` (password spraying). */
+    async failuresFromAddressSince(input: { address: string; since: number }): Promise<{ count: number; oldest: number | undefined }> {
+      const row = await db
+        .selectFrom('portal_login_failures')
+        .select((eb) => [eb.fn.countAll<number | bigint | string>().as('count'), eb.fn.min('at').as('oldest')])
+        .where('address', '=', input.address)
+        .where('at', '>', input.since)
+        .executeTakeFirstOrThrow()
+      const count = Number(row.count)
+      return { count, oldest: count === 0 ? undefined : Number(row.oldest) }
+    },
+
+    /** Forgets the failed log-ins of an email, from every address (after its password was reset). */
+    clearFailures: async (email: string): Promise<void> => {
+      await db.deleteFrom('portal_login_failures').where('email_key', '=', emailKey(email)).execute()
     },
 
     /** Failed log-ins for one address from one client since `since`: how many, and the oldest's time. */

@@ -11,6 +11,8 @@ const token = Type.String({ maxLength: 200 })
 const form = <T extends Record<string, ReturnType<typeof Type.String>>>(fields: T) => Type.Object({ _csrf: csrf, ...fields }, { additionalProperties: false })
 
 export const CredentialsBody = form({ email, password })
+/** Log-in: where to go afterwards (a relative path under /portal/, checked by safeNext). */
+export const LoginBody = Type.Object({ _csrf: csrf, email, password, next: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false })
 export const EmailBody = form({ email })
 export const TokenBody = form({ token })
 export const NewPasswordBody = form({ token, password })
@@ -27,6 +29,10 @@ const pageQuery = <T extends TProperties>(fields: T) => Type.Object(fields, { ad
 const optionalText = () => Type.Optional(Type.String())
 
 export const TokenQuery = pageQuery({ token: optionalText() })
+/** /portal/login: `next`, the page to return to after logging in. */
+export const LoginQuery = pageQuery({ next: optionalText() })
+/** An emailed link's token, in its path (any text: an unusable one gets the expired-link page, not a 400). */
+export const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) })
 export const UsageQuery = pageQuery({ key: optionalText() })
 /** /portal/keys: `sent=1` after a verification link was sent again. */
 export const KeysQuery = pageQuery({ sent: optionalText() })
@@ -49,3 +55,10 @@ export function pageResponses(statuses: Record<number, string>) {
   for (const [status, description] of Object.entries(statuses)) response[Number(status)] = htmlPage(description)
   return response
 }
+
+// Account settings (settings.routes.ts).
+export const ChangePasswordBody = form({ current_password: password, new_password: password })
+export const ChangeEmailBody = form({ new_email: email, password })
+export const PasswordOnlyBody = form({ password })
+/** /portal/account: `done`, what was just done (a confirmation is shown). */
+export const AccountQuery = pageQuery({ done: optionalText() })

@@ -1,10 +1,10 @@
-// Portal sessions: a random id in a cookie (HttpOnly, SameSite=Lax; Secure and `__Host-` over https), the
+// Portal sessions: a random id in a cookie (HttpOnly, SameSite=Lax; Secure and `__Host-` when PETSTORE_PUBLIC_URL
+// is https, whatever the scheme of the hop from a TLS-terminating proxy), the
 // session itself in the database so every instance knows it. Visitors without a session get a "pre-session"
 // cookie instead: their forms' CSRF tokens are bound to it (log-in CSRF included).
 import type {} from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
-import { publicOrigin } from '../http/origin.js'
 import type { PortalRepository, PortalUser } from './portal.repository.js'
 import { randomSecret } from './secrets.js'
 
@@ -21,10 +21,13 @@ export interface Visitor {
   binding?: string
 }
 
-export function createSessions({ repo, clock, publicUrl }: { repo: PortalRepository; clock: Clock; publicUrl: string | undefined }) {
-  const secure = (request: FastifyRequest) => publicOrigin(request, publicUrl).startsWith('https:')
-  const names = (request: FastifyRequest) => (secure(request) ? { session: '__Host-portal_session', pre: '__Host-portal_pre' } : { session: 'portal_session', pre: 'portal_pre' })
-  const cookieOptions = (request: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: secure(request) })
+export function createSessions({ repo, clock, publicUrl }: { repo: PortalRepository; clock: Clock; publicUrl: string }) {
+  // From configuration only: behind a TLS proxy the request itself arrives over http.
+  const secure = publicUrl.startsWith('https:')
+  const cookieNames = secure ? { session: '__Host-portal_session', pre: '__Host-portal_pre' } : { session: 'portal_session', pre: 'portal_pre' }
+  const names = (_request?: FastifyRequest) => cookieNames
+  const options = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure }
+  const cookieOptions = (_request?: FastifyRequest) => options
 
   async function liveSession(id: string): Promise<PortalUser | undefined> {
     const session = await repo.findSession(id)
@@ -58,10 +61,15 @@ export function createSessions({ repo, clock, publicUrl }: { repo: PortalReposit
     /** Log-in: a new session id (never one the visitor had before), the pre-session forgotten. */
     async start(request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: PortalUser): Promise<void> {
       if (visitor.sessionId) await repo.deleteSession(visitor.sessionId)
-      const id = await repo.createSession(user.id, SESSION_MAX_MS)
+      const id = await repo.createSession(user.id, SESSION_MAX_MS, { userAgent: request.headers['user-agent'] ?? null, address: request.ip })
       const { session, pre } = names(request)
       reply.setCookie(session, id, cookieOptions(request)).clearCookie(pre, cookieOptions(request))
       await repo.purgeSessions(SESSION_IDLE_MS)
+    },
+
+    /** Ends every session of the user but the one this visitor holds (if it is one of that user's). */
+    async endOthers(userId: string, visitor: Visitor): Promise<void> {
+      await repo.deleteSessionsOf(userId, visitor.user?.id === userId ? visitor.sessionId : undefined)
     },
 
     async end(request: FastifyRequest, reply: FastifyReply, visitor: Visitor): Promise<void> {
