@@ -1,5 +1,7 @@
-// The portal's two static files, served from the package itself (no CDN, no build step): the stylesheet, and
-// the one script (progressive enhancement: the copy button; every form works without it).
+// The portal's static files, served from the package itself (no CDN, no build step): the stylesheet, the one
+// script (progressive enhancement: the copy button; every form works without it), and the icon.
+// The stylesheet is written for 375 px first: nothing may be wider than the screen (long addresses, key names,
+// secrets and code wrap; the header wraps), so no page ever scrolls sideways.
 
 export const PORTAL_CSS = `
 :root { --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #f6f8fa; --accent: #0b57d0; --accent-ink: #fff;
@@ -9,15 +11,21 @@ body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, s
 a { color: var(--accent); }
 .skip { position: absolute; left: -9999px; }
 .skip:focus { left: 1rem; top: 1rem; background: #fff; padding: .5rem 1rem; z-index: 1; }
-header.site { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; justify-content: space-between; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); background: var(--bg); }
+header.site { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); background: var(--bg); }
 .brand { font-weight: 700; text-decoration: none; color: var(--ink); }
 .brand span { font-weight: 400; color: var(--muted); }
-nav { display: flex; gap: 1.5rem; align-items: center; }
-nav ul { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+/* The navigation and its log-out form shrink (min-width: 0) and wrap rather than widen the page. */
+nav { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; min-width: 0; max-width: 100%; }
+nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 nav a[aria-current="page"] { font-weight: 700; text-decoration: none; color: var(--ink); }
-.logout { display: flex; gap: .75rem; align-items: center; margin: 0; }
-.who { color: var(--muted); font-size: .9rem; }
-main { max-width: 60rem; margin: 0 auto; padding: 1.5rem; }
+.logout { display: flex; gap: .75rem; align-items: center; margin: 0; min-width: 0; max-width: 100%; }
+/* An address can be 254 characters: one line, cut with an ellipsis (the whole address is in its title). */
+.who { color: var(--muted); font-size: .9rem; min-width: 0; max-width: 22rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.logout button { flex: none; }
+main { max-width: 60rem; margin: 0 auto; padding: 1.5rem; overflow-wrap: break-word; }
+footer.site { max-width: 60rem; margin: 2rem auto 0; padding: 1rem 1.5rem 2rem; border-top: 1px solid var(--line); font-size: .9rem; }
+footer.site nav { gap: .25rem 1.5rem; }
+footer.site .product { font-weight: 600; }
 main:focus { outline: none; }
 h1 { font-size: 1.75rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 .75rem; }
@@ -41,14 +49,18 @@ caption { text-align: left; padding: 0 0 .5rem; }
 td.when { white-space: nowrap; }
 td.actions { white-space: nowrap; }
 td.actions form { display: inline; margin: 0 .25rem 0 0; }
-code, .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+code, pre, .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+/* Code wraps inside its own box (a scrolling box would need to be focusable); copying still gets the text as is. */
+code { overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%; margin: .5rem 0 1rem; padding: .75rem 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+pre code { font-size: inherit; }
 .secret-box { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; padding: 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); max-width: 44rem; }
 .secret { word-break: break-all; }
 .state-active { color: var(--ok-ink); font-weight: 600; }
 .state-expired, .state-revoked { color: var(--muted); }
-.row-actions { display: flex; gap: .75rem; align-items: center; margin-top: 1rem; }
+.row-actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
 .muted { color: var(--muted); }
-.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 1rem; margin: 1rem 0; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(14rem, 100%), 1fr)); gap: 1rem; margin: 1rem 0; }
 .figure { border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem; }
 .figure .value { font-size: 1.5rem; font-weight: 700; }
 figure.chart { margin: 1rem 0 2rem; }
@@ -64,7 +76,18 @@ svg .axis { stroke: var(--line); }
 svg text { fill: var(--muted); font-size: 11px; font-family: inherit; }
 details { margin: .25rem 0 1rem; }
 .inline-form { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; margin: 0 0 1rem; }
-.inline-form select { width: auto; }
+.inline-form > * { min-width: 0; max-width: 100%; }
+.inline-form select { width: auto; max-width: 100%; }
+/* A phone: less padding, a smaller title, and table cells that wrap anywhere rather than widen the page. */
+@media (max-width: 40rem) {
+  header.site { padding: .75rem 1rem; }
+  main { padding: 1rem; }
+  footer.site { padding: 1rem 1rem 1.5rem; margin-top: 1rem; }
+  h1 { font-size: 1.5rem; }
+  .who { max-width: 100%; }
+  th, td { padding: .4rem; overflow-wrap: anywhere; }
+  td.when { white-space: normal; }
+}
 `
 
 export const PORTAL_JS = `'use strict'
@@ -82,4 +105,11 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
     }
   })
 }
+`
+
+/** The tab icon: a white paw on the portal's blue, drawn in SVG (served from our origin: the CSP's img-src 'self'). */
+export const PORTAL_FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="7" fill="#0b57d0"/>
+<g fill="#fff"><ellipse cx="16" cy="21.5" rx="6.5" ry="5.5"/><circle cx="7.5" cy="13.5" r="2.9"/><circle cx="12.5" cy="8" r="2.9"/><circle cx="19.5" cy="8" r="2.9"/><circle cx="24.5" cy="13.5" r="2.9"/></g>
+</svg>
 `
