@@ -8,7 +8,7 @@ const emailField = (email = '', autofocus = true) =>
   html`<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${email}"${autofocus ? html` autofocus` : ''}></div>`
 
 function passwordField(label: 'Password' | 'New password', isNew: boolean): Html {
-  const hint = isNew ? html`<span class="hint" id="password-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one; common passwords are refused.</span>` : ''
+  const hint = isNew ? html`<span class="hint" id="password-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything resembling your email address or the product's name.</span>` : ''
   return html`<div><label for="password">${label}</label>${hint}<input id="password" name="password" type="password" required
     autocomplete="${isNew ? 'new-password' : 'current-password'}"${isNew ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="password-hint"` : ''}></div>`
 }

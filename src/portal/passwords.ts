@@ -1,8 +1,9 @@
 // Portal passwords: 15–128 characters (NIST SP 800-63B rev. 4 for a password used alone), no composition
-// rules, refused when on a list of common passwords; stored as scrypt (node:crypto) with its parameters, so
-// they can be raised later without invalidating stored hashes.
+// rules, refused when on a list of common passwords or easy to guess (password-rules.ts); stored as scrypt
+// (node:crypto) with its parameters, so they can be raised later without invalidating stored hashes.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { dictionary } from '@zxcvbn-ts/language-common'
+import { emailProblem, productNameProblem, repetitionProblem, sequenceProblem, strengthEstimator, type StrengthEstimator } from './password-rules.js'
 
 export const PASSWORD_MIN = 15
 export const PASSWORD_MAX = 128
@@ -20,13 +21,31 @@ function commonPasswords(): Set<string> {
   return common
 }
 
-/** Why a new password is refused, or undefined when it is acceptable. Length counts characters, not bytes. */
-export function passwordProblem(password: string): string | undefined {
+let estimator: StrengthEstimator | undefined
+/** zxcvbn-ts, built on first use (its dictionaries take ~0.3 s to load) and kept for the process. */
+function strength(): StrengthEstimator {
+  estimator ??= strengthEstimator()
+  return estimator
+}
+
+/**
+ * Why a new password is refused, or undefined when it is acceptable; the message names the rule. `email` is the
+ * address the password is for (the one typed at sign-up, the user's at a reset or change). Length counts
+ * characters, not bytes. Cheap rules first, so zxcvbn (a few ms) judges only what they let through.
+ */
+export function passwordProblem(password: string, context: { email?: string } = {}): string | undefined {
   const length = [...password].length
   if (length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters (a few words make a good one).`
   if (length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`
   if (commonPasswords().has(password.toLowerCase())) return 'This password is on a list of commonly used passwords; choose another.'
-  return undefined
+  const email = context.email?.trim()
+  return (
+    repetitionProblem(password) ??
+    sequenceProblem(password) ??
+    emailProblem(password, email) ??
+    productNameProblem(password) ??
+    strength()(password, email)
+  )
 }
 
 function derive(password: string, salt: Buffer, cost: ScryptOptions): Promise<Buffer> {

@@ -1,4 +1,4 @@
-// Passwords: 15–128 characters, common ones refused, stored as scrypt, never in the log.
+// Passwords: 15–128 characters, common and easy-to-guess ones refused, stored as scrypt, never in the log.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
@@ -23,8 +23,38 @@ test('a password shorter than 15, longer than 128 or on the common list is refus
   assert.equal(await h.app.portal!.repo.findUserByEmail('weak@example.com'), undefined)
   // Exactly 15 characters, with no composition rule (all lower case letters and spaces).
   assert.equal((await c.post('/portal/signup', { email: 'ok@example.com', password: 'just some words' })).statusCode, 200)
-  // 15 emoji are 15 characters (30 UTF-16 units).
-  assert.equal((await c.post('/portal/signup', { email: 'emoji@example.com', password: '🐶'.repeat(15) })).statusCode, 200)
+  // 15 emoji are 15 characters (30 UTF-16 units); different ones, since one repeated is refused.
+  assert.equal((await c.post('/portal/signup', { email: 'emoji@example.com', password: '🐶🐱🐭🐹🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵' })).statusCode, 200)
+})
+
+test('an easy-to-guess password is refused by the sign-up form, which says which rule refused it', async (t) => {
+  const h = await portalHarness(t)
+  const c = client(h.app)
+  await c.get('/portal/signup')
+  const email = 'johnathan.smith@example.com'
+  for (const [password, reason] of [
+    ['aaaaaaaaaaaaaaa', /This password repeats one character/],
+    ['abcabcabcabcabc', /This password repeats a group of characters/],
+    ['123456789012345', /This password is a simple sequence/],
+    ['abcdefghijklmnop', /This password is a simple sequence/],
+    ['qwertyuiopasdfgh', /This password is a simple sequence/],
+    [`${email}!`, /This password contains your email address/],
+    ['Johnathan.Smith2024', /This password is made from your email address \(the part before @\)/],
+    ['my pet store password', /This password contains the product&#39;s name \(Petstore\)/],
+    ['iloveyou12345678', /This password is too easy to guess: This is similar to a commonly used password\./],
+    // Only the address (zxcvbn's user input) makes this one guessable.
+    ['johnathan.smith12345', /This password is too easy to guess: There should not be any personal or page related data\./],
+  ] as const) {
+    const response = await c.post('/portal/signup', { email, password })
+    assert.equal(response.statusCode, 400, password)
+    assert.match(response.body, reason, password)
+    assert.match(response.body, /role="alert"/)
+    assert.ok(!response.body.toLowerCase().includes(password.toLowerCase()), `the password is not echoed: ${password}`)
+  }
+  assert.equal(await h.app.portal!.repo.findUserByEmail(email), undefined)
+  // A long random passphrase and the suite's usual password are accepted, for that address too.
+  assert.equal((await c.post('/portal/signup', { email, password: 'violet-harbor-quartz-lantern' })).statusCode, 200)
+  assert.equal((await c.post('/portal/signup', { email: 'good@example.com', password: GOOD_PASSWORD })).statusCode, 200)
 })
 
 test('the password is stored as scrypt with a salt, never as itself', async (t) => {
