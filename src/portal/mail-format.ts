@@ -49,7 +49,7 @@ export function formatMessage(m: { from: Sender; to: string; subject: string; te
   if (!/^[\x20-\x7e\n]*$/.test(body)) throw new Error('portal mail text must be printable ASCII')
   return [
     `From: ${header(m.from.header)}`,
-    `To: <${header(m.to)}>`,
+    `To: ${header(m.to)}`,
     `Subject: ${header(m.subject)}`,
     `Date: ${m.date.toUTCString().replace('GMT', '+0000')}`,
     `Message-ID: <${m.messageId}>`,

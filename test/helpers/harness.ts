@@ -1,5 +1,6 @@
 // The shared test harness: a real app on a real (in-memory) SQLite with every migration applied.
 // Tests talk to it through HTTP: `inject` for most, a listening server and `fetch` where sockets matter.
+import { createServer, type AddressInfo } from 'node:net'
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { KyselyPlugin } from 'kysely'
@@ -42,8 +43,11 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const store = await testBackend(t)
+  // A listening app gets its port first: the public URL defaults to the listener's own origin (its links, the
+  // portal's origin check), as a server started with that PORT has.
+  const port = options.listen ? await freePort() : undefined
   // On the PostgreSQL pass the limits live in Redis: the config says so too (readiness checks what it names).
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store.url, ...(store.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config })
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...(port ? { PORT: String(port) } : {}), ...options.env }, { databaseUrl: store.url, ...(store.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config })
   const handle = store.handle
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
@@ -53,7 +57,7 @@ export async function startHarness(
   recordResponses(app, 'pets')
   let baseUrl = ''
   if (options.listen) {
-    await app.listen({ host: '127.0.0.1', port: 0 })
+    await app.listen({ host: '127.0.0.1', port: port! })
     const address = app.server.address()
     if (address === null || typeof address === 'string') throw new Error('no TCP address')
     baseUrl = `http://127.0.0.1:${address.port}`
@@ -75,6 +79,18 @@ export async function startHarness(
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
   }
+}
+
+/** A port nobody listens on now (the OS's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })

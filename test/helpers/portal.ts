@@ -37,6 +37,9 @@ export function linkIn(mail: string, path: string): string {
   return match[0]
 }
 
+/** The token of an emailed link: the last segment of its path (/portal/verify/TOKEN). */
+export const tokenOf = (link: string): string => new URL(link).pathname.split('/').at(-1)!
+
 /** A browser-like client: keeps cookies, reads each form's CSRF token, sends our Origin. */
 export function client(app: FastifyInstance, origin = ORIGIN) {
   const jar = new Map<string, string>()
@@ -80,7 +83,7 @@ export async function signedUpUser(h: { app: FastifyInstance; outbox: string }, 
   const mail = (await mails(h.app, h.outbox)).findLast((m) => m.includes(email) && m.includes('/portal/verify'))!
   const url = new URL(linkIn(mail, '/portal/verify'))
   await c.get(url.pathname + url.search)
-  assert.equal((await c.post('/portal/verify', { token: url.searchParams.get('token')! })).statusCode, 200)
+  assert.equal((await c.post('/portal/verify', { token: tokenOf(url.href) })).statusCode, 200)
   await c.get('/portal/login')
   const login = await c.post('/portal/login', { email, password })
   assert.equal(login.statusCode, 303, login.body)
