@@ -9,7 +9,7 @@ import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment }
 import { announceKeyChange } from './key-changes.js'
 import type { KeyCache } from './key-cache.js'
 import { keyState, minuteOf, type KeyLifetime, type KeyState } from './key-state.js'
-import { checkExpiry, checkGraceSeconds, checkKeyName } from './key-input.js'
+import { checkExpiry, checkGraceSeconds, checkKeyName, KeyLimitError } from './key-input.js'
 import { planFigures, quotaOf, type Plan, type Quota } from './plans.js'
 
 export interface Account {
@@ -53,7 +53,7 @@ export interface KeyOwner {
   quota: Quota
 }
 
-export { KeyInputError } from './key-input.js'
+export { KeyInputError, KeyLimitError } from './key-input.js'
 
 export class NotFoundError extends Error {}
 /** The key cannot do that in its state (rolling a revoked, expired or already rolled key). */
@@ -104,7 +104,8 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
   const now = () => new Date(clock.now()).toISOString()
   // On PostgreSQL every change to what `findKeyOwner` returns is announced in its own transaction, whoever makes
   // it (a server, the CLI), so that every server's key cache drops it (key-changes.ts).
-  const announces = db.getExecutor().adapter instanceof PostgresAdapter
+  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter
+  const announces = onPostgres
   /** Runs a change to keys or accounts in a transaction that announces it, then empties this process's cache. */
   async function changingKeys<T>(what: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     const result = await engine.transaction(async (trx) => {
@@ -171,6 +172,14 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
     return toAccount(row)
   }
 
+  /** Keys of the account that work now (not revoked, not expired, not rolled past their grace period). */
+  async function countActiveKeys(accountId: string, executor: Kysely<Database>): Promise<number> {
+    const rows = await executor.selectFrom('api_keys').select(['revoked_at', 'expires_at', 'grace_ends_at']).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute()
+    const at = clock.now()
+    // The authenticator's own rule (keyState), not a second one in SQL.
+    return rows.filter((r) => keyState({ revokedAt: r.revoked_at, expiresAt: r.expires_at, graceEndsAt: r.grace_ends_at }, at) === 'active').length
+  }
+
   return {
     getAccount,
 
@@ -204,11 +213,22 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
      * Creates a key and returns its secret: the only time the secret exists outside the caller. `name` is
      * trimmed (blank: no name); `expiresAt` is an ISO instant in the future.
      */
-    async createApiKey(input: { accountId: string; environment: KeyEnvironment; name?: string; expiresAt?: string }): Promise<ApiKeyInfo & { key: string }> {
+    async createApiKey(input: { accountId: string; environment: KeyEnvironment; name?: string; expiresAt?: string; maxActive?: number }): Promise<ApiKeyInfo & { key: string }> {
       const name = checkKeyName(input.name)
       const expiresAt = checkExpiry(input.expiresAt, clock.now())
       await getAccount(input.accountId)
-      return insertKey({ accountId: input.accountId, environment: input.environment, name, expiresAt }, db)
+      const { maxActive } = input
+      const key = { accountId: input.accountId, environment: input.environment, name, expiresAt }
+      if (maxActive === undefined) return insertKey(key, db)
+      // `maxActive`: at most that many active keys (KeyLimitError). Counted in the insert's transaction: SQLite
+      // runs one writer at a time, and on PostgreSQL the account's row is locked first, so two creates for one
+      // account cannot both see room for one more.
+      return engine.transaction(async (trx) => {
+        if (onPostgres) await trx.selectFrom('accounts').select('id').where('id', '=', input.accountId).forUpdate().execute()
+        const active = await countActiveKeys(input.accountId, trx)
+        if (active >= maxActive) throw new KeyLimitError(active, maxActive)
+        return insertKey(key, trx)
+      })
     },
 
     async getApiKey(keyId: string): Promise<ApiKeyInfo> {

@@ -1,4 +1,5 @@
 import { Command } from 'commander'
+import { plainTextProblem } from '../accounts/key-input.js'
 import { PLANS } from '../accounts/plans.js'
 import type { Account } from '../accounts/accounts.repository.js'
 import { systemClock } from '../clock.js'
@@ -18,9 +19,11 @@ function describe(a: Account & { email?: string }): string {
   return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}${a.email ? `  portal ${a.email}` : ''}`
 }
 
-/** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space. */
+/** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space; plain text, as key names. */
 function accountName(raw: string): string {
   if (!/\S/.test(raw) || raw.length > NAME_MAX_LENGTH) throw new UsageError(`--name must be 1 to ${NAME_MAX_LENGTH} characters, not only white space`)
+  const problem = plainTextProblem(raw)
+  if (problem) throw new UsageError(`--name ${problem}`)
   return raw
 }
 

@@ -1,17 +1,19 @@
 import { Command } from 'commander'
-import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
+import { KeyLimitError, type ApiKeyInfo } from '../accounts/accounts.repository.js'
+import { endsAt, shownState } from '../accounts/key-display.js'
 import { keyEnvironment } from '../accounts/api-keys.js'
 import { callAdmin } from './admin-client.js'
 import { output, UsageError, withDatabase } from './run.js'
 
 function describe(k: ApiKeyInfo): string {
   const name = k.name === null ? '' : `  "${k.name}"`
+  // A rolled key reads as one (ROLLED, its real end), never "expires never" while it will stop working.
   const ended = k.revokedAt ? `  revoked ${k.revokedAt}` : k.graceEndsAt ? `  rolled (grace until ${k.graceEndsAt})` : ''
   return [
-    `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${k.state.toUpperCase()}`,
+    `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${shownState(k).toUpperCase()}`,
     `created ${k.createdAt}`,
     `last used ${k.lastUsedAt ?? 'never'}`,
-    `expires ${k.expiresAt ?? 'never'}${ended}`,
+    `expires ${endsAt(k) ?? 'never'}${ended}`,
   ].join('  ')
 }
 
@@ -30,10 +32,20 @@ export function keysCommand(): Command {
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a name to tell the key apart (at most 100 characters)')
     .option('--expires <instant>', 'refuse the key from this ISO 8601 instant on, e.g. 2027-06-30T00:00:00Z')
+    .option('--force', 'create it even when the account has PORTAL_MAX_KEYS active keys already')
     .option('--json', 'print one JSON object')
-    .action((opts: { account: string; name?: string; expires?: string; json?: boolean }) =>
+    .action((opts: { account: string; name?: string; expires?: string; force?: boolean; json?: boolean }) =>
       withDatabase(async ({ accounts, config }) => {
-        const created = await accounts.createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment), name: opts.name, expiresAt: opts.expires })
+        // The portal's cap on active keys, unless the operator says otherwise.
+        const maxActive = opts.force ? undefined : config.portalMaxKeys
+        const created = await accounts
+          .createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment), name: opts.name, expiresAt: opts.expires, maxActive })
+          .catch((error: unknown) => {
+            if (!(error instanceof KeyLimitError)) throw error
+            throw new UsageError(
+              `account ${opts.account} has ${error.active} active keys, the most PORTAL_MAX_KEYS (${error.max}) allows; revoke one with \`petstore keys revoke KEY_ID\` (\`petstore keys list --account ${opts.account}\` shows them), or pass --force`,
+            )
+          })
         output(!!opts.json, created, () => `created key ${created.id} for ${created.accountId}. Its secret (shown only now):\n${created.key}`)
       }),
     )

@@ -99,3 +99,19 @@ test('accounts create refuses an empty or blank --name and stores nothing; a nam
   assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
   assert.equal((await cli.json<Account>(['accounts', 'create', '--name', ' Shelter East '])).name, ' Shelter East ')
 })
+
+test('accounts create refuses a name with a control, bidi-override or zero-width character, as key names are refused', async (t) => {
+  const cli = cliOn(t)
+  for (const [name, code] of [
+    ['Acme\u202Eevil', 'U+202E'],
+    ['Ac\u200Bme', 'U+200B'],
+    ['Acme\u0007', 'U+0007'],
+    ['Acme\u2029Corp', 'U+2029'],
+  ] as const) {
+    const line = oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json']))
+    assert.match(line, /--name cannot hold control characters, invisible formatting characters/)
+    assert.ok(line.includes(code), line)
+  }
+  assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
+  assert.equal((await cli.json<Account>(['accounts', 'create', '--name', 'Zoohandlung Müller 🐾'])).name, 'Zoohandlung Müller 🐾')
+})

@@ -1,0 +1,20 @@
+// How a key reads to a person (the portal's table, the CLI's plain listing): a rolled key that still works is
+// `rolled`, not `active`, and its end is the real one. The stored state (`keyState`) stays what the
+// authenticator decides with; this only names it for reading.
+import type { ApiKeyInfo } from './accounts.repository.js'
+
+export type ShownState = 'active' | 'rolled' | 'expired' | 'revoked'
+
+type KeyTimes = Pick<ApiKeyInfo, 'state' | 'replacedBy' | 'expiresAt' | 'graceEndsAt'>
+
+/** `rolled`: the old secret of a roll, still working during its grace period. */
+export function shownState(key: KeyTimes): ShownState {
+  return key.state === 'active' && key.replacedBy !== null ? 'rolled' : key.state
+}
+
+/** When the key stops working, whatever the reason: the earlier of its expiry and the end of a roll's grace. */
+export function endsAt(key: KeyTimes): string | null {
+  if (key.graceEndsAt === null) return key.expiresAt
+  if (key.expiresAt === null) return key.graceEndsAt
+  return Date.parse(key.graceEndsAt) <= Date.parse(key.expiresAt) ? key.graceEndsAt : key.expiresAt
+}
