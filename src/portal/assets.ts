@@ -88,6 +88,27 @@ details { margin: .25rem 0 1rem; }
   th, td { padding: .4rem; overflow-wrap: anywhere; }
   td.when { white-space: normal; }
 }
+/* Keys (keys.pages.ts, new-key.pages.ts): names wrap anywhere (a 100-character name without spaces too); the
+   snippets wrap instead of scrolling; a rolled key reads apart from an active one. Below 40rem the keys table
+   becomes one card per key, each cell labelled from its data-label (the column headers stay for screen readers). */
+.key-name { overflow-wrap: anywhere; }
+.copyable { max-width: 44rem; margin: 0 0 1rem; }
+.copy-label { margin: 0 0 .25rem; font-weight: 600; }
+pre.snippet { margin: 0; flex: 1 1 100%; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+.secret { overflow-wrap: anywhere; min-width: 0; }
+.state-rolled { color: #7a4b00; font-weight: 600; }
+table.keys th.key-name { min-width: 8rem; }
+@media (max-width: 40rem) {
+  table.keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  table.keys, table.keys tbody, table.keys tr, table.keys th.key-name, table.keys td { display: block; width: auto; }
+  table.keys tr { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 1rem; }
+  table.keys th.key-name, table.keys td { border: 0; padding: .15rem 0; min-width: 0; }
+  table.keys th.key-name { font-size: 1.05rem; }
+  table.keys td.when { white-space: normal; }
+  table.keys td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-weight: 600; }
+  table.keys td.actions { padding-top: .5rem; }
+  table.keys td.actions:empty { display: none; }
+}
 `
 
 export const PORTAL_JS = `'use strict'

@@ -1,6 +1,7 @@
-// The keys pages: the table of the account's keys, the create form, the once-only secret, and the
+// The keys pages: the table of the account's keys, the create form, and the
 // confirmation steps of Roll and Revoke (a page each, so they work without JavaScript).
 import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
+import { endsAt, shownState } from '../accounts/key-display.js'
 import { html, type Html } from './html.js'
 import { csrfField, notice } from './layout.js'
 
@@ -22,11 +23,13 @@ export const EXPIRY_CHOICES = [
 /** An instant as people read it, to the minute, in UTC. */
 export const when = (iso: string | null, none = '—'): string => (iso === null ? none : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)
 
-const keyName = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
+export const keyName = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
 
+/** The state as people read it: a rolled key in its grace period is `rolled`, with the instant it stops. */
 function stateCell(key: ApiKeyInfo): Html {
-  if (key.state === 'active' && key.graceEndsAt) return html`<span class="state-active">active</span> <span class="muted">(rolled; works until ${when(key.graceEndsAt)})</span>`
-  return html`<span class="state-${key.state}">${key.state}</span>`
+  const state = shownState(key)
+  if (state === 'rolled') return html`<span class="state-rolled">rolled</span> <span class="muted">(works until ${when(endsAt(key))})</span>`
+  return html`<span class="state-${state}">${state}</span>`
 }
 
 function actions(key: ApiKeyInfo): Html {
@@ -37,20 +40,26 @@ function actions(key: ApiKeyInfo): Html {
   return html`${key.replacedBy ? '' : button('roll', 'Roll')}${button('revoke', 'Revoke')}`
 }
 
+// `data-label` names each cell where a narrow screen shows one card per key instead of columns (assets.ts).
 export function keysTable(keys: ApiKeyInfo[]): Html {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const rows = keys.map(
-    (k) => html`<tr><th scope="row" id="name-${k.id}">${keyName(k)}</th><td><code>${k.prefix}…</code></td><td class="when">${when(k.createdAt)}</td><td class="when">${when(k.lastUsedAt, 'never')}</td>
-<td class="when">${when(k.expiresAt, 'never')}</td><td>${stateCell(k)}</td><td class="actions">${actions(k)}</td></tr>`,
+    (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${when(k.createdAt)}</td><td class="when" data-label="Last used">${when(k.lastUsedAt, 'never')}</td>
+<td class="when" data-label="Expires">${when(endsAt(k), 'never')}</td><td data-label="State">${stateCell(k)}</td><td class="actions">${actions(k)}</td></tr>`,
   )
-  return html`<table><caption class="muted">Keys are shown by their first characters only; a secret is shown once, when it is made.</caption>
+  return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only; a secret is shown once, when it is made.</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody></table>`
 }
 
-export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: boolean; sent: boolean }): Html {
+/** Why no key can be created now, and how to make room (the portal's words for KeyLimitError). */
+export const keyLimitMessage = (active: number, max: number) =>
+  `You have ${active} working keys (active, or rolled and still in their grace period); an account may have at most ${max}. To create another, revoke a key you no longer use: press Revoke in its row on your keys page, then confirm.`
+
+export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: boolean; sent: boolean; maxKeys: number }): Html {
+  const active = input.keys.filter((k) => k.state === 'active').length
   const create = input.verified
-    ? html`<form method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
+    ? html`${active >= input.maxKeys ? notice('info', keyLimitMessage(active, input.maxKeys)) : ''}<form method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
     : html`${notice('info', input.sent ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.' : 'Verify your email address to create keys: open the link we sent you.')}
 <form method="post" action="/portal/verify/resend">${csrfField(input.csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
   return html`${create}<h2>Your keys</h2>${keysTable(input.keys)}
@@ -70,22 +79,14 @@ ${select('expires', 'Expires', EXPIRY_CHOICES, input.expires)}
 </form>`
 }
 
-export function secretShown(key: ApiKeyInfo & { key: string }, extra: Html = html``): Html {
-  return html`${notice('info', 'Copy this key now and keep it somewhere safe: it is shown only once.')}
-<p>Key <strong>${keyName(key)}</strong>${key.expiresAt ? html`, expires ${when(key.expiresAt)}` : ''}:</p>
-<div class="secret-box"><code id="secret" class="secret">${key.key}</code>
-<button type="button" class="secondary" data-copy="secret" data-status="copy-status" hidden>Copy</button><span id="copy-status" role="status"></span></div>
-${extra}<p><a href="/portal/keys">Back to your keys</a></p>`
-}
-
 export function rollConfirm(csrf: string, key: ApiKeyInfo): Html {
-  return html`<p>Rolling <strong>${keyName(key)}</strong> (<code>${key.prefix}…</code>) makes a new secret. Choose how long the old one keeps working, so you can switch over.</p>
+  return html`<p>Rolling <strong class="key-name">${keyName(key)}</strong> (<code>${key.prefix}…</code>) makes a new secret. Choose how long the old one keeps working, so you can switch over.</p>
 <form method="post" action="/portal/keys/${key.id}/roll" class="stacked">${csrfField(csrf)}
 ${select('grace', 'Grace period', GRACE_CHOICES, '3600')}
 <div class="row-actions"><button type="submit">Roll key</button><a href="/portal/keys">Cancel</a></div></form>`
 }
 
 export function revokeConfirm(csrf: string, key: ApiKeyInfo): Html {
-  return html`<p>Revoke <strong>${keyName(key)}</strong> (<code>${key.prefix}…</code>)? Every request with it is refused from the next one on. This cannot be undone.</p>
+  return html`<p>Revoke <strong class="key-name">${keyName(key)}</strong> (<code>${key.prefix}…</code>)? Every request with it is refused from the next one on. This cannot be undone.</p>
 <form method="post" action="/portal/keys/${key.id}/revoke" class="row-actions">${csrfField(csrf)}<button type="submit" class="danger">Revoke key</button><a href="/portal/keys">Cancel</a></form>`
 }

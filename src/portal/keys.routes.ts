@@ -1,14 +1,17 @@
 // /portal/keys: list, create, roll and revoke the account's keys, through the same account service as the CLI
-// (one way to create, roll and revoke a key). Only a verified address can create keys.
+// (one way to create, roll and revoke a key, and one cap on active keys). Only a verified address can create
+// keys. Create and Roll answer 303 to the page that shows the new secret once (Post/Redirect/Get): the secret
+// crosses the redirect in a sealed cookie only the browser holds (secret-flash.ts), never in the database.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { KeyInputError, KeyStateError, NotFoundError } from '../accounts/accounts.repository.js'
+import { KeyInputError, KeyLimitError, KeyStateError, NotFoundError } from '../accounts/accounts.repository.js'
 import { keyEnvironment } from '../accounts/api-keys.js'
-import { html } from './html.js'
 import { page } from './layout.js'
-import { EXPIRY_CHOICES, GRACE_CHOICES, keysPage, newKeyForm, revokeConfirm, rollConfirm, secretShown, when } from './keys.pages.js'
+import { EXPIRY_CHOICES, GRACE_CHOICES, keyLimitMessage, keysPage, newKeyForm, revokeConfirm, rollConfirm } from './keys.pages.js'
+import { secretGone, secretShown } from './new-key.pages.js'
 import { PortalError, redirect, sendPage } from './reply.js'
 import type { Portal } from './portal.plugin.js'
+import { createSecretFlash, shownOncePath } from './secret-flash.js'
 import { CsrfOnlyBody, KeyParams, KeysQuery, NewKeyBody, NoQuery, pageResponses, RollBody } from './portal.schemas.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -19,6 +22,10 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
   const { accounts } = portal
   const hide = true
   const environment = keyEnvironment(portal.config.environment)
+  const maxActive = portal.config.portalMaxKeys
+  const flash = createSecretFlash({ secret: portal.flashSecret, publicUrl: portal.config.publicUrl, clock: portal.clock })
+  // The API's origin in the snippets comes from configuration, never from the request's Host.
+  const apiOrigin = () => portal.config.publicUrl ?? ''
 
   /** The signed-in account's key, or a 404 page (another account's key is answered like a missing one). */
   async function ownKey(accountId: string, keyId: string) {
@@ -32,7 +39,7 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
     if (!user) return redirect(reply, '/portal/login')
     const ctx = portal.context(request, reply)
     const keys = await accounts.listApiKeys(user.account_id)
-    return sendPage(reply, 200, page(ctx, 'API keys', keysPage({ csrf: ctx.csrf, keys, verified: user.verified_at !== null, sent: request.query.sent === '1' })))
+    return sendPage(reply, 200, page(ctx, 'API keys', keysPage({ csrf: ctx.csrf, keys, verified: user.verified_at !== null, sent: request.query.sent === '1', maxKeys: maxActive })))
   })
 
   r.get('/keys/new', { schema: { hide, querystring: NoQuery, response: pageResponses({ 200: 'The create-key form' }) } }, async (request, reply) => {
@@ -41,7 +48,7 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
     return sendPage(reply, 200, page(ctx, 'Create key', newKeyForm(ctx.csrf)))
   })
 
-  r.post('/keys', { schema: { hide, querystring: NoQuery, body: NewKeyBody, response: pageResponses({ 200: 'The new key, shown once' }) } }, async (request, reply) => {
+  r.post('/keys', { schema: { hide, querystring: NoQuery, body: NewKeyBody, response: pageResponses({}) } }, async (request, reply) => {
     const user = request.visitor.user
     if (!user) return redirect(reply, '/portal/login')
     if (user.verified_at === null) throw new PortalError(403, 'Verify your address first', 'Verify your email address before creating keys: open the link we sent you.')
@@ -52,12 +59,28 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
     if (!EXPIRY_CHOICES.some((c) => c.value === expires)) return again('Choose when the key expires.')
     const expiresAt = expires === '' ? undefined : new Date(portal.clock.now() + Number(expires) * DAY_MS).toISOString()
     try {
-      const key = await accounts.createApiKey({ accountId: user.account_id, environment, name, expiresAt })
-      return sendPage(reply, 200, page(ctx, 'Your new key', secretShown(key)))
+      const key = await accounts.createApiKey({ accountId: user.account_id, environment, name, expiresAt, maxActive })
+      flash.give(reply, { sessionId: request.visitor.sessionId!, keyId: key.id, secret: key.key })
+      return redirect(reply, shownOncePath(key.id))
     } catch (error) {
+      if (error instanceof KeyLimitError) return again(keyLimitMessage(error.active, error.max))
       if (error instanceof KeyInputError) return again(`The key could not be created: ${error.message}.`)
       throw error
     }
+  })
+
+  // The new key's page: its secret if this browser brought it (once), else what the table shows of the key.
+  r.get('/keys/:keyId/created', { schema: { hide, params: KeyParams, querystring: NoQuery, response: pageResponses({ 200: 'The new key (its secret shown once)' }) } }, async (request, reply) => {
+    const user = request.visitor.user
+    if (!user) return redirect(reply, '/portal/login')
+    const ctx = portal.context(request, reply)
+    const keys = await accounts.listApiKeys(user.account_id)
+    const key = keys.find((k) => k.id === request.params.keyId)
+    if (!key) throw noSuchKey()
+    const previous = keys.find((k) => k.replacedBy === key.id)
+    const secret = flash.take(request, reply, { sessionId: request.visitor.sessionId!, keyId: key.id })
+    const content = secret === undefined ? secretGone({ key, previous }) : secretShown({ key, secret, previous, origin: apiOrigin() })
+    return sendPage(reply, 200, page(ctx, 'Your new key', content))
   })
 
   // The confirmation steps of Roll and Revoke: a page with the form that acts.
@@ -73,15 +96,15 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
     })
   }
 
-  r.post('/keys/:keyId/roll', { schema: { hide, params: KeyParams, querystring: NoQuery, body: RollBody, response: pageResponses({ 200: 'The new key, shown once' }) } }, async (request, reply) => {
+  r.post('/keys/:keyId/roll', { schema: { hide, params: KeyParams, querystring: NoQuery, body: RollBody, response: pageResponses({}) } }, async (request, reply) => {
     const user = request.visitor.user
     if (!user) return redirect(reply, '/portal/login')
-    const ctx = portal.context(request, reply)
     if (!GRACE_CHOICES.some((c) => c.value === request.body.grace)) throw new PortalError(400, 'Roll key', 'Choose a grace period from the list.')
     try {
-      const { previous, created } = await accounts.rollApiKey({ keyId: request.params.keyId, graceSeconds: Number(request.body.grace), accountId: user.account_id })
-      const until = previous.state === 'active' ? html`<p>The old key <code>${previous.prefix}…</code> keeps working until ${when(previous.graceEndsAt)}.</p>` : html`<p>The old key <code>${previous.prefix}…</code> no longer works.</p>`
-      return sendPage(reply, 200, page(ctx, 'Your new key', secretShown(created, until)))
+      // A roll replaces a key: the cap on active keys does not apply to it.
+      const { created } = await accounts.rollApiKey({ keyId: request.params.keyId, graceSeconds: Number(request.body.grace), accountId: user.account_id })
+      flash.give(reply, { sessionId: request.visitor.sessionId!, keyId: created.id, secret: created.key })
+      return redirect(reply, shownOncePath(created.id))
     } catch (error) {
       if (error instanceof NotFoundError) throw noSuchKey()
       if (error instanceof KeyStateError) throw new PortalError(400, 'This key cannot be rolled', `${error.message}.`)
