@@ -51,6 +51,9 @@ export function createMailer({ url, from }: { url: string; from: string }): Mail
     send,
     sendLater(message, onError) {
       const sending = (async () => {
+        // Start after the answer is written (the next turn of the event loop, past the check phase where the
+        // batched responses go out): on SQLite a look-up runs synchronously and would otherwise delay the answer.
+        await new Promise((resolve) => setTimeout(resolve, 0))
         const built = typeof message === 'function' ? await message() : message
         if (built) await send(built)
       })().catch(onError)

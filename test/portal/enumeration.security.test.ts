@@ -68,5 +68,5 @@ test('a reset request says the same whether or not the address has an account; o
   const sent = (await mails(h.app, h.outbox)).slice(before)
   assert.equal(sent.length, 1)
   assert.match(sent[0]!, /^To: someone@example\.com$/m)
-  assert.ok(linkIn(sent[0]!, '/portal/reset?token='))
+  assert.ok(linkIn(sent[0]!, '/portal/reset/'))
 })

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { bearer, errorOf, startHarness } from '../helpers/harness.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
 
 test('every page has a strict CSP, cannot be framed and is never stored; assets are ours', async (t) => {
   const h = await portalHarness(t)
@@ -45,7 +45,7 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
   const c = client(h.app)
   await c.get('/portal/signup')
   await c.post('/portal/signup', { email: 'links@example.com', password: GOOD_PASSWORD })
-  const verify = new URL(linkIn((await mails(h.app, h.outbox))[0]!, '/portal/verify')).searchParams.get('token')!
+  const verify = tokenOf(linkIn((await mails(h.app, h.outbox))[0]!, '/portal/verify'))
   h.clock.advance(24 * 60 * 60 * 1000 + 1000)
   const late = await c.get(`/portal/verify?token=${verify}`)
   assert.equal(late.statusCode, 400)
@@ -55,7 +55,7 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
 
   await c.get('/portal/reset-request')
   await c.post('/portal/reset-request', { email: 'links@example.com' })
-  const reset = new URL(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset')).searchParams.get('token')!
+  const reset = tokenOf(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
   // A refused password does not use the link up; a good one does.
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'too short' })).statusCode, 400)
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'the new long password' })).statusCode, 200)
@@ -64,7 +64,7 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
 
   h.clock.advance(61_000) // one link a minute at most
   await c.post('/portal/reset-request', { email: 'links@example.com' })
-  const second = new URL(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset')).searchParams.get('token')!
+  const second = tokenOf(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
   h.clock.advance(60 * 60 * 1000)
   assert.equal((await c.post('/portal/reset', { token: second, password: 'another new long password' })).statusCode, 400, 'expired after 1 hour')
   assert.equal((await c.post('/portal/login', { email: 'links@example.com', password: 'the new long password' })).statusCode, 303)

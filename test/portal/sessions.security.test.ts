@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/portal/session.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
 
 const setCookies = (response: { headers: Record<string, unknown> }) => [response.headers['set-cookie'] ?? []].flat() as string[]
 
@@ -82,7 +82,7 @@ test('a password reset ends every session of the user', async (t) => {
   await other.post('/portal/reset-request', { email: 'reset@example.com' })
   const link = new URL(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
   await other.get(link.pathname + link.search)
-  const changed = await other.post('/portal/reset', { token: link.searchParams.get('token')!, password: 'a brand new long password' })
+  const changed = await other.post('/portal/reset', { token: tokenOf(link.href), password: 'a brand new long password' })
   assert.equal(changed.statusCode, 200)
   assert.equal((await laptop.get('/portal/keys')).statusCode, 303)
   assert.equal((await phone.get('/portal/keys')).statusCode, 303)
