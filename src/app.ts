@@ -13,7 +13,7 @@ import { openApiPlugin, petsDocument, registerDocsRoutes } from './http/openapi.
 import { ErrorSchema } from './http/schemas.js'
 import type { IdempotencyRepository } from './idempotency/idempotency.repository.js'
 import { adminRoutes } from './limits/admin.routes.js'
-import { createRequestGuard } from './limits/rate-limit.hooks.js'
+import { createRequestGuard, createUsageRecorder } from './limits/rate-limit.hooks.js'
 import type { RateLimiter } from './limits/rate-limiter.js'
 import type { MessagesRepository } from './messages/messages.repository.js'
 import type { PetsRepository } from './pets/pets.repository.js'
@@ -90,7 +90,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // its account's quota before anything else (sunset, body parsing, validation) can answer. One hook for all of
   // it: each async hook costs a promise and a turn of the microtask queue on every request.
   const deprecation = deprecationHooks({ clock, publicUrl: config.publicUrl })
-  const guard = createRequestGuard({ authenticate: app.authenticate, limiter, usage: services.usage, clock })
+  const guard = createRequestGuard({ authenticate: app.authenticate, limiter })
+  const recordUsage = createUsageRecorder({ usage: services.usage, clock })
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', async function petStoreGate(request, reply) {
@@ -98,6 +99,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         await guard(request, reply)
         deprecation.enforceSunset(request)
       })
+      // Usage by outcome: counted when the answer is sent (its status known), not at admission.
+      v1.addHook('onResponse', recordUsage)
       await v1.register(petsRoutes)
       await v1.register(ordersRoutes)
     },

@@ -2,7 +2,8 @@
 // against the account (a key that is refused, a 401, is counted against the client address instead; a failure
 // on our side, such as an unreachable database during the key look-up, is never counted against anyone). Other
 // API responses (unknown paths, wrong methods, the OpenAPI document) count against the address.
-// Either way the headers are set before anything can fail, so every response carries them.
+// Either way the headers are set before anything can fail, so every response carries them. Usage is counted when
+// the answer is sent (createUsageRecorder), since its outcome (success, 4xx, 429, 5xx) is known only then.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Usage } from '../usage/usage.service.js'
@@ -19,12 +20,9 @@ declare module 'fastify' {
 interface GuardOptions {
   authenticate: (request: FastifyRequest) => Promise<void>
   limiter: RateLimiter
-  /** Told of every request with a valid key, admitted or refused (in memory, no await). */
-  usage: Pick<Usage, 'record'>
-  clock: Clock
 }
 
-export function createRequestGuard({ authenticate, limiter, usage, clock }: GuardOptions) {
+export function createRequestGuard({ authenticate, limiter }: GuardOptions) {
   return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     try {
       await authenticate(request)
@@ -41,8 +39,20 @@ export function createRequestGuard({ authenticate, limiter, usage, clock }: Guar
     const auth = request.auth!
     const outcome = await limiter.forAccount({ accountId: auth.accountId, keyId: auth.keyId, quota: auth.quota })
     reply.headers(outcome.headers)
-    usage.record({ accountId: auth.accountId, keyId: auth.keyId, admitted: outcome.error === undefined, at: clock.now() })
     if (outcome.error) throw outcome.error
+  }
+}
+
+/**
+ * onResponse hook beside the guard: every answered request whose key was accepted is counted by its status (the
+ * limiter's 429 as refused). One map increment in memory; a callback hook, so no promise per request. A request
+ * whose client went away before its answer was written has no outcome and is not counted (nor logged).
+ */
+export function createUsageRecorder({ usage, clock }: { usage: Pick<Usage, 'record'>; clock: Clock }) {
+  return function recordUsage(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const auth = request.auth
+    if (auth !== null) usage.record({ accountId: auth.accountId, keyId: auth.keyId, status: reply.statusCode, at: clock.now() })
+    done()
   }
 }
 

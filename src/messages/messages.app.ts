@@ -7,7 +7,7 @@ import { createBaseApp } from '../http/base-app.js'
 import { messagesDocument, openApiPlugin, registerDocsRoutes } from '../http/openapi.js'
 import { ErrorSchema } from '../http/schemas.js'
 import { flushUsageOnClose } from '../usage/usage.service.js'
-import { createRequestGuard } from '../limits/rate-limit.hooks.js'
+import { createRequestGuard, createUsageRecorder } from '../limits/rate-limit.hooks.js'
 import { registerOpsRoutes } from '../ops/ops.routes.js'
 import { buildServices } from '../services.js'
 import { messagesRoutes } from './messages.routes.js'
@@ -28,7 +28,8 @@ export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyIn
   if (!deps.services) app.addHook('onClose', () => services.stopListening())
 
   await app.register(async (scope) => {
-    scope.addHook('onRequest', createRequestGuard({ authenticate: app.authenticate, limiter, usage: services.usage, clock: services.clock }))
+    scope.addHook('onRequest', createRequestGuard({ authenticate: app.authenticate, limiter }))
+    scope.addHook('onResponse', createUsageRecorder({ usage: services.usage, clock: services.clock }))
     await scope.register(messagesRoutes)
   })
   await registerDocsRoutes(app, '/openapi.json')

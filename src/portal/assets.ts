@@ -109,6 +109,19 @@ table.keys th.key-name { min-width: 8rem; }
   table.keys td.actions { padding-top: .5rem; }
   table.keys td.actions:empty { display: none; }
 }
+/* Usage by outcome (charts.ts): Okabe-Ito colours, told apart with every kind of colour blindness and each at
+   least 3:1 against white; a white edge between stacked parts. The legend wraps on a phone. */
+.outcome-success { --outcome: #0072b2; }
+.outcome-client-error { --outcome: #d55e00; }
+.outcome-refused { --outcome: #cc79a7; }
+.outcome-server-error { --outcome: #1b1f24; }
+.swatch[class*="outcome-"] { background: var(--outcome); }
+svg rect[class*="outcome-"] { fill: var(--outcome); stroke: #fff; stroke-width: .5; }
+.legend { flex-wrap: wrap; gap: .25rem 1.25rem; }
+table.usage-numbers th, table.usage-numbers td { padding: .4rem .5rem; }
+table.usage-numbers td { font-variant-numeric: tabular-nums; }
+table.usage-numbers tbody th, table.usage-numbers tfoot th { white-space: nowrap; }
+@media (max-width: 40rem) { figure.chart svg text { font-size: 20px; } table.usage-numbers th, table.usage-numbers td { padding: .4rem .25rem; } }
 `
 
 export const PORTAL_JS = `'use strict'

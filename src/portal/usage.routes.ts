@@ -1,5 +1,6 @@
-// /portal/usage: the plan and its limits beside the current minute and day counts, and charts of the last hour
-// (per minute) and the last 30 days (per day), for the whole account or one of its keys.
+// /portal/usage: the plan and its limits beside the current minute and day counts, and charts and tables of the
+// last hour (per minute) and the last 30 days (per day) by outcome (success, client error, refused by the limit,
+// server error), for the whole account or one of its keys.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { barChart, type UsagePoint } from './charts.js'

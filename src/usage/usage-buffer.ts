@@ -1,5 +1,5 @@
-// Request counts kept in memory between two writes to the database: per minute, per key. Recording is a couple
-// of map lookups and an increment, so it can run on every request without an await.
+// Request counts kept in memory between two writes to the database: per minute, per key, by outcome. Recording is
+// a couple of map lookups and two increments, so it can run on every response without an await.
 import { minuteOf } from '../accounts/key-state.js'
 
 export interface MinuteCount {
@@ -7,15 +7,22 @@ export interface MinuteCount {
   keyId: string
   /** Start of the minute (ms since the epoch). */
   minute: number
+  /** Requests the rate limiter let through, whatever their answer (so rows written before outcomes stay right). */
   admitted: number
+  /** Requests the rate limiter refused (429). */
   refused: number
+  /** Admitted requests answered 4xx (the client's mistake: a bad body, an unknown pet). */
+  clientErrors: number
+  /** Admitted requests answered 5xx (ours: a failure, the database unavailable). */
+  serverErrors: number
 }
 
 export interface UsageEvent {
   accountId: string
   keyId: string
-  admitted: boolean
-  /** When the request was decided (ms since the epoch). */
+  /** The response's status. A 429 of a request with a valid key can only be the rate limiter's. */
+  status: number
+  /** When the response was sent (ms since the epoch). */
   at: number
 }
 
@@ -31,6 +38,8 @@ export function createUsageBuffer() {
     else {
       held.admitted += count.admitted
       held.refused += count.refused
+      held.clientErrors += count.clientErrors
+      held.serverErrors += count.serverErrors
     }
   }
 
@@ -40,9 +49,14 @@ export function createUsageBuffer() {
       let keys = minutes.get(minute)
       if (keys === undefined) minutes.set(minute, (keys = new Map()))
       let count = keys.get(e.keyId)
-      if (count === undefined) keys.set(e.keyId, (count = { accountId: e.accountId, keyId: e.keyId, minute, admitted: 0, refused: 0 }))
-      if (e.admitted) count.admitted++
-      else count.refused++
+      if (count === undefined) keys.set(e.keyId, (count = { accountId: e.accountId, keyId: e.keyId, minute, admitted: 0, refused: 0, clientErrors: 0, serverErrors: 0 }))
+      const status = e.status
+      if (status === 429) count.refused++
+      else {
+        count.admitted++
+        if (status >= 500) count.serverErrors++
+        else if (status >= 400) count.clientErrors++
+      }
     },
 
     /** Everything recorded so far; the buffer starts empty again. */

@@ -1,6 +1,7 @@
-// Usage of the API per account and key: every request with a valid key is recorded in memory (admitted or
-// refused 429) and the counts are added to the database every few seconds and on shutdown, so they survive a
-// restart and add up over instances. Beside them, the live counts of the rate limiter against the plan's limits.
+// Usage of the API per account and key: every request with a valid key is recorded in memory by outcome when its
+// response is sent (success, client error, refused 429, server error) and the counts are added to the database
+// every few seconds and on shutdown, so they survive a restart and add up over instances. Beside them, the live
+// counts of the rate limiter against the plan's limits.
 import type { Kysely } from 'kysely'
 import type { AccountsRepository } from '../accounts/accounts.repository.js'
 import type { Engine } from '../db/engine.js'
@@ -8,7 +9,7 @@ import type { Database } from '../db/schema.js'
 import { accountSubject, accountWindows } from '../limits/rate-limiter.js'
 import type { RateLimitStore } from '../limits/rate-limit.store.js'
 import { createUsageBuffer, type UsageEvent } from './usage-buffer.js'
-import { createUsageRepository, DAYS, MINUTES, type Period } from './usage.repository.js'
+import { createUsageRepository, DAYS, MINUTES, type Counts, type Period } from './usage.repository.js'
 
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
@@ -19,11 +20,23 @@ const DAYS_SHOWN = 30
 export const MINUTE_ROWS_KEPT_MS = 2 * DAY_MS
 export const DAY_ROWS_KEPT_MS = 90 * DAY_MS
 
+/** One minute or day of requests by outcome; the four add up to every request with a valid key. */
 export interface UsagePoint {
   /** Start of the minute or UTC day (ISO instant). */
   at: string
-  admitted: number
+  /** Answered 2xx or 3xx. */
+  success: number
+  /** Answered 4xx other than 429 (a bad body, an unknown pet …). */
+  clientErrors: number
+  /** Refused by the rate limiter (429). */
   refused: number
+  /** Answered 5xx (a failure on our side, the database unavailable). */
+  serverErrors: number
+}
+
+function pointOf(at: string, c: Counts | undefined): UsagePoint {
+  if (c === undefined) return { at, success: 0, clientErrors: 0, refused: 0, serverErrors: 0 }
+  return { at, success: c.admitted - c.client_errors - c.server_errors, clientErrors: c.client_errors, refused: c.refused, serverErrors: c.server_errors }
 }
 
 export interface UsageWindow {
@@ -60,11 +73,11 @@ export function createUsage({ db, engine, accounts, store }: { db: Kysely<Databa
     const last = q.now - (q.now % size)
     const starts = Array.from({ length: count }, (_, i) => new Date(last - (count - 1 - i) * size).toISOString())
     const found = await repository.series(period, { accountId: q.accountId, keyId: q.keyId, from: starts[0]!, to: starts[count - 1]! })
-    return starts.map((at) => ({ at, admitted: found.get(at)?.admitted ?? 0, refused: found.get(at)?.refused ?? 0 }))
+    return starts.map((at) => pointOf(at, found.get(at)))
   }
 
   return {
-    /** Counts one request that had a valid key. Synchronous: it only touches memory. */
+    /** Counts one answered request that had a valid key, by its status. Synchronous: it only touches memory. */
     record(e: UsageEvent): void {
       buffer.record(e)
     },
