@@ -107,10 +107,14 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     }
   })
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    // The visitor is known once the preValidation hook ran: a signed-in user keeps the navigation and Log out.
+  // The visitor is known once the preValidation hook ran (it runs before a 404 too): a signed-in user keeps the
+  // navigation and Log out on an error or missing page.
+  const frameOf = (request: FastifyRequest): PageContext => {
     const visitor = request.visitor as Visitor | null
-    const ctx: PageContext = visitor?.user && visitor.binding ? { email: visitor.user.email, csrf: csrf.token(visitor.binding) } : { csrf: '' }
+    return visitor?.user && visitor.binding ? { email: visitor.user.email, csrf: csrf.token(visitor.binding) } : { csrf: '' }
+  }
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const ctx = frameOf(request)
     const show = (status: number, title: string, message: string) =>
       sendPage(reply, status, page(ctx, title, html`<p>${message}</p><p><a href="/portal/keys">Back to the portal</a></p>`))
     if (error instanceof PortalError) return show(error.status, error.title, error.message).headers(error.headers)
@@ -125,7 +129,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     return show(500, 'Something went wrong', 'Something went wrong on our side. Try again later.')
   })
   app.setNotFoundHandler((request, reply) => {
-    sendPage(reply, 404, page({ csrf: '' }, 'Page not found', html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="/portal/keys">Go to the portal</a></p>`))
+    sendPage(reply, 404, page(frameOf(request), 'Page not found', html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="/portal/keys">Go to the portal</a></p>`))
   })
 
   const asset = (type: string, body: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
