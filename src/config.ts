@@ -360,7 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     problems.push(`the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`)
   }
   const result: Config = { ...resolved, portal, ...overrides }
-  result.publicUrl ??= listenerOrigin(result.host, result.port)
+  if (problems.length === 0) result.publicUrl ??= listenerOrigin(result.host, result.port)
   // A sunset alone may be any instant, past ones included: the deprecation date then defaults to the earlier of
   // its default and the sunset. Only a deprecation date that was set, and is after the sunset, is a mistake.
   const deprecationSet = !!env[settings.getPetDeprecatedAt.env] || overrides.getPetDeprecatedAt !== undefined

@@ -10,7 +10,7 @@ test('with no environment the documented defaults apply', () => {
   assert.equal(config.databaseUrl, './data/petstore.db')
   assert.equal(config.environment, 'development')
   assert.equal(config.getPetSunset.toISOString(), '2030-12-05T00:00:00.000Z')
-  assert.equal(config.publicUrl, undefined)
+  assert.equal(config.publicUrl, 'http://127.0.0.1:8080', 'the listener\'s own origin')
 })
 
 test('set variables are read and parsed', () => {

@@ -14,7 +14,7 @@ test('in production the portal is on only with an SMTP MAIL_URL, so an existing 
   assert.equal(loadConfig({ PETSTORE_ENV: 'production' }).portal, false)
   assert.equal(loadConfig({ PETSTORE_ENV: 'production' }).mailUrl, undefined)
   assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'file:/tmp/out' }).portal, false)
-  assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'smtps://u:p@mail.example:465' }).portal, true)
+  assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'smtps://u:p@mail.example:465', PETSTORE_PUBLIC_URL: 'https://portal.example' }).portal, true)
   assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'smtp://mail.example:587', PORTAL: 'off' }).portal, false)
 })
 
