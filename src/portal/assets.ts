@@ -89,6 +89,40 @@ details { margin: .25rem 0 1rem; }
   td { overflow-wrap: anywhere; }
   td.when { white-space: normal; }
 }
+/* Keys (keys.pages.ts, new-key.pages.ts): names wrap anywhere (a 100-character name without spaces too); the
+   snippets wrap instead of scrolling; a rolled key reads apart from an active one. Below 40rem the keys table
+   becomes one card per key, each cell labelled from its data-label (the column headers stay for screen readers). */
+.key-name { overflow-wrap: anywhere; }
+.copyable { max-width: 44rem; margin: 0 0 1rem; }
+.copy-label { margin: 0 0 .25rem; font-weight: 600; }
+pre.snippet { margin: 0; flex: 1 1 100%; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+.secret { overflow-wrap: anywhere; min-width: 0; }
+.state-rolled { color: #7a4b00; font-weight: 600; }
+table.keys th.key-name { min-width: 8rem; }
+@media (max-width: 40rem) {
+  table.keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  table.keys, table.keys tbody, table.keys tr, table.keys th.key-name, table.keys td { display: block; width: auto; }
+  table.keys tr { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 1rem; }
+  table.keys th.key-name, table.keys td { border: 0; padding: .15rem 0; min-width: 0; }
+  table.keys th.key-name { font-size: 1.05rem; }
+  table.keys td.when { white-space: normal; }
+  table.keys td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-weight: 600; }
+  table.keys td.actions { padding-top: .5rem; }
+  table.keys td.actions:empty { display: none; }
+}
+/* Usage by outcome (charts.ts): Okabe-Ito colours, told apart with every kind of colour blindness and each at
+   least 3:1 against white; a white edge between stacked parts. The legend wraps on a phone. */
+.outcome-success { --outcome: #0072b2; }
+.outcome-client-error { --outcome: #d55e00; }
+.outcome-refused { --outcome: #cc79a7; }
+.outcome-server-error { --outcome: #1b1f24; }
+.swatch[class*="outcome-"] { background: var(--outcome); }
+svg rect[class*="outcome-"] { fill: var(--outcome); stroke: #fff; stroke-width: .5; }
+.legend { flex-wrap: wrap; gap: .25rem 1.25rem; }
+table.usage-numbers th, table.usage-numbers td { padding: .4rem .5rem; }
+table.usage-numbers td { font-variant-numeric: tabular-nums; }
+table.usage-numbers tbody th, table.usage-numbers tfoot th { white-space: nowrap; }
+@media (max-width: 40rem) { figure.chart svg text { font-size: 20px; } table.usage-numbers th, table.usage-numbers td { padding: .4rem .25rem; } }
 `
 
 export const PORTAL_JS = `'use strict'
