@@ -95,11 +95,15 @@ details { margin: .25rem 0 1rem; }
 .key-name { overflow-wrap: anywhere; }
 .copyable { max-width: 44rem; margin: 0 0 1rem; }
 .copy-label { margin: 0 0 .25rem; font-weight: 600; }
-pre.snippet { margin: 0; flex: 1 1 100%; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
+pre.snippet { margin: 0 0 .5rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .secret { overflow-wrap: anywhere; min-width: 0; }
 .state-rolled { color: #7a4b00; font-weight: 600; }
-table.keys th.key-name { min-width: 8rem; }
+table.keys th.key-name { min-width: 10rem; }
+/* Dates may break between day and time, so seven columns and a long name fit 60rem. */
+table.keys td.when { white-space: normal; }
+table.keys .day, table.keys .time { white-space: nowrap; }
 @media (max-width: 40rem) {
+  table.keys caption { display: block; }
   table.keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   table.keys, table.keys tbody, table.keys tr, table.keys th.key-name, table.keys td { display: block; width: auto; }
   table.keys tr { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 1rem; }

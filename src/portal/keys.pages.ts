@@ -23,12 +23,15 @@ export const EXPIRY_CHOICES = [
 /** An instant as people read it, to the minute, in UTC. */
 export const when = (iso: string | null, none = '—'): string => (iso === null ? none : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)
 
+/** An instant in a table cell: the day and the time each kept whole, so a narrow column breaks between them. */
+const whenCell = (iso: string | null, none: string) =>
+  iso === null ? none : html`<span class="day">${iso.slice(0, 10)}</span> <span class="time">${iso.slice(11, 16)} UTC</span>`
+
 export const keyName = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
 
-/** The state as people read it: a rolled key in its grace period is `rolled`, with the instant it stops. */
+/** The state as people read it: a rolled key in its grace period is `rolled` (the Expires cell says until when). */
 function stateCell(key: ApiKeyInfo): Html {
   const state = shownState(key)
-  if (state === 'rolled') return html`<span class="state-rolled">rolled</span> <span class="muted">(works until ${when(endsAt(key))})</span>`
   return html`<span class="state-${state}">${state}</span>`
 }
 
@@ -44,8 +47,8 @@ function actions(key: ApiKeyInfo): Html {
 export function keysTable(keys: ApiKeyInfo[]): Html {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const rows = keys.map(
-    (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${when(k.createdAt)}</td><td class="when" data-label="Last used">${when(k.lastUsedAt, 'never')}</td>
-<td class="when" data-label="Expires">${when(endsAt(k), 'never')}</td><td data-label="State">${stateCell(k)}</td><td class="actions">${actions(k)}</td></tr>`,
+    (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
+<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td><td data-label="State">${stateCell(k)}</td><td class="actions">${actions(k)}</td></tr>`,
   )
   return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only; a secret is shown once, when it is made.</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>

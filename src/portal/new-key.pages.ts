@@ -6,10 +6,12 @@ import { html, type Html } from './html.js'
 import { notice } from './layout.js'
 import { keyName, when } from './keys.pages.js'
 
-/** A block of text with a Copy button (the button appears only where portal.js runs). */
-const copyable = (id: string, label: string, text: string, element: 'code' | 'pre' = 'pre') =>
-  html`<div class="copyable"><p class="copy-label" id="${id}-label">${label}</p><div class="secret-box">${element === 'pre' ? html`<pre id="${id}" class="snippet">${text}</pre>` : html`<code id="${id}" class="secret">${text}</code>`}
-<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" aria-describedby="${id}-label" hidden>Copy</button><span id="${id}-status" role="status"></span></div></div>`
+/** Text with a Copy button (the button appears only where portal.js runs): the secret in its box, or a snippet. */
+function copyable(id: string, label: string, text: string, kind: 'secret' | 'snippet'): Html {
+  const button = html`<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" aria-describedby="${id}-label" hidden>Copy</button><span id="${id}-status" role="status"></span>`
+  const body = kind === 'secret' ? html`<div class="secret-box"><code id="${id}" class="secret">${text}</code>${button}</div>` : html`<pre id="${id}" class="snippet">${text}</pre>${button}`
+  return html`<div class="copyable"><p class="copy-label" id="${id}-label">${label}</p>${body}</div>`
+}
 
 /** What happened to the key this one replaced (when it came from a roll). */
 function previousKey(previous: ApiKeyInfo | undefined): Html {
@@ -31,10 +33,10 @@ const ps = new Petstore({ apiKey: '${secret}', baseUrl: '${origin}/v1' })
 const page = await ps.pets.listPage({ limit: 10 })
 console.log(page.data)`
   return html`${notice('info', 'Copy this key now and keep it somewhere safe: it is shown only once. Reloading this page will not show it again.')}
-${keyLine(key)}${copyable('secret', 'Secret', secret, 'code')}${previousKey(input.previous)}
+${keyLine(key)}${copyable('secret', 'Secret', secret, 'secret')}${previousKey(input.previous)}
 <h2>Try it</h2>
-${copyable('curl', 'List the pets with curl:', curl)}
-${copyable('sdk', 'Or with the TypeScript SDK (@petstore/sdk):', sdk)}
+${copyable('curl', 'List the pets with curl:', curl, 'snippet')}
+${copyable('sdk', 'Or with the TypeScript SDK (@petstore/sdk):', sdk, 'snippet')}
 <p class="muted">In your own code, read the key from the environment (the SDK reads <code>PETSTORE_API_KEY</code>) rather than writing it down. See <a href="/docs">the API reference</a>.</p>
 <p><a href="/portal/keys">Back to your keys</a></p>`
 }
