@@ -2,6 +2,7 @@
 // the messages interface, runs the background loops, and shuts everything down gracefully.
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
+import { createAccountPurge } from './accounts/account-purge.js'
 import { bootstrapLocalAccount } from './accounts/bootstrap.js'
 import { buildApp } from './app.js'
 import { loggerOptions } from './http/base-app.js'
@@ -109,6 +110,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     services.idempotency.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging idempotency keys failed'))
     services.usage.purge(services.clock.now()).catch((err: unknown) => log.error({ err }, 'purging old usage rows failed'))
   }, PURGE_EVERY_MS).unref()
+  // Deleted accounts' pets, orders and messages: removed at start and every hour (account-purge.ts).
+  const accountPurge = createAccountPurge({ db: handle.db, clock: services.clock, engine: handle.engine, log })
+  accountPurge.start()
   const usageFlush = setInterval(() => {
     services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts failed; they are kept for the next try'))
   }, USAGE_FLUSH_EVERY_MS).unref()
@@ -121,6 +125,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Stop accepting and finish in-flight requests, then the worker's current step, then the stores.
     await Promise.all(apps.map((app) => app.close()))
     await worker?.stop()
+    await accountPurge.stop()
     // After the last request: every counted request reaches the database.
     await services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts at shutdown failed'))
     await services.rateLimitStore.close()

@@ -24,6 +24,7 @@ import { createOrdersRepository } from './store/orders.repository.js'
 import { createMailer } from './portal/mail.js'
 import type { PipelinedReads } from './db/pipelined-reads.js'
 import { createPortalRepository } from './portal/portal.repository.js'
+import { createSettingsRepository } from './portal/settings.repository.js'
 import { createUsage } from './usage/usage.service.js'
 
 export interface ServiceDependencies {
@@ -83,6 +84,7 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
 async function portalServices({ config, db, clock, accounts }: { config: Config; db: Kysely<Database>; clock: Clock; accounts: ReturnType<typeof createAccountsRepository> }) {
   return {
     repo: createPortalRepository({ db, clock, accounts }),
+    settings: createSettingsRepository({ db, clock }),
     // loadConfig gives MAIL_URL a default wherever the portal can be on.
     mailer: createMailer({ url: config.mailUrl!, from: config.mailFrom }),
     csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),

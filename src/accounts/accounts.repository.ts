@@ -49,6 +49,8 @@ export interface KeyOwner {
   environment: KeyEnvironment
   /** What decides whether the key is still usable (see `refusalReason`). */
   lifetime: KeyLifetime
+  /** Set when the key's account was deleted: every key of it is refused (null or absent: not deleted). */
+  accountDeletedAt?: string | null
   /** The account's quota as of now: a plan change applies from the next request on. */
   quota: Quota
 }
@@ -56,6 +58,9 @@ export interface KeyOwner {
 export { KeyInputError, KeyLimitError } from './key-input.js'
 
 export class NotFoundError extends Error {}
+
+/** The name a deleted account keeps instead of the one it had (often its owner's address). */
+export const DELETED_ACCOUNT_NAME = 'deleted account'
 /** The key cannot do that in its state (rolling a revoked, expired or already rolled key). */
 export class KeyStateError extends Error {}
 
@@ -131,6 +136,7 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
         'accounts.plan',
         'accounts.per_minute',
         'accounts.per_day',
+        'accounts.deleted_at',
       ])
       .where('api_keys.key_hash', '=', p<string>('hash')),
   )
@@ -166,18 +172,18 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
     return { ...toKeyInfo(row, clock.now()), key }
   }
 
-  async function getAccount(id: string): Promise<Account> {
-    const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
-    if (!row) throw new NotFoundError(`no account with id ${id}`)
-    return toAccount(row)
-  }
-
   /** Keys of the account that work now (not revoked, not expired, not rolled past their grace period). */
   async function countActiveKeys(accountId: string, executor: Kysely<Database>): Promise<number> {
     const rows = await executor.selectFrom('api_keys').select(['revoked_at', 'expires_at', 'grace_ends_at']).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute()
     const at = clock.now()
     // The authenticator's own rule (keyState), not a second one in SQL.
     return rows.filter((r) => keyState({ revokedAt: r.revoked_at, expiresAt: r.expires_at, graceEndsAt: r.grace_ends_at }, at) === 'active').length
+  }
+
+  async function getAccount(id: string): Promise<Account> {
+    const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+    if (!row) throw new NotFoundError(`no account with id ${id}`)
+    return toAccount(row)
   }
 
   return {
@@ -274,6 +280,31 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
     },
 
     /**
+     * Deletes an account (the portal's settings page, later an operator), in one transaction that announces it:
+     * every key is refused from the next request on (with a message of its own, and revoked), the account row
+     * keeps no email (its name is replaced; `deleted_at` set), and its portal user goes with its sessions,
+     * emailed links and failed log-ins, so the address can sign up again. Pets, orders, messages and stored
+     * idempotent responses are removed later, in batches, by the purge (account-purge.ts). Deleting a deleted
+     * account changes nothing.
+     */
+    async deleteAccount(accountId: string): Promise<{ deletedAt: string }> {
+      const at = now()
+      return changingKeys('delete', async (trx) => {
+        const account = await trx.selectFrom('accounts').select('deleted_at').where('id', '=', accountId).executeTakeFirst()
+        if (!account) throw new NotFoundError(`no account with id ${accountId}`)
+        if (account.deleted_at !== null) return { deletedAt: account.deleted_at }
+        await trx.updateTable('accounts').set({ deleted_at: at, name: DELETED_ACCOUNT_NAME }).where('id', '=', accountId).execute()
+        await trx.updateTable('api_keys').set({ revoked_at: at }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute()
+        const users = trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId)
+        await trx.deleteFrom('portal_tokens').where('user_id', 'in', users).execute()
+        await trx.deleteFrom('portal_sessions').where('user_id', 'in', users).execute()
+        await trx.deleteFrom('portal_login_failures').where('email_key', 'in', trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId)).execute()
+        await trx.deleteFrom('portal_users').where('account_id', '=', accountId).execute()
+        return { deletedAt: at }
+      })
+    },
+
+    /**
      * Records that a key was used now, with minute precision: at most one UPDATE per key per minute per process
      * (and none when another instance already wrote this minute). Not awaited by requests; never rejects.
      */
@@ -312,7 +343,7 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
   }
 }
 
-type KeyOwnerRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'environment' | 'revoked_at' | 'expires_at' | 'grace_ends_at'> & Pick<AccountRow, 'plan' | 'per_minute' | 'per_day'>
+type KeyOwnerRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'environment' | 'revoked_at' | 'expires_at' | 'grace_ends_at'> & Pick<AccountRow, 'plan' | 'per_minute' | 'per_day' | 'deleted_at'>
 
 function toKeyOwner(row: KeyOwnerRow | undefined): KeyOwner | undefined {
   if (!row) return undefined
@@ -321,6 +352,7 @@ function toKeyOwner(row: KeyOwnerRow | undefined): KeyOwner | undefined {
     accountId: row.account_id,
     environment: row.environment as KeyEnvironment,
     lifetime: { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
+    accountDeletedAt: row.deleted_at,
     quota: planOf(row).quota,
   }
 }

@@ -82,6 +82,8 @@ export function createAuthenticator({ accounts, environment, clock }: AuthOption
     if (!token.startsWith(keyPrefix(expected))) throw invalidKey(`This is not a Petstore API key; keys start with ${keyPrefix(expected)}.`)
     const owner = await accounts.findKeyOwner(token)
     if (!owner || owner.environment !== expected) throw invalidKey('The API key is not known.')
+    // Its account deleted (checked first: deletion also revokes every key, and this says more).
+    if (owner.accountDeletedAt) throw invalidKey('This API key belongs to an account that was deleted.')
     // Revoked, expired, or rolled and past its grace period: the message says which (and never the key).
     const refused = refusalReason(owner.lifetime, clock.now())
     if (refused !== undefined) throw invalidKey(refused)

@@ -23,7 +23,7 @@ export function notice(kind: 'error' | 'info' | 'success', text: string | Html |
 function navigation(ctx: PageContext): Html {
   if (!ctx.email) return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a href="/portal/signup">Sign up</a></li></ul></nav>`
   const link = (href: string, label: string) => html`<li><a href="${href}"${ctx.path === href ? html` aria-current="page"` : ''}>${label}</a></li>`
-  return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}</ul>
+  return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}${link('/portal/account', 'Account')}</ul>
     <form method="post" action="/portal/logout" class="logout"><span class="who" title="${ctx.email}">${ctx.email}</span>${csrfField(ctx.csrf)}<button type="submit" class="secondary">Log out</button></form></nav>`
 }
 
