@@ -127,6 +127,17 @@ table.usage-numbers th, table.usage-numbers td { padding: .4rem .5rem; }
 table.usage-numbers td { font-variant-numeric: tabular-nums; }
 table.usage-numbers tbody th, table.usage-numbers tfoot th { white-space: nowrap; }
 @media (max-width: 40rem) { figure.chart svg text { font-size: 20px; } table.usage-numbers th, table.usage-numbers td { padding: .4rem .25rem; } }
+/* Account settings (settings.pages.ts): the session of this browser is tagged; below 40rem the sessions table
+   becomes one card per session, as the keys table does. */
+.tag { display: inline-block; margin-left: .35rem; padding: 0 .5rem; border-radius: 999px; background: var(--ok-bg); color: var(--ok-ink); font-size: .8rem; font-weight: 600; }
+table.sessions td { white-space: nowrap; }
+@media (max-width: 40rem) {
+  table.sessions thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  table.sessions, table.sessions caption, table.sessions tbody, table.sessions tr, table.sessions th, table.sessions td { display: block; width: auto; }
+  table.sessions tr { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 1rem; }
+  table.sessions tbody th, table.sessions td { border: 0; padding: .15rem 0; white-space: normal; }
+  table.sessions td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-weight: 600; }
+}
 `
 
 export const PORTAL_JS = `'use strict'
