@@ -8,7 +8,7 @@ import { keyName, when } from './keys.pages.js'
 
 /** Text with a Copy button (the button appears only where portal.js runs): the secret in its box, or a snippet. */
 function copyable(id: string, label: string, text: string, kind: 'secret' | 'snippet'): Html {
-  const button = html`<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" aria-describedby="${id}-label" hidden>Copy</button><span id="${id}-status" role="status"></span>`
+  const button = html`<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" aria-describedby="${id}-label" hidden>${kind === 'secret' ? 'Copy' : 'Copy snippet'}</button><span id="${id}-status" role="status"></span>`
   const body = kind === 'secret' ? html`<div class="secret-box"><code id="${id}" class="secret">${text}</code>${button}</div>` : html`<pre id="${id}" class="snippet">${text}</pre>${button}`
   return html`<div class="copyable"><p class="copy-label" id="${id}-label">${label}</p>${body}</div>`
 }

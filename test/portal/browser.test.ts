@@ -63,7 +63,7 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   await page.getByRole('button', { name: 'Create', exact: true }).click()
   const first = (await page.locator('#secret').textContent())!.trim()
   assert.match(first, /^ps_test_[\w-]{43}$/)
-  assert.ok(await page.getByRole('button', { name: 'Copy' }).isVisible(), 'the script showed the copy button')
+  assert.ok(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible(), 'the script showed the copy button')
   await accessible(page, 'key-created')
   assert.equal((await api(first)).status, 200)
 

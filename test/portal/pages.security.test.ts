@@ -8,7 +8,7 @@ test('every page has a strict CSP, cannot be framed and is never stored; assets 
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'headers@example.com')
   await c.get('/portal/keys/new')
-  const secret = await c.post('/portal/keys', { name: 'ci', expires: '' })
+  const secret = await c.get((await c.post('/portal/keys', { name: 'ci', expires: '' })).headers.location as string)
   for (const response of [await c.get('/portal/keys'), await c.get('/portal/usage'), secret, await h.app.inject('/portal/login'), await h.app.inject('/portal/nope')]) {
     const csp = response.headers['content-security-policy'] as string
     assert.match(csp, /default-src 'none'/)
@@ -74,7 +74,7 @@ test('portal traffic is not counted against the API quota and the API keeps its 
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'quota@example.com')
   await c.get('/portal/keys/new')
-  const key = /ps_test_[\w-]{43}/.exec((await c.post('/portal/keys', { name: 'q', expires: '' })).body)![0]
+  const key = /ps_test_[\w-]{43}/.exec((await c.get((await c.post('/portal/keys', { name: 'q', expires: '' })).headers.location as string)).body)![0]
   const first = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   assert.equal(first.statusCode, 200)
   assert.equal(first.headers['x-ratelimit-remaining'], '59')
