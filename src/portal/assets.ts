@@ -89,6 +89,19 @@ details { margin: .25rem 0 1rem; }
   td { overflow-wrap: anywhere; }
   td.when { white-space: normal; }
 }
+/* Usage by outcome (charts.ts): Okabe-Ito colours, told apart with every kind of colour blindness and each at
+   least 3:1 against white; a white edge between stacked parts. The legend wraps on a phone. */
+.outcome-success { --outcome: #0072b2; }
+.outcome-client-error { --outcome: #d55e00; }
+.outcome-refused { --outcome: #cc79a7; }
+.outcome-server-error { --outcome: #1b1f24; }
+.swatch[class*="outcome-"] { background: var(--outcome); }
+svg rect[class*="outcome-"] { fill: var(--outcome); stroke: #fff; stroke-width: .5; }
+.legend { flex-wrap: wrap; gap: .25rem 1.25rem; }
+table.usage-numbers th, table.usage-numbers td { padding: .4rem .5rem; }
+table.usage-numbers td { font-variant-numeric: tabular-nums; }
+table.usage-numbers tbody th, table.usage-numbers tfoot th { white-space: nowrap; }
+@media (max-width: 40rem) { figure.chart svg text { font-size: 20px; } table.usage-numbers th, table.usage-numbers td { padding: .4rem .25rem; } }
 /* Keys (keys.pages.ts, new-key.pages.ts): names wrap anywhere (a 100-character name without spaces too); the
    snippets wrap instead of scrolling; a rolled key reads apart from an active one. Below 40rem the keys table
    becomes one card per key, each cell labelled from its data-label (the column headers stay for screen readers). */
@@ -114,19 +127,6 @@ table.keys .day, table.keys .time { white-space: nowrap; }
   table.keys td.actions { padding-top: .5rem; }
   table.keys td.actions:empty { display: none; }
 }
-/* Usage by outcome (charts.ts): Okabe-Ito colours, told apart with every kind of colour blindness and each at
-   least 3:1 against white; a white edge between stacked parts. The legend wraps on a phone. */
-.outcome-success { --outcome: #0072b2; }
-.outcome-client-error { --outcome: #d55e00; }
-.outcome-refused { --outcome: #cc79a7; }
-.outcome-server-error { --outcome: #1b1f24; }
-.swatch[class*="outcome-"] { background: var(--outcome); }
-svg rect[class*="outcome-"] { fill: var(--outcome); stroke: #fff; stroke-width: .5; }
-.legend { flex-wrap: wrap; gap: .25rem 1.25rem; }
-table.usage-numbers th, table.usage-numbers td { padding: .4rem .5rem; }
-table.usage-numbers td { font-variant-numeric: tabular-nums; }
-table.usage-numbers tbody th, table.usage-numbers tfoot th { white-space: nowrap; }
-@media (max-width: 40rem) { figure.chart svg text { font-size: 20px; } table.usage-numbers th, table.usage-numbers td { padding: .4rem .25rem; } }
 /* Account settings (settings.pages.ts): the session of this browser is tagged; below 40rem the sessions table
    becomes one card per session, as the keys table does. */
 .tag { display: inline-block; margin-left: .35rem; padding: 0 .5rem; border-radius: 999px; background: var(--ok-bg); color: var(--ok-ink); font-size: .8rem; font-weight: 600; }
