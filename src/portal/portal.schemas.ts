@@ -32,7 +32,7 @@ export const TokenQuery = pageQuery({ token: optionalText() })
 /** /portal/login: `next`, the page to return to after logging in. */
 export const LoginQuery = pageQuery({ next: optionalText() })
 /** An emailed link's token, in its path (any text: an unusable one gets the expired-link page, not a 400). */
-export const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) })
+export const TokenParams = Type.Object({ token: Type.String() })
 export const UsageQuery = pageQuery({ key: optionalText() })
 /** /portal/keys: `sent=1` after a verification link was sent again. */
 export const KeysQuery = pageQuery({ sent: optionalText() })
