@@ -25,7 +25,7 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
   const maxActive = portal.config.portalMaxKeys
   const flash = createSecretFlash({ secret: portal.flashSecret, publicUrl: portal.config.publicUrl, clock: portal.clock })
   // The API's origin in the snippets comes from configuration, never from the request's Host.
-  const apiOrigin = () => portal.config.publicUrl ?? ''
+  const apiOrigin = () => portal.config.publicUrl
 
   /** The signed-in account's key, or a 404 page (another account's key is answered like a missing one). */
   async function ownKey(accountId: string, keyId: string) {
