@@ -5,6 +5,9 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { emailKeyOf } from '../../src/portal/email-address.js'
+import type { Harness } from './harness.js'
+import { linkIn, mails } from './portal.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -34,4 +37,36 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (!dir) return
   mkdirSync(dir, { recursive: true })
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
+}
+
+/**
+ * Signs up in the page, opens the mailed verification link (its path, on this listener) and confirms it, then logs
+ * in if verifying did not leave the browser signed in. Returns the account id the sign-up made.
+ */
+export async function signUpInBrowser(
+  page: Page,
+  h: Pick<Harness, 'baseUrl' | 'app' | 'handle'>,
+  outbox: string,
+  email: string,
+  password: string,
+): Promise<string> {
+  const base = h.baseUrl
+  await page.goto(`${base}/portal/signup`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.getByRole('heading', { name: 'Check your email' }).waitFor()
+  const link = new URL(linkIn((await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'))
+  await page.goto(base + link.pathname + link.search)
+  await page.getByRole('button', { name: 'Verify email address' }).click()
+  await page.getByRole('heading', { name: 'Address verified' }).waitFor()
+  if (!(await page.getByRole('button', { name: 'Log out' }).isVisible())) {
+    await page.goto(`${base}/portal/login`)
+    await page.getByLabel('Email').fill(email)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Log out' }).waitFor()
+  }
+  const row = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', emailKeyOf(email)).executeTakeFirstOrThrow()
+  return row.account_id
 }

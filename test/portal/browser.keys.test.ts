@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
+import { launchChromium, screenshot, seriousViolations, signUpInBrowser } from '../helpers/browser.js'
 import { startHarness } from '../helpers/harness.js'
-import { GOOD_PASSWORD, linkIn, mails, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { GOOD_PASSWORD, newOutbox, removeOutbox } from '../helpers/portal.js'
 
 const EMAIL = 'keys-browser@example.com'
 const LONG_NAME = `deploy-${'x'.repeat(93)}`
@@ -41,23 +41,7 @@ test('keys in Chromium: created once, reloaded without a secret, rolled; cards o
   page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())))
 
   // Sign up, open the mailed link (its path, on this listener), log in.
-  await page.goto(`${base}/portal/signup`)
-  await page.getByLabel('Email').fill(EMAIL)
-  await page.getByLabel('Password').fill(GOOD_PASSWORD)
-  await page.getByRole('button', { name: 'Create account' }).click()
-  await page.getByRole('heading', { name: 'Check your email' }).waitFor()
-  const link = new URL(linkIn((await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'))
-  await page.goto(base + link.pathname + link.search)
-  await page.getByRole('button', { name: 'Verify email address' }).click()
-  await page.getByRole('heading', { name: 'Address verified' }).waitFor()
-  if (!(await page.getByRole('button', { name: 'Log out' }).isVisible())) {
-    await page.goto(`${base}/portal/login`)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password').fill(GOOD_PASSWORD)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByRole('button', { name: 'Log out' }).waitFor()
-  }
-  const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', EMAIL).executeTakeFirstOrThrow()
+  const accountId = await signUpInBrowser(page, h, outbox, EMAIL, GOOD_PASSWORD)
   const keyCount = async () => (await h.app.accounts.listApiKeys(accountId)).length
 
   // Create: the POST redirects to the key's page, which shows the secret, a curl call and the SDK.

@@ -7,9 +7,9 @@ import { test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { keyEnvironment } from '../../src/accounts/api-keys.js'
 import { refuseInserts } from '../helpers/backend.js'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
+import { launchChromium, screenshot, seriousViolations, signUpInBrowser } from '../helpers/browser.js'
 import { startHarness } from '../helpers/harness.js'
-import { GOOD_PASSWORD, linkIn, mails, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { GOOD_PASSWORD, newOutbox, removeOutbox } from '../helpers/portal.js'
 
 const EMAIL = 'outcomes@example.com'
 const LONG_KEY_NAME = `build-server-${'x'.repeat(87)}`
@@ -52,25 +52,9 @@ test('the usage page shows requests by outcome in Chromium, for the account and 
   const page = await (await browser.newContext({ viewport: VIEWPORTS[0] })).newPage()
 
   // Sign up, open the mailed link (its path, on this listener), log in.
-  await page.goto(`${base}/portal/signup`)
-  await page.getByLabel('Email').fill(EMAIL)
-  await page.getByLabel('Password').fill(GOOD_PASSWORD)
-  await page.getByRole('button', { name: 'Create account' }).click()
-  await page.getByRole('heading', { name: 'Check your email' }).waitFor()
-  const link = new URL(linkIn((await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'))
-  await page.goto(base + link.pathname + link.search)
-  await page.getByRole('button', { name: 'Verify email address' }).click()
-  await page.getByRole('heading', { name: 'Address verified' }).waitFor()
-  if (!(await page.getByRole('button', { name: 'Log out' }).isVisible())) {
-    await page.goto(`${base}/portal/login`)
-    await page.getByLabel('Email').fill(EMAIL)
-    await page.getByLabel('Password').fill(GOOD_PASSWORD)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByRole('button', { name: 'Log out' }).waitFor()
-  }
+  const accountId = await signUpInBrowser(page, h, outbox, EMAIL, GOOD_PASSWORD)
 
   // Traffic of every outcome: a small plan, one key with a 100-character name doing it all, a second key once.
-  const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', EMAIL).executeTakeFirstOrThrow()
   await h.app.accounts.setPlan({ id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
   const environment = keyEnvironment(h.config.environment)
   const busy = await h.app.accounts.createApiKey({ accountId, environment, name: LONG_KEY_NAME })
