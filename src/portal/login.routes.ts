@@ -43,7 +43,7 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
   })
 
   r.post('/logout', { schema: { hide, querystring: NoQuery, response: pageResponses({}) } }, async (request, reply) => {
-    await sessions.end(request, reply, request.visitor)
+    await sessions.end(reply, request.visitor)
     return redirect(reply, '/portal/login')
   })
 }

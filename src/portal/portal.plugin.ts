@@ -71,7 +71,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     sessions,
     csrf,
     context(request, reply) {
-      const binding = sessions.ensurePreSession(request, reply, request.visitor)
+      const binding = sessions.ensurePreSession(reply, request.visitor)
       return { email: request.visitor.user?.email, csrf: csrf.token(binding), path: request.url.split('?')[0] }
     },
     link: (path) => `${options.config.publicUrl}${path}`,

@@ -67,7 +67,7 @@ export async function resetRoutes(app: FastifyInstance, portal: Portal): Promise
     await repo.setPassword(userId, passwordHash)
     await repo.markVerified(userId)
     await repo.clearFailures(owner.email)
-    await sessions.end(request, reply, request.visitor)
+    await sessions.end(reply, request.visitor)
     const after = { ...ctx, email: undefined }
     return sendPage(reply, 200, page(after, 'Password changed', html`<p>Your password was changed and every session was logged out. <a href="/portal/login">Log in</a> with the new one.</p>`))
   })

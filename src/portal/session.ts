@@ -24,10 +24,8 @@ export interface Visitor {
 export function createSessions({ repo, clock, publicUrl }: { repo: PortalRepository; clock: Clock; publicUrl: string }) {
   // From configuration only: behind a TLS proxy the request itself arrives over http.
   const secure = publicUrl.startsWith('https:')
-  const cookieNames = secure ? { session: '__Host-portal_session', pre: '__Host-portal_pre' } : { session: 'portal_session', pre: 'portal_pre' }
-  const names = (_request?: FastifyRequest) => cookieNames
+  const names = secure ? { session: '__Host-portal_session', pre: '__Host-portal_pre' } : { session: 'portal_session', pre: 'portal_pre' }
   const options = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure }
-  const cookieOptions = (_request?: FastifyRequest) => options
 
   async function liveSession(id: string): Promise<PortalUser | undefined> {
     const session = await repo.findSession(id)
@@ -43,7 +41,7 @@ export function createSessions({ repo, clock, publicUrl }: { repo: PortalReposit
 
   return {
     async identify(request: FastifyRequest): Promise<Visitor> {
-      const { session, pre } = names(request)
+      const { session, pre } = names
       const sessionId = request.cookies[session]
       const user = sessionId ? await liveSession(sessionId) : undefined
       if (user) return { user, sessionId, binding: sessionId }
@@ -51,10 +49,10 @@ export function createSessions({ repo, clock, publicUrl }: { repo: PortalReposit
     },
 
     /** Gives an anonymous visitor a pre-session cookie (before rendering a form); returns its id. */
-    ensurePreSession(request: FastifyRequest, reply: FastifyReply, visitor: Visitor): string {
+    ensurePreSession(reply: FastifyReply, visitor: Visitor): string {
       if (visitor.binding) return visitor.binding
       visitor.binding = randomSecret()
-      reply.setCookie(names(request).pre, visitor.binding, cookieOptions(request))
+      reply.setCookie(names.pre, visitor.binding, options)
       return visitor.binding
     },
 
@@ -62,8 +60,8 @@ export function createSessions({ repo, clock, publicUrl }: { repo: PortalReposit
     async start(request: FastifyRequest, reply: FastifyReply, visitor: Visitor, user: PortalUser): Promise<void> {
       if (visitor.sessionId) await repo.deleteSession(visitor.sessionId)
       const id = await repo.createSession(user.id, SESSION_MAX_MS, { userAgent: request.headers['user-agent'] ?? null, address: request.ip })
-      const { session, pre } = names(request)
-      reply.setCookie(session, id, cookieOptions(request)).clearCookie(pre, cookieOptions(request))
+      const { session, pre } = names
+      reply.setCookie(session, id, options).clearCookie(pre, options)
       await repo.purgeSessions(SESSION_IDLE_MS)
     },
 
@@ -72,9 +70,9 @@ export function createSessions({ repo, clock, publicUrl }: { repo: PortalReposit
       await repo.deleteSessionsOf(userId, visitor.user?.id === userId ? visitor.sessionId : undefined)
     },
 
-    async end(request: FastifyRequest, reply: FastifyReply, visitor: Visitor): Promise<void> {
+    async end(reply: FastifyReply, visitor: Visitor): Promise<void> {
       if (visitor.sessionId) await repo.deleteSession(visitor.sessionId)
-      reply.clearCookie(names(request).session, cookieOptions(request))
+      reply.clearCookie(names.session, options)
     },
   }
 }

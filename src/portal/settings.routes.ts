@@ -134,7 +134,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
     }
     // The accounts service's deletion (an operator's too): keys refused on every instance, portal user gone.
     await accounts.deleteAccount(user.account_id)
-    await sessions.end(request, reply, request.visitor)
+    await sessions.end(reply, request.visitor)
     mailer.sendLater(accountDeletedMessage(user.email), mailFailed(request))
     const message = html`<p>Your account is deleted: its API keys no longer work, and its pets, orders and messages are removed within a day. You can <a href="/portal/signup">sign up</a> again with the same address at any time.</p>`
     return sendPage(reply, 200, page({ csrf: '' }, 'Account deleted', message))
