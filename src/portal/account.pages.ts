@@ -7,11 +7,14 @@ import { PASSWORD_MAX, PASSWORD_MIN } from './passwords.js'
 const emailField = (email = '', autofocus = true) =>
   html`<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${email}"${autofocus ? html` autofocus` : ''}></div>`
 
-function passwordField(label: 'Password' | 'New password', isNew: boolean): Html {
-  const hint = isNew ? html`<span class="hint" id="password-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything resembling your email address or the product's name.</span>` : ''
-  return html`<div><label for="password">${label}</label>${hint}<input id="password" name="password" type="password" required
-    autocomplete="${isNew ? 'new-password' : 'current-password'}"${isNew ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="password-hint"` : ''}></div>`
+/** A password field; a new password's field says the rules (every form that sets a password uses this one). */
+export function passwordInput(id: string, name: string, label: string, isNew = false): Html {
+  const hint = isNew ? html`<span class="hint" id="${id}-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything resembling your email address or the product's name.</span>` : ''
+  const rules = isNew ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="${id}-hint"` : ''
+  return html`<div><label for="${id}">${label}</label>${hint}<input id="${id}" name="${name}" type="password" required autocomplete="${isNew ? 'new-password' : 'current-password'}"${rules}></div>`
 }
+
+const passwordField = (label: 'Password' | 'New password', isNew: boolean): Html => passwordInput('password', 'password', label, isNew)
 
 export function signupForm(csrf: string, input: { email?: string; error?: string } = {}): Html {
   return html`${notice('error', input.error)}

@@ -4,7 +4,7 @@
 import { html, type Html } from './html.js'
 import { when } from './keys.pages.js'
 import { csrfField, notice } from './layout.js'
-import { PASSWORD_MAX, PASSWORD_MIN } from './passwords.js'
+import { passwordInput } from './account.pages.js'
 import type { SessionListing } from './settings.repository.js'
 import { browserSummary, readableAddress } from './user-agent.js'
 
@@ -31,12 +31,6 @@ const at = (ms: number) => when(new Date(ms).toISOString())
 
 function section(id: SettingsForm, title: string, content: Html): Html {
   return html`<section class="settings" aria-labelledby="${id}-heading"><h2 id="${id}-heading">${title}</h2>${content}</section>`
-}
-
-function passwordInput(id: string, name: string, label: string, isNew = false): Html {
-  const hint = isNew ? html`<span class="hint" id="${id}-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one.</span>` : ''
-  const rules = isNew ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="${id}-hint"` : ''
-  return html`<div><label for="${id}">${label}</label>${hint}<input id="${id}" name="${name}" type="password" required autocomplete="${isNew ? 'new-password' : 'current-password'}"${rules}></div>`
 }
 
 export function sessionsTable(sessions: SessionListing[]): Html {
