@@ -7,32 +7,20 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createAccountsRepository } from '../../src/accounts/accounts.repository.js'
 import { keyEnvironment } from '../../src/accounts/api-keys.js'
-import { buildApp } from '../../src/app.js'
 import { systemClock } from '../../src/clock.js'
-import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import { buildServices } from '../../src/services.js'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
-import { bearer, errorOf } from '../helpers/harness.js'
+import { errorOf } from '../helpers/harness.js'
 import { tcpProxy } from '../helpers/tcp-proxy.js'
+import { keyCachingServer } from '../helpers/servers.js'
 import { pollUntil } from '../helpers/within.js'
 
 type T = { after: (fn: () => Promise<void>) => void }
 
 /** A server (app and its own services) on `url`. */
 async function server(t: T, url: string) {
-  const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '60000' }, { databaseUrl: url })
-  const handle = openDatabase(url, { poolSize: 2 })
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine })
-  const app = await buildApp({ config, db: handle.db, services, logger: false })
-  t.after(async () => {
-    await app.close()
-    await services.stopListening()
-    await handle.close()
-  })
-  await pollUntil('listening for key changes', async () => (services.keyCache?.listening ? true : undefined), 10_000, 10)
-  const get = (key: string) => app.inject({ url: '/v1/pets', headers: bearer(key) })
+  const { app, services, config, get } = await keyCachingServer(t, url)
   const hits = async () => (await services.metrics.registry.getSingleMetric('petstore_key_cache_lookups_total')!.get()).values.find((v) => v.labels.result === 'hit')?.value ?? 0
   return { app, services, get, hits, config }
 }

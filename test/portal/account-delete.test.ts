@@ -9,14 +9,12 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createAccountPurge } from '../../src/accounts/account-purge.js'
 import { keyEnvironment } from '../../src/accounts/api-keys.js'
-import { buildApp } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import { buildServices } from '../../src/services.js'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
 import { bearer, errorOf, type Harness } from '../helpers/harness.js'
 import { placeOrder } from '../helpers/orders.js'
+import { keyCachingServer } from '../helpers/servers.js'
 import { createPet } from '../helpers/pets.js'
 import { client, GOOD_PASSWORD, mails, ORIGIN, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
 import { pollUntil } from '../helpers/within.js'
@@ -149,19 +147,7 @@ test('PostgreSQL: a deletion on one server is refused by the other, which cached
   t.after(() => setup.close())
   const outbox = await mkdtemp(join(tmpdir(), 'petstore-outbox-'))
   /** A server with the portal on, remembering key look-ups for a minute: only the announcement can explain a prompt refusal. */
-  async function server() {
-    const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '60000', MAIL_URL: `file:${outbox}`, PETSTORE_PUBLIC_URL: ORIGIN }, { databaseUrl: url })
-    const handle = openDatabase(url, { poolSize: 2 })
-    const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine })
-    const app = await buildApp({ config, db: handle.db, services, logger: false })
-    t.after(async () => {
-      await app.close()
-      await services.stopListening()
-      await handle.close()
-    })
-    await pollUntil('listening for key changes', async () => (services.keyCache?.listening ? true : undefined), 10_000, 10)
-    return { app, config, get: (key: string) => app.inject({ url: '/v1/pets', headers: bearer(key) }) }
-  }
+  const server = () => keyCachingServer(t, url, { MAIL_URL: `file:${outbox}`, PETSTORE_PUBLIC_URL: ORIGIN })
   const a = await server()
   const b = await server()
   t.after(() => rm(outbox, { recursive: true, force: true }))
