@@ -24,6 +24,19 @@ export const emailKey = emailKeyOf
 
 export function createPortalRepository({ db, clock, accounts, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; accounts: AccountsRepository; engine?: Engine }) {
   const now = () => clock.now()
+  /** The user a usable token belongs to (to check a new password against their address), without using it. */
+  async function tokenOwner(token: string, purpose: TokenPurpose): Promise<PortalUser | undefined> {
+    return db
+      .selectFrom('portal_tokens')
+      .innerJoin('portal_users', 'portal_users.id', 'portal_tokens.user_id')
+      .selectAll('portal_users')
+      .where('portal_tokens.token_hash', '=', secretHash(token))
+      .where('portal_tokens.purpose', '=', purpose)
+      .where('portal_tokens.used_at', 'is', null)
+      .where('portal_tokens.expires_at', '>', now())
+      .executeTakeFirst()
+  }
+
   return {
     findUserByEmail: (email: string): Promise<PortalUser | undefined> => db.selectFrom('portal_users').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst(),
     findUser: (id: string): Promise<PortalUser | undefined> => db.selectFrom('portal_users').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -108,30 +121,11 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
       return row?.user_id
     },
 
-    /** The user a usable token belongs to (to check a new password against their address), without using it. */
-    async tokenOwner(token: string, purpose: TokenPurpose): Promise<PortalUser | undefined> {
-      return db
-        .selectFrom('portal_tokens')
-        .innerJoin('portal_users', 'portal_users.id', 'portal_tokens.user_id')
-        .selectAll('portal_users')
-        .where('portal_tokens.token_hash', '=', secretHash(token))
-        .where('portal_tokens.purpose', '=', purpose)
-        .where('portal_tokens.used_at', 'is', null)
-        .where('portal_tokens.expires_at', '>', now())
-        .executeTakeFirst()
-    },
+    tokenOwner,
 
     /** Whether a token would be accepted now (to show its form), without using it. */
     async tokenUsable(token: string, purpose: TokenPurpose): Promise<boolean> {
-      const row = await db
-        .selectFrom('portal_tokens')
-        .select('user_id')
-        .where('token_hash', '=', secretHash(token))
-        .where('purpose', '=', purpose)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', now())
-        .executeTakeFirst()
-      return row !== undefined
+      return (await tokenOwner(token, purpose)) !== undefined
     },
 
     async createSession(userId: string, maxAgeMs: number, client: { userAgent: string | null; address: string | null }): Promise<string> {
