@@ -42,6 +42,12 @@ export async function startHarness(
     logger?: Record<string, unknown>
   } = {},
 ): Promise<Harness> {
+  // Registered before the backend's own clean-up (hooks run in the order they were added): the app is closed,
+  // and with it the work it runs after answering (the portal's mail jobs), before its PostgreSQL schema is dropped.
+  const closers: Array<() => Promise<void>> = []
+  t.after(async () => {
+    for (const close of closers) await close()
+  })
   const store = await testBackend(t)
   // A listening app gets its port first: the public URL defaults to the listener's own origin (its links, the
   // portal's origin check), as a server started with that PORT has.
@@ -62,11 +68,11 @@ export async function startHarness(
     if (address === null || typeof address === 'string') throw new Error('no TCP address')
     baseUrl = `http://127.0.0.1:${address.port}`
   }
-  t.after(async () => {
-    await app.close()
-    await store.rateLimitStore?.close()
-    await handle.close()
-  })
+  closers.push(
+    () => app.close(),
+    async () => store.rateLimitStore?.close(),
+    () => handle.close(),
+  )
   return {
     app,
     handle,
