@@ -19,7 +19,7 @@ if [ -n "$TEST_DATABASE_URL" ] && [ -n "$TEST_REDIS_URL" ]; then
   TEST_BACKEND=postgres node --import tsx --test --test-concurrency=1 $files $contract >"$pass2_log" 2>&1 &
   pass2_pid=$!
   # Stopped with the script (Ctrl-C, a CI timeout): no pass left running behind it.
-  trap 'kill "$pass2_pid" 2>/dev/null; rm -rf "$records"' EXIT
+  trap 'kill "$pass2_pid" 2>/dev/null || true; rm -rf "$records"' EXIT
 else
   echo "# pass 2 of 2 skipped: set TEST_DATABASE_URL and TEST_REDIS_URL to run the suite on PostgreSQL + Redis"
 fi
