@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { budgetTable, referencesLine, scaleTargetsTable, workersLine } from './budget.js'
+import { startupLine, type StartupResult } from './startup.js'
 
 export interface ScenarioResult {
   target: string
@@ -22,6 +23,7 @@ export interface ScenarioResult {
 
 interface Report {
   results: ScenarioResult[]
+  startup?: StartupResult
   skipped: string[]
   settings: { pets: number; deepRows: number; connections: number; seconds: number; warmup: number; rounds: number }
   quick: boolean
@@ -49,14 +51,15 @@ function deepRatio(results: ScenarioResult[], target: string, [what, firstName, 
   return `${target}, ${what}: deep page mean latency ${deep.meanMs.toFixed(2)} ms vs first page ${first.meanMs.toFixed(2)} ms → ${(deep.meanMs / first.meanMs).toFixed(2)}× (req/s ${(deep.rps / first.rps).toFixed(2)}× of the first page's)`
 }
 
-export function writeReport({ results, skipped, settings, quick, out }: Report): void {
+export function writeReport({ results, startup, skipped, settings, quick, out }: Report): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
   const deep = [...new Set(results.map((r) => r.target))].flatMap((t) => DEEP_PAIRS.map((pair) => deepRatio(results, t, pair))).filter(Boolean)
-  const text = `${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
+  const started = startup ? `Start-up (issue 25's target: npm start under 1.5 s): ${startupLine(startup)}\n\n` : ''
+  const text = `${started}${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
   process.stdout.write(`\n${scaleTargetsTable(results)}\n\n${workersLine(results)}\n`)
   process.stdout.write(`\n${text}`)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-  writeFileSync(out ?? new URL(`./results/${stamp}${quick ? '-quick' : ''}.json`, import.meta.url), JSON.stringify({ machine, settings, results, skipped }, null, 2))
+  writeFileSync(out ?? new URL(`./results/${stamp}${quick ? '-quick' : ''}.json`, import.meta.url), JSON.stringify({ machine, settings, startup, results, skipped }, null, 2))
   if (quick) return
   const optimisations = readFileSync(new URL('./optimisations.md', import.meta.url), 'utf8')
   const command = `npm run bench -- --pets ${settings.pets} --deep-rows ${settings.deepRows} --connections ${settings.connections} --seconds ${settings.seconds} --rounds ${settings.rounds}`

@@ -16,6 +16,7 @@ import { scenarios, type Scenario } from './scenarios.js'
 import { seed } from './seed.js'
 import { withPostgresDatabase } from './postgres.js'
 import { backingServices } from './backing-services.js'
+import { measureStartup, type StartupResult } from './startup.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -33,7 +34,7 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string' },
   },
 })
-const TARGETS = ['sqlite', 'references', 'sqlite-workers', 'postgres', 'postgres-workers'] as const
+const TARGETS = ['startup', 'sqlite', 'references', 'sqlite-workers', 'postgres', 'postgres-workers'] as const
 const chosen = args.targets === undefined ? [...TARGETS] : args.targets.split(',').map((t) => t.trim())
 for (const t of chosen) if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown target ${t}; the targets are ${TARGETS.join(', ')}`)
 const runs = (target: (typeof TARGETS)[number]) => chosen.includes(target)
@@ -151,9 +152,11 @@ async function main(): Promise<void> {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   const skipped: string[] = []
   const results: ScenarioResult[] = []
+  let startup: StartupResult | undefined
   const backing = await backingServices()
   skipped.push(...backing.missing)
   try {
+    if (runs('startup')) startup = await measureStartup({ rounds: quick ? 3 : 7, dir })
     const databaseUrl = join(dir, 'bench.db')
     process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`)
     const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: runs('sqlite') ? settings.deepRows : Math.min(settings.deepRows, 1_000) })
@@ -186,7 +189,7 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true })
     await backing.stop()
   }
-  writeReport({ results, skipped, settings, quick, out: args.out })
+  writeReport({ results, startup, skipped, settings, quick, out: args.out })
 }
 
 await main()

@@ -66,8 +66,9 @@ export async function seed({ databaseUrl, pets, deepRows }: { databaseUrl: strin
     await migrateToLatest(handle.db)
     const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
     const newKey = async (input: { plan: string; perMinute: number; perDay: number }, name: string) => {
-      const account = await accounts.createAccount({ name, ...input })
-      return { accountId: account.id, key: (await accounts.createApiKey({ accountId: account.id, environment: 'test' })).key }
+      const actor = { kind: 'system' } as const
+      const account = await accounts.createAccount({ name, ...input, actor })
+      return { accountId: account.id, key: (await accounts.createApiKey({ accountId: account.id, environment: 'test', actor })).key }
     }
     const main = await newKey(UNLIMITED, 'bench')
     const deep = await newKey(UNLIMITED, 'bench-deep')

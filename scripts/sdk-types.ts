@@ -9,10 +9,11 @@ import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { buildMessagesApp } from '../src/messages/messages.app.js'
+import { repoRoot } from '../test/helpers/root.js'
 
 export const GENERATED = {
-  petstore: new URL('../sdk/src/generated/petstore.ts', import.meta.url),
-  messages: new URL('../sdk/src/generated/messages.ts', import.meta.url),
+  petstore: new URL('sdk/src/generated/petstore.ts', repoRoot),
+  messages: new URL('sdk/src/generated/messages.ts', repoRoot),
 } as const
 
 export const REGENERATE_COMMAND = 'npm run sdk:types'

@@ -3,6 +3,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import type { AccountsRepository } from './accounts/accounts.repository.js'
+import type { AuditRepository } from './audit/audit.repository.js'
+import type { Verification } from './accounts/verification.js'
 import type { Clock } from './clock.js'
 import { authPlugin } from './http/auth.js'
 import { createBaseApp } from './http/base-app.js'
@@ -25,6 +27,7 @@ import { NewPetSchema, PET_EXAMPLES, PetSchema, PetsSchema, PetStatusSchema } fr
 import { ordersRoutes } from './store/orders.routes.js'
 import { NewOrderSchema, OrderSchema, OrdersSchema, OrderStatusSchema } from './store/orders.schemas.js'
 import { portalPlugin } from './portal/portal.plugin.js'
+import { consolePlugin } from './console/console.plugin.js'
 import { buildServices, type ServiceDependencies, type Services } from './services.js'
 
 export { BODY_LIMIT_BYTES } from './http/base-app.js'
@@ -41,6 +44,9 @@ declare module 'fastify' {
     config: Config
     clock: Clock
     accounts: AccountsRepository
+    audit: AuditRepository
+    /** Verification links of integrators' addresses (the portal's sign-up, the console's Resend verification). */
+    verification: Verification
     pets: PetsRepository
     orders: OrdersRepository
     messages: MessagesRepository
@@ -49,7 +55,13 @@ declare module 'fastify' {
     limiter: RateLimiter
     /** The developer portal's services; undefined when PORTAL is off. */
     portal: Services['portal']
+    /** The console's operators; undefined when the console is off. */
+    operators: Services['operators']
     usage: Usage
+    /** Requests for a higher plan; undefined when PORTAL is off. */
+    planRequests: Services['planRequests']
+    /** Outages of the database and mail server, logged once for the process (ops/outage-log.ts). */
+    outages: Services['outages']
   }
 }
 
@@ -57,7 +69,11 @@ declare module 'fastify' {
 export function decorateServices(app: FastifyInstance, services: Services): void {
   app.decorate('config', services.config)
   app.decorate('clock', services.clock)
+  app.decorate('outages', services.outages)
+  services.outages.logTo(app.log)
   app.decorate('accounts', services.accounts)
+  app.decorate('audit', services.audit)
+  app.decorate('verification', services.verification)
   app.decorate('pets', services.pets)
   app.decorate('orders', services.orders)
   app.decorate('messages', services.messages)
@@ -65,7 +81,9 @@ export function decorateServices(app: FastifyInstance, services: Services): void
   app.decorate('idempotency', services.idempotency)
   app.decorate('limiter', services.limiter)
   app.decorate('portal', services.portal)
+  app.decorate('operators', services.operators)
   app.decorate('usage', services.usage)
+  app.decorate('planRequests', services.planRequests)
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -109,7 +127,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(adminRoutes, { prefix: '/admin', token: services.adminToken })
   // The developer portal (HTML pages under /portal), on the same listener, outside /v1.
   if (services.portal) {
-    await app.register(portalPlugin, { prefix: '/portal', config, clock, accounts: services.accounts, usage: services.usage, ...services.portal })
+    await app.register(portalPlugin, { prefix: '/portal', config, clock, accounts: services.accounts, usage: services.usage, audit: services.audit, metrics: services.metrics.portal, ...services.portal })
+  }
+  // The operator console (HTML pages under /console), where the portal is on unless CONSOLE=off.
+  if (services.portal && services.operators && services.console) {
+    const { operators, audit, accounts, usage, limiter: rateLimiter } = services
+    await app.register(consolePlugin, { prefix: '/console', config, db: services.db, clock, accounts, usage, audit, operators, limiter: rateLimiter, mailer: services.portal.mailer, verification: services.verification, csrfSecret: services.console.csrfSecret })
   }
   await registerDocsRoutes(app, '/v1/openapi.json')
   registerIndexRoutes(app, { openapi: '/v1/openapi.json', docs: '/docs' })

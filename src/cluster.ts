@@ -1,6 +1,7 @@
 // `serve --workers N`: N processes on one machine behind one port (node:cluster). The primary migrates the
-// database once, forks the workers, prints one start-up banner for the instance once they all listen, answers
-// their /metrics scrapes for the whole instance, forwards SIGTERM/SIGINT to them and exits when they all have:
+// database once, forks the workers, prints one start-up banner for the instance once they all listen (on stderr,
+// or stdout on a terminal: ops/log-output.ts), answers their /metrics scrapes for the whole instance, forwards
+// SIGTERM/SIGINT to them and exits when they all have:
 // with 0 only if every worker stopped cleanly (exit 0), so a supervisor sees a failed shutdown of any of them.
 //
 // A worker that crashes is started again after a back-off that grows with the crashes of the last minute. A worker
@@ -12,6 +13,7 @@ import cluster, { type Worker } from 'node:cluster'
 import type { Config } from './config.js'
 import { claimEnvironment } from './db/settings.js'
 import { answerMetricsRequests } from './ops/metrics.js'
+import { bannerStream } from './ops/log-output.js'
 import { openAndMigrate, reasonOf, startServer, type Interface } from './server.js'
 
 const READY = 'petstore:ready'
@@ -73,9 +75,9 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
     // One banner per instance: the first worker's, once every worker listens.
     if (!announced && ready.size === config.workers) {
       announced = true
-      process.stdout.write(`${message.banner.replace(/\n/, `  ·  ${config.workers} workers\n`)}`)
+      bannerStream().write(`${message.banner.replace(/\n/, `  ·  ${config.workers} workers\n`)}`)
     } else if (message.banner.includes('Created a local account')) {
-      process.stdout.write(message.banner)
+      bannerStream().write(message.banner)
     }
   })
 

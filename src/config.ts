@@ -1,4 +1,6 @@
 import { isIP } from 'node:net'
+import { checkUrl } from './config-urls.js'
+import { parseDatabaseUrl } from './db/database-url.js'
 
 // One definition per setting: its environment variable, default, documentation and parser.
 // The README's configuration table is written from this list; `loadConfig` validates all of it at boot.
@@ -8,11 +10,19 @@ export type Environment = (typeof ENVIRONMENTS)[number]
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
+/** scrypt's cost (log2 of N) for new password hashes in production, and the default (web/passwords.ts). */
+export const PASSWORD_HASH_COST = 15
+
 interface Setting<T> {
   env: string
   doc: string
   default: string | undefined
   parse: (raw: string) => T
+  /**
+   * The value may hold a credential: a `secret` (a token) or a `url` (its password). An error then names the
+   * variable and the problem and never echoes the value (a `url`'s problem may quote its scheme, host or port).
+   */
+  sensitive?: 'secret' | 'url'
 }
 
 function setting<T>(s: Setting<T>): Setting<T> {
@@ -41,13 +51,7 @@ function instant(raw: string): Date {
 }
 
 function httpUrl(raw: string): string {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new Error('must be an absolute http(s) URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an absolute http(s) URL')
+  checkUrl(raw, { schemes: ['http:', 'https:'], expected: 'an absolute http(s) URL' })
   return raw.replace(/\/+$/, '')
 }
 
@@ -63,7 +67,9 @@ function nonNegativeInt(raw: string): number {
 
 function origin(raw: string): string {
   const url = new URL(httpUrl(raw))
-  if (url.pathname !== '/' || url.search || url.hash) throw new Error('must be an origin such as https://api.example.com (no path)')
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new Error('must be an origin such as https://api.example.com (no user:password@, no path)')
+  }
   return url.origin
 }
 
@@ -83,17 +89,24 @@ function webhookSecret(raw: string): string {
 }
 
 function redisUrl(raw: string): string {
-  if (!/^rediss?:\/\//.test(raw)) throw new Error('must be a redis:// or rediss:// URL')
+  checkUrl(raw, { schemes: ['redis:', 'rediss:'], expected: 'redis://[[user]:password@]host[:port][/db] or rediss://…' })
   return raw
 }
 
 function mailUrl(raw: string): string {
   if (/^file:.+/.test(raw)) return raw
-  let url: URL | undefined
-  try {
-    url = new URL(raw)
-  } catch {}
-  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) throw new Error('must be smtp://[user:pass@]host[:port], smtps://… or file:DIR')
+  checkUrl(raw, { schemes: ['smtp:', 'smtps:'], expected: 'smtp://[user:password@]host[:port], smtps://… or file:DIR' })
+  return raw
+}
+
+function databaseUrl(raw: string): string {
+  parseDatabaseUrl(raw)
+  return raw
+}
+
+/** A bearer token: it travels in an `Authorization` header, which carries visible ASCII without spaces. */
+function token(raw: string): string {
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error('must be visible ASCII characters without spaces (it is sent as a Bearer token)')
   return raw
 }
 
@@ -149,8 +162,9 @@ export const settings = {
   databaseUrl: setting({
     env: 'DATABASE_URL',
     default: './data/petstore.db',
-    doc: 'Database location. A plain path or `sqlite:` URL selects SQLite (the folder is created); `:memory:` is a throw-away database.',
-    parse: nonEmpty,
+    doc: 'Database location. A plain path, or a `file:` or `sqlite:` URL (`file:/var/lib/petstore/petstore.db`, `file:./data/p.db`) selects SQLite (the folder is created); `:memory:` is a throw-away database; `postgres://user:password@host:5432/db` selects PostgreSQL.',
+    parse: databaseUrl,
+    sensitive: 'url',
   }),
   databasePoolSize: setting({ env: 'DATABASE_POOL_SIZE', default: '10', doc: 'PostgreSQL: connections in the pool (per process).', parse: positiveInt }),
   databasePipelinedConnections: setting({
@@ -182,11 +196,12 @@ export const settings = {
     default: undefined,
     doc: '`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this process\'s memory.',
     parse: redisUrl,
+    sensitive: 'url',
   }),
   redisTimeoutMs: setting({
     env: 'REDIS_TIMEOUT_MS',
     default: '50',
-    doc: 'How long a rate-limit command may wait for Redis; past it that request, and every one after it until Redis answers a background probe, is limited per process.',
+    doc: 'How long Redis may stay silent on a rate-limit command, counted only while this process is free to read the answer (a busy process is not a silent Redis; 20 × this, at least 1 s, at most); past it that request, and every one after it until Redis answers a background probe, is limited per process.',
     parse: positiveInt,
   }),
   redisPrefix: setting({ env: 'REDIS_PREFIX', default: 'petstore:', doc: 'Prefix of every Redis key.', parse: nonEmpty }),
@@ -212,7 +227,8 @@ export const settings = {
     env: 'METRICS_TOKEN',
     default: undefined,
     doc: 'If set, `GET /metrics` needs `Authorization: Bearer <token>`; if unset it answers only clients on loopback.',
-    parse: nonEmpty,
+    parse: token,
+    sensitive: 'secret',
   }),
   environment: setting({
     env: 'PETSTORE_ENV',
@@ -237,18 +253,21 @@ export const settings = {
     default: 'https://api.petstore.example/v1',
     doc: 'Production base URL, listed in the OpenAPI `servers`.',
     parse: httpUrl,
+    sensitive: 'url',
   }),
   stagingUrl: setting({
     env: 'PETSTORE_STAGING_URL',
     default: 'https://staging.api.petstore.example/v1',
     doc: 'Staging base URL, listed in the OpenAPI `servers`.',
     parse: httpUrl,
+    sensitive: 'url',
   }),
   publicUrl: setting({
     env: 'PETSTORE_PUBLIC_URL',
     default: undefined,
     doc: 'Origin (`https://host[:port]`) people and clients use to reach the service, e.g. behind a proxy: every absolute link (API `Link` headers, links in the portal\'s mail), the portal\'s origin check and its `Secure` cookies come from it, never from the request\'s `Host` or `X-Forwarded-*`. Required in production when the portal is on. Unset elsewhere: the listener\'s own `http://HOST:PORT` (`localhost` for a wildcard HOST).',
     parse: origin,
+    sensitive: 'url',
   }),
   unauthenticatedPerMinute: setting({
     env: 'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE',
@@ -269,12 +288,13 @@ export const settings = {
     doc: 'Where queued messages are delivered: `log` (one line in the service log) or `webhook` (signed HTTP POST).',
     parse: oneOf(['log', 'webhook'] as const),
   }),
-  webhookUrl: setting({ env: 'MESSAGES_WEBHOOK_URL', default: undefined, doc: 'Receiver of the `webhook` sink (required with it).', parse: httpUrl }),
+  webhookUrl: setting({ env: 'MESSAGES_WEBHOOK_URL', default: undefined, doc: 'Receiver of the `webhook` sink (required with it).', parse: httpUrl, sensitive: 'url' }),
   webhookSecret: setting({
     env: 'MESSAGES_WEBHOOK_SECRET',
     default: undefined,
     doc: 'Standard Webhooks signing secret, `whsec_` + base64 (at least 24 bytes; required with the `webhook` sink).',
     parse: webhookSecret,
+    sensitive: 'secret',
   }),
   webhookMaxAttempts: setting({ env: 'MESSAGES_WEBHOOK_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts before a message is `failed` (the first one and a retry per step of the schedule).', parse: positiveInt }),
   webhookRetrySchedule: setting({
@@ -290,6 +310,7 @@ export const settings = {
     default: undefined,
     doc: 'Comma-separated origins (`https://app.example.com`) whose pages may call the API from a browser (CORS). Unset: none.',
     parse: origins,
+    sensitive: 'url',
   }),
   requestTimeoutMs: setting({
     env: 'REQUEST_TIMEOUT_MS',
@@ -303,11 +324,18 @@ export const settings = {
     doc: '`on` or `off`: the developer portal under `/portal`. Unset: `on` outside production; in production `on` only when `MAIL_URL` is an SMTP URL.',
     parse: oneOf(['on', 'off'] as const),
   }),
+  console: setting({
+    env: 'CONSOLE',
+    default: undefined,
+    doc: '`off` turns the operator console under `/console` off alone. Unset or `on`: on wherever the portal is on (`PORTAL`); `on` with the portal off is refused.',
+    parse: oneOf(['on', 'off'] as const),
+  }),
   mailUrl: setting({
     env: 'MAIL_URL',
     default: undefined,
     doc: 'How the portal\'s mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file per message). Unset: `file:./data/outbox` outside production.',
     parse: mailUrl,
+    sensitive: 'url',
   }),
   portalMaxKeys: setting({
     env: 'PORTAL_MAX_KEYS',
@@ -315,16 +343,44 @@ export const settings = {
     doc: 'Active (not revoked, not expired) keys an account may have; the portal and `keys create` refuse more (the CLI unless `--force`).',
     parse: positiveInt,
   }),
+  passwordHashCost: setting({
+    env: 'PASSWORD_HASH_COST',
+    default: String(PASSWORD_HASH_COST),
+    doc: 'scrypt cost of new portal and console password hashes, as log2 of N (15: N = 32768, 32 MiB and about 0.1 s of a core), 4 to 17. Lower than 15 is refused in production (it is for tests). Each hash keeps its own parameters, so a change never invalidates a password.',
+    parse: (raw: string) => {
+      const cost = positiveInt(raw)
+      if (cost < 4 || cost > 17) throw new Error('must be from 4 to 17 (log2 of scrypt\'s N)')
+      return cost
+    },
+  }),
+  auditRetentionDays: setting({
+    env: 'AUDIT_RETENTION_DAYS',
+    default: '365',
+    doc: 'Days an audit log entry is kept; the running service deletes older ones (at start and every hour). Nothing else deletes or changes an entry.',
+    parse: positiveInt,
+  }),
   mailFrom: setting({ env: 'MAIL_FROM', default: 'Petstore <no-reply@petstore.example>', doc: 'Sender (`From`) of the portal\'s mail.', parse: nonEmpty }),
   logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
+  logFormat: setting({
+    env: 'LOG_FORMAT',
+    default: 'json',
+    doc: '`json`: one JSON object a line on stdout (pino). `pretty`: coloured, readable lines (pino-pretty), refused in production.',
+    parse: oneOf(['json', 'pretty'] as const),
+  }),
+  messagesLogText: setting({
+    env: 'MESSAGES_LOG_TEXT',
+    default: 'off',
+    doc: '`on`: the `log` sink writes each message\'s text. `off`: only its id and length (customer content stays out of the log).',
+    parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
+  }),
 }
 
 type Settings = typeof settings
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
 /** Settings without a default may be absent. */
 type Optional = 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken' | 'corsOrigins' | 'mailUrl'
-/** `portal` is resolved from PORTAL, the environment and MAIL_URL (see loadConfig). */
-export type Config = Omit<Parsed, Optional | 'portal'> & { [K in Optional]: Parsed[K] | undefined } & { portal: boolean }
+/** `portal` is resolved from PORTAL, the environment and MAIL_URL; `console` from it and CONSOLE (see loadConfig). */
+export type Config = Omit<Parsed, Optional | 'portal' | 'console'> & { [K in Optional]: Parsed[K] | undefined } & { portal: boolean; console: boolean }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -346,10 +402,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     try {
       config[key] = s.parse(raw)
     } catch (error) {
-      problems.push(`${s.env}=${JSON.stringify(raw)}: ${(error as Error).message}`)
+      const problem = (error as Error).message
+      problems.push(s.sensitive ? `${s.env}: ${problem}` : `${s.env}=${JSON.stringify(raw)}: ${problem}`)
     }
   }
-  const resolved = config as Omit<Config, 'portal'> & { portal: 'on' | 'off' | undefined }
+  const resolved = config as Omit<Config, 'portal' | 'console'> & { portal: 'on' | 'off' | undefined; console: 'on' | 'off' | undefined }
   if (resolved.mailUrl === undefined && resolved.environment !== 'production') resolved.mailUrl = 'file:./data/outbox'
   if (problems.length === 0 && resolved.portal === 'on' && resolved.environment === 'production' && !sendsRealMail(resolved.mailUrl)) {
     problems.push('PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and reset links)')
@@ -359,7 +416,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // The portal mails links; in production they must never be built from anything a request carries.
     problems.push(`the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`)
   }
-  const result: Config = { ...resolved, portal, ...overrides }
+  if (problems.length === 0 && resolved.console === 'on' && !portal) {
+    problems.push('CONSOLE=on needs the portal on (PORTAL): the console shares its mail settings and public URL rules')
+  }
+  // The console runs where the portal runs (same listener, mail and public URL rules); CONSOLE=off turns it off alone.
+  const consoleOn = portal && resolved.console !== 'off'
+  const result: Config = { ...resolved, portal, console: consoleOn, ...overrides }
   if (problems.length === 0) result.publicUrl ??= listenerOrigin(result.host, result.port)
   // A sunset alone may be any instant, past ones included: the deprecation date then defaults to the earlier of
   // its default and the sunset. Only a deprecation date that was set, and is after the sunset, is a mistake.
@@ -375,6 +437,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (problems.length === 0 && result.workers > 1 && !result.redisUrl) {
     problems.push('PETSTORE_WORKERS > 1 needs REDIS_URL: with in-memory counters each worker would allow the whole quota')
+  }
+  if (problems.length === 0 && result.logFormat === 'pretty' && result.environment === 'production') {
+    problems.push('LOG_FORMAT=pretty is for development: production logs are JSON lines (LOG_FORMAT=json)')
+  }
+  if (problems.length === 0 && result.passwordHashCost < PASSWORD_HASH_COST && result.environment === 'production') {
+    problems.push(`PASSWORD_HASH_COST=${result.passwordHashCost} is for tests: production hashes passwords at ${PASSWORD_HASH_COST} (N = 2^${PASSWORD_HASH_COST}) or more`)
   }
   if (problems.length === 0 && result.port === result.messagesPort) problems.push('PORT and MESSAGES_PORT must differ')
   if (problems.length > 0) throw new ConfigError(problems)

@@ -3,6 +3,7 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { createAccountPurge } from './accounts/account-purge.js'
+import { createAuditRetention } from './audit/audit-retention.js'
 import { bootstrapLocalAccount } from './accounts/bootstrap.js'
 import { buildApp } from './app.js'
 import { loggerOptions } from './http/base-app.js'
@@ -16,9 +17,18 @@ import { createMessageWorker } from './messages/worker.js'
 import { createRateLimitStore } from './limits/store-from-config.js'
 import { buildServices } from './services.js'
 import { pino } from 'pino'
+import { isDatabaseUnavailable } from './db/unavailable.js'
+import { bannerStream, createLogDestination } from './ops/log-output.js'
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 10_000
+export const SHUTDOWN_GRACE_MS = 10_000
+const STOP_SIGNALS: Array<'SIGTERM' | 'SIGINT'> = ['SIGTERM', 'SIGINT']
+/**
+ * A stop signal repeated this soon after the first is the same stop arriving twice: sent to the process group (a
+ * container runtime, Ctrl-C) it reaches node and `npm start`, which forwards it to node again. It must not cut the
+ * drain short; a later repeat (Ctrl-C pressed again) exits at once.
+ */
+const REPEATED_SIGNAL_MS = 1_000
 /** Messages one delivery step claims at once. */
 const DELIVERY_BATCH = 20
 /** How often expired Idempotency-Key records and old usage rows are deleted. */
@@ -61,7 +71,12 @@ export async function openAndMigrate(config: Config, options: { poolSize?: numbe
     sqliteCacheMb: config.sqliteCacheMb,
   })
   try {
-    if (!options.skipMigrations) await migrateToLatest(handle.db)
+    if (!options.skipMigrations) {
+      // Each migration applied is one log line (its name and durationMs), in the process's log format.
+      const migrationLog = createLogDestination(config, 1, { sync: true })
+      await migrateToLatest(handle.db, pino({ level: config.logLevel }, migrationLog))
+      migrationLog.flushSync()
+    }
   } catch (error) {
     await handle.close().catch(() => {})
     throw new StartError(`cannot use the database at ${handle.location}: ${reasonOf(error)}`)
@@ -70,18 +85,17 @@ export async function openAndMigrate(config: Config, options: { poolSize?: numbe
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<void> {
-  const out = options.out ?? process.stdout
+  const out = options.out ?? bannerStream()
   const serves = (i: Interface) => options.only === undefined || options.only === i
   const handle = await openAndMigrate(config, { skipMigrations: options.skipMigrations })
   await claimEnvironment(handle.db, config.environment, handle.location)
-  const bootLog = pino({ level: config.logLevel })
+  // One destination for every logger of the process (JSON lines on stdout, or pino-pretty: LOG_FORMAT).
+  const logDestination = createLogDestination(config)
+  const bootLog = pino({ level: config.logLevel }, logDestination)
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
   const services = await buildServices({ config, db: handle.db, pool: handle.pool, reads: handle.reads, engine: handle.engine, rateLimitStore, log: bootLog })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
-  // Log lines are written asynchronously: while one write is under way the next lines are buffered and go out
-  // together, instead of one blocking write(2) per request. What is buffered is flushed on exit.
-  const logDestination = pino.destination({ dest: 1, sync: false })
   const logger = loggerOptions(config, logDestination)
   const apps: FastifyInstance[] = []
   if (serves('pets')) apps.push(await buildApp({ config, db: handle.db, services, logger }))
@@ -91,10 +105,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const worker = serves('messages')
     ? createMessageWorker({
         messages: services.messages,
-        sink:
+        sink: services.metrics.countingFailures(
+          config.messagesSink,
           config.messagesSink === 'webhook'
             ? createWebhookSink({ url: config.webhookUrl!, secret: config.webhookSecret!, timeoutMs: config.webhookTimeoutMs })
-            : createLogSink(log),
+            : createLogSink(log, { text: config.messagesLogText }),
+        ),
         clock: services.clock,
         log,
         maxAttempts: config.webhookMaxAttempts,
@@ -104,28 +120,35 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         // A claim must outlast the slowest delivery of its whole batch, or another instance could take over
         // messages still waiting their turn here (and deliver them twice).
         leaseMs: DELIVERY_BATCH * (config.webhookTimeoutMs + 1_000),
+        databaseOutage: services.outages.database,
       })
     : undefined
+  // A database outage is one warning and a count every 30 s (ops/outage-log.ts), not a stack every 5 s.
+  const loopFailed = (what: string) => (err: unknown) => (isDatabaseUnavailable(err) ? services.outages.database.failed(err) : log.error({ err }, what))
   const purge = setInterval(() => {
-    services.idempotency.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging idempotency keys failed'))
-    services.usage.purge(services.clock.now()).catch((err: unknown) => log.error({ err }, 'purging old usage rows failed'))
+    services.idempotency.purgeExpired().catch(loopFailed('purging idempotency keys failed'))
+    services.usage.purge(services.clock.now()).catch(loopFailed('purging old usage rows failed'))
   }, PURGE_EVERY_MS).unref()
   // Deleted accounts' pets, orders and messages: removed at start and every hour (account-purge.ts).
   const accountPurge = createAccountPurge({ db: handle.db, clock: services.clock, engine: handle.engine, log })
   accountPurge.start()
+  // Audit log entries past AUDIT_RETENTION_DAYS: deleted at start and every hour (audit-retention.ts).
+  const auditRetention = createAuditRetention({ audit: services.audit, clock: services.clock, days: config.auditRetentionDays, log })
+  auditRetention.start()
   const usageFlush = setInterval(() => {
-    services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts failed; they are kept for the next try'))
+    services.usage.flush().catch(loopFailed('writing usage counts failed; they are kept for the next try'))
   }, USAGE_FLUSH_EVERY_MS).unref()
 
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+  const grace = closeWithGrace({ delay: SHUTDOWN_GRACE_MS, skip: STOP_SIGNALS }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'shutting down after an uncaught error')
-    else log.info({ signal }, 'shutting down')
+    else if (signal) log.info({ signal }, 'shutting down')
     clearInterval(purge)
     clearInterval(usageFlush)
     // Stop accepting and finish in-flight requests, then the worker's current step, then the stores.
     await Promise.all(apps.map((app) => app.close()))
     await worker?.stop()
     await accountPurge.stop()
+    await auditRetention.stop()
     // After the last request: every counted request reaches the database.
     await services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts at shutdown failed'))
     await services.rateLimitStore.close()
@@ -133,6 +156,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await handle.close()
     logDestination.flushSync()
   })
+  let stopAt: number | undefined
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopAt === undefined) {
+      stopAt = Date.now()
+      log.info({ signal }, 'shutting down')
+      void grace.close()
+    } else if (Date.now() - stopAt > REPEATED_SIGNAL_MS) {
+      log.warn({ signal }, 'stop signal repeated: exiting without finishing')
+      logDestination.flushSync()
+      process.exit(1)
+    }
+  }
+  for (const signal of STOP_SIGNALS) process.on(signal, stop)
 
   const lines: string[] = []
   if (serves('pets')) {

@@ -3,8 +3,10 @@
 import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import { createAccountsRepository } from './accounts/accounts.repository.js'
+import { createAuditRepository } from './audit/audit.repository.js'
 import { listenForKeyChanges } from './accounts/key-changes.js'
 import { createKeyCache } from './accounts/key-cache.js'
+import { createVerification } from './accounts/verification.js'
 import { systemClock, type Clock } from './clock.js'
 import type { Config } from './config.js'
 import { kyselyEngine, type Engine } from './db/engine.js'
@@ -18,10 +20,14 @@ import { createMemoryStore } from './limits/memory.store.js'
 import type { RateLimitStore } from './limits/rate-limit.store.js'
 import { createRateLimiter } from './limits/rate-limiter.js'
 import { createMessagesRepository } from './messages/messages.repository.js'
+import { redisState } from './ops/dependency-checks.js'
 import { createMetrics } from './ops/metrics.js'
+import { createDependencyOutages, type DependencyOutages } from './ops/outage-log.js'
 import { createPetsRepository } from './pets/pets.repository.js'
+import { createPlanRequests } from './plan-requests/plan-requests.service.js'
 import { createOrdersRepository } from './store/orders.repository.js'
-import { createMailer } from './portal/mail.js'
+import { createOperatorsRepository } from './operators/operators.repository.js'
+import { createMailer } from './web/mail.js'
 import type { PipelinedReads } from './db/pipelined-reads.js'
 import { createPortalRepository } from './portal/portal.repository.js'
 import { createSettingsRepository } from './portal/settings.repository.js'
@@ -44,7 +50,7 @@ export interface ServiceDependencies {
 }
 
 export async function buildServices({ config, db, pool, reads, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
-  const metrics = createMetrics({ pool, reads })
+  const metrics = createMetrics({ pool, reads, db, clock, redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined })
   const sendBatcher = createSendBatcher()
   engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
   // PostgreSQL: key look-ups are a round trip each, so servers remember them (see key-cache.ts). SQLite's
@@ -52,14 +58,23 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
   const keyCache = pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
   const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
   const accounts = createAccountsRepository({ db, clock, engine, keyCache })
+  // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
+  const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
+  const outages = createDependencyOutages({ log, clock })
+  const portal = config.portal ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages }) : undefined
   return {
     metrics,
+    /** Outages of the database and the mail server, logged once per outage for the whole process (ops/outage-log.ts). */
+    outages,
     config,
     db,
     clock,
     rateLimitStore,
     sendBatcher,
     accounts,
+    verification,
+    /** The audit log: its reader, `record` for events that change no row, and the retention job's purge. */
+    audit: createAuditRepository({ db, clock }),
     keyCache,
     /** Stops listening for key changes (the owner of the services calls it when it closes). */
     stopListening: async () => keyChanges?.close(),
@@ -67,26 +82,35 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
     pets: createPetsRepository({ db, clock, engine }),
     orders: createOrdersRepository({ db, clock, engine }),
     messages: createMessagesRepository({ db, clock, engine }),
-    idempotency: createIdempotencyRepository({ db, clock, engine }),
+    idempotency: createIdempotencyRepository({ db, clock, engine, requestTimeoutMs: config.requestTimeoutMs }),
     limiter: createRateLimiter({
       store: rateLimitStore,
       clock,
       limits: config,
-      events: { refused: (reason, subject) => metrics.refusals.inc({ reason, subject }), banned: () => metrics.bans.inc() },
+      events: { refused: (reason, subject, by) => (metrics.refusals.inc({ reason, subject }), metrics.refused(by.limit, by.plan)), banned: () => metrics.bans.inc() },
     }),
     cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
     adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
-    portal: config.portal ? await portalServices({ config, db, clock, accounts }) : undefined,
+    portal,
+    /** Requests for a higher plan (the portal asks, the console decides); only where the portal is on. */
+    planRequests: portal?.planRequests,
+    /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */
+    operators: config.console ? createOperatorsRepository({ db, clock, engine }) : undefined,
+    /** The console's own secrets (its CSRF tokens differ from the portal's). */
+    console: config.console ? { csrfSecret: await loadOrCreateSecret(db, 'console_csrf_secret') } : undefined,
   }
 }
 
 /** The developer portal's own services (only when PORTAL is on: with it off nothing of it is built). */
-async function portalServices({ config, db, clock, accounts }: { config: Config; db: Kysely<Database>; clock: Clock; accounts: ReturnType<typeof createAccountsRepository> }) {
+async function portalServices({ config, db, clock, engine, accounts, verification, log, outages }: { config: Config; db: Kysely<Database>; clock: Clock; engine: Engine; accounts: ReturnType<typeof createAccountsRepository>; verification: ReturnType<typeof createVerification>; log?: ServiceDependencies['log']; outages: DependencyOutages }) {
+  // loadConfig gives MAIL_URL a default wherever the portal can be on.
+  const mailer = createMailer({ url: config.mailUrl!, from: config.mailFrom, outage: outages.mail })
   return {
+    verification,
     repo: createPortalRepository({ db, clock, accounts }),
     settings: createSettingsRepository({ db, clock }),
-    // loadConfig gives MAIL_URL a default wherever the portal can be on.
-    mailer: createMailer({ url: config.mailUrl!, from: config.mailFrom }),
+    mailer,
+    planRequests: createPlanRequests({ db, clock, engine, accounts, mailer, publicUrl: config.publicUrl, log }),
     csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),
     flashSecret: await loadOrCreateSecret(db, 'portal_flash_secret'),
   }

@@ -1,7 +1,9 @@
 // loadConfig: the documented defaults, and a ConfigError naming the variable for every bad value.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, loadConfig, settings } from '../src/config.js'
+
+const settingOf = (variable: string) => Object.values(settings).find((s) => s.env === variable)!
 
 test('with no environment the documented defaults apply', () => {
   const config = loadConfig({})
@@ -64,7 +66,8 @@ for (const [variable, value] of bad) {
       (error: unknown) => {
         assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`)
         assert.equal(error.problems.length, 1, error.message)
-        assert.ok(error.problems[0]!.startsWith(`${variable}=`), error.message)
+        // The value is echoed, except for a setting that may hold a credential (config-errors.test.ts).
+        assert.ok(error.problems[0]!.startsWith(settingOf(variable).sensitive ? `${variable}: ` : `${variable}=`), error.message)
         assert.ok(error.message.includes(variable))
         return true
       },
@@ -96,3 +99,80 @@ test('PETSTORE_GETPET_SUNSET alone may be any instant, past ones included; the d
   const both = loadConfig({ PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z', PETSTORE_GETPET_DEPRECATED_AT: '2019-06-01T00:00:00Z' })
   assert.equal(both.getPetDeprecatedAt.toISOString(), '2019-06-01T00:00:00.000Z')
 })
+
+// A setting that may hold a credential: the error names the variable and what is wrong, never the value.
+const PASSWORD = 'Pa55word-X'
+const urlProblems: Array<[variable: string, value: string, problem: string]> = [
+  ['DATABASE_URL', `postgres://app:${PASSWORD}@db:54x2/petstore`, 'DATABASE_URL: port "54x2" is not a number'],
+  ['DATABASE_URL', `postgres://db:54x2/petstore`, 'DATABASE_URL: port "54x2" is not a number'],
+  ['DATABASE_URL', `postgres://app:${PASSWORD}@/petstore`, 'DATABASE_URL: host is missing'],
+  ['DATABASE_URL', `postgres://app:${PASSWORD}@:5432/petstore`, 'DATABASE_URL: host is missing'],
+  ['DATABASE_URL', 'postgres:///petstore', 'DATABASE_URL: host is missing'],
+  ['DATABASE_URL', `postgres://app:${PASSWORD}@db:70000/petstore`, 'DATABASE_URL: port 70000 is not between 1 and 65535'],
+  ['DATABASE_URL', `postgres://app:${PASSWORD}@db host/petstore`, 'DATABASE_URL: host "db host" is not a valid host name'],
+  // A forgotten `@host`: what Node would read as the port is the password, and is not quoted.
+  ['DATABASE_URL', `postgres://app:${PASSWORD}/petstore`, 'DATABASE_URL: port is not a number (or the host is missing after user:password@)'],
+  // Unencoded / and # in the password.
+  ['DATABASE_URL', `postgres://app:Pa55/word@db/petstore`, 'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)'],
+  ['DATABASE_URL', `postgres://app:1234/${PASSWORD}@db/petstore`, 'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)'],
+  ['DATABASE_URL', `postgres://app:Pa55#word@db/petstore`, 'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)'],
+  ['DATABASE_URL', `postgres:app:${PASSWORD}@db/petstore`, 'DATABASE_URL: must start with postgres:// (expected postgres://[user:password@]host[:port]/database)'],
+  ['DATABASE_URL', `mysql://app:${PASSWORD}@db/petstore`, 'DATABASE_URL: scheme "mysql:" is not supported: use a file path, a file: or sqlite: URL, or postgres://[user:password@]host[:port]/database'],
+  ['DATABASE_URL', 'file://files.example.com/petstore.db', 'DATABASE_URL: the host of a file: URL must be empty or localhost, not "files.example.com" (file:///absolute/path or file:relative/path)'],
+  ['DATABASE_URL', 'file:./data/p.db?mode=ro', 'DATABASE_URL: a file: URL takes no ?query or #fragment (SQLite URI parameters are not read)'],
+  ['REDIS_URL', `redis://:${PASSWORD}@cache:63x9`, 'REDIS_URL: port "63x9" is not a number'],
+  ['REDIS_URL', `redis://:${PASSWORD}@`, 'REDIS_URL: host is missing'],
+  ['REDIS_URL', `http://:${PASSWORD}@cache`, 'REDIS_URL: scheme "http:" is not supported: expected redis://[[user]:password@]host[:port][/db] or rediss://…'],
+  ['MAIL_URL', `smtp://mailer:${PASSWORD}@:587`, 'MAIL_URL: host is missing'],
+  ['MAIL_URL', `smtps://mailer:${PASSWORD}@mail:4x5`, 'MAIL_URL: port "4x5" is not a number'],
+  ['MESSAGES_WEBHOOK_URL', `https://hook:${PASSWORD}@hooks.example.com:44x3/in`, 'MESSAGES_WEBHOOK_URL: port "44x3" is not a number'],
+  ['MESSAGES_WEBHOOK_SECRET', `whsec_${PASSWORD}`, 'MESSAGES_WEBHOOK_SECRET: must be whsec_ followed by at least 24 base64-encoded bytes'],
+  ['METRICS_TOKEN', `${PASSWORD} 2`, 'METRICS_TOKEN: must be visible ASCII characters without spaces (it is sent as a Bearer token)'],
+  ['PETSTORE_PUBLIC_URL', `https://u:${PASSWORD}@api.example.com`, 'PETSTORE_PUBLIC_URL: must be an origin such as https://api.example.com (no user:password@, no path)'],
+  ['PETSTORE_PRODUCTION_URL', `https://u:${PASSWORD}@api.example.com:4x3/v1`, 'PETSTORE_PRODUCTION_URL: port "4x3" is not a number'],
+  ['PETSTORE_STAGING_URL', `ftp://u:${PASSWORD}@staging.example.com/v1`, 'PETSTORE_STAGING_URL: scheme "ftp:" is not supported: expected an absolute http(s) URL'],
+  ['CORS_ORIGINS', `https://app.example.com,https://u:${PASSWORD}@admin.example.com`, 'CORS_ORIGINS: must be an origin such as https://api.example.com (no user:password@, no path)'],
+]
+
+for (const [variable, value, problem] of urlProblems) {
+  test(`${variable}=${value}: "${problem}", without the password`, () => {
+    assert.throws(
+      () => loadConfig({ [variable]: value }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error))
+        assert.deepEqual(error.problems, [problem])
+        assert.ok(!error.message.includes(PASSWORD) && !error.message.includes('Pa55'), error.message)
+        return true
+      },
+    )
+  })
+}
+
+test('every setting that may hold a credential (a URL, a secret, a token) is marked so, and no other', () => {
+  for (const s of Object.values(settings)) {
+    const credential = /_URL$|_ORIGINS$|_SECRET$|_TOKEN$|_PASSWORD$|_KEY$/.test(s.env)
+    assert.equal(s.sensitive !== undefined, credential, `${s.env}: sensitive is ${s.sensitive}`)
+  }
+})
+
+test('the URL forms the README gives are accepted as they are', () => {
+  const accepted: Array<[variable: string, value: string]> = [
+    ['DATABASE_URL', 'postgres://app:s%2Fcret@db.internal:5432/petstore?options=-c%20search_path%3Dx'],
+    ['DATABASE_URL', 'postgresql://db/petstore'],
+    ['DATABASE_URL', 'postgres:///petstore?host=/var/run/postgresql'],
+    ['DATABASE_URL', 'file:/var/lib/petstore/petstore.db'],
+    ['DATABASE_URL', 'file:./data/p.db'],
+    ['DATABASE_URL', 'file:///abs/path.db'],
+    ['DATABASE_URL', 'sqlite:./data/p.db'],
+    ['DATABASE_URL', './data/petstore.db'],
+    ['DATABASE_URL', ':memory:'],
+    ['REDIS_URL', 'redis://:secret@cache:6379/0'],
+    ['REDIS_URL', 'rediss://default:secret@[::1]:6380'],
+    ['MAIL_URL', 'smtps://mailer:secret@mail.example.com:465'],
+    ['MAIL_URL', 'file:./data/outbox'],
+    ['MESSAGES_WEBHOOK_URL', 'https://hooks.example.com/in'],
+  ]
+  for (const [variable, value] of accepted) assert.equal(loadConfig({ [variable]: value })[settingKey(variable)], value, variable)
+})
+
+const settingKey = (variable: string) => Object.entries(settings).find(([, s]) => s.env === variable)![0] as keyof ReturnType<typeof loadConfig>

@@ -6,8 +6,9 @@ import { test } from 'node:test'
 import { settings } from '../src/config.js'
 import { ERROR_CODES } from '../src/http/errors.js'
 import { runCli } from './helpers/cli.js'
+import { repoRoot } from './helpers/root.js'
 
-const root = new URL('../', import.meta.url)
+const root = repoRoot
 const readme = readFileSync(new URL('README.md', root), 'utf8')
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string>; scripts: Record<string, string> }
 
@@ -40,9 +41,10 @@ test('the quick start is `npm install && npm start` and `npm test`, and npm star
   assert.match(quick, /^npm install && npm start\b/m)
   assert.match(quick, /^npm test\b/m)
   // `petstore` itself is not on the PATH of the package's own scripts: start runs bin/petstore.js with the options
-  // of its first line (the memory settings), so `npm start` and `npx petstore serve` run alike.
+  // of its first line (the memory settings), so `npm start` and `npx petstore serve` run alike. `exec`: the shell
+  // npm starts gives its place to node, which so gets the stop signal (test/server/npm-start.test.ts).
   const shebang = /^#!\/usr\/bin\/env -S (.*)$/m.exec(readFileSync(new URL('bin/petstore.js', root), 'utf8'))![1]!
-  assert.equal(pkg.scripts.start, `${shebang} bin/petstore.js serve`)
+  assert.equal(pkg.scripts.start, `exec env ${shebang} bin/petstore.js serve`)
 })
 
 test('the configuration table lists every setting with its default, and nothing else', () => {
@@ -88,11 +90,31 @@ test('the CLI table documents every command of the real CLI with every one of it
       for (const option of parseHelp(help.stdout).options) assert.ok(row.includes(option), `README: ${path.join(' ')} lacks ${option}`)
     }),
   )
+  // And the other way round: every command the table names exists (its help is its own, not its parent's).
+  await Promise.all(
+    cliRows.map(async (row) => {
+      const words = row.split(' ').filter((w, i, all) => /^[a-z][a-z-]*$/.test(w) && all.slice(0, i).every((p) => /^[a-z][a-z-]*$/.test(p)))
+      if (words.length === 0) return // the header row
+      const help = await runCli([...words, '--help'])
+      assert.equal(help.code, 0, `README names petstore ${words.join(' ')}: ${help.stderr}`)
+      assert.ok(help.stdout.startsWith(`Usage: petstore ${words.join(' ')} `), `README names petstore ${words.join(' ')}, which does not exist`)
+    }),
+  )
 })
 
 test('every runtime dependency is explained', () => {
   const deps = section('Dependencies and why')
   for (const name of Object.keys(pkg.dependencies)) assert.ok(deps.includes(`\`${name}\``), `${name} is not explained`)
+})
+
+test('the specification the README names is in this repository, unchanged from the seed when the seed is at hand', () => {
+  const named = /\(spec: \[`([^`]+)`\]/.exec(readme)
+  assert.ok(named, 'the first paragraph names the spec')
+  const copy = readFileSync(new URL(named[1]!, root), 'utf8')
+  assert.match(copy, /\S/)
+  // The seed lives beside the repository in the team's workspace; a clone elsewhere has only the copy.
+  const seed = new URL('../shared/seed/000_5653116cb942185d.txt', root)
+  if (existsSync(seed)) assert.equal(copy, readFileSync(seed, 'utf8'))
 })
 
 test('the layout names every folder of src/, and every path it names exists', () => {

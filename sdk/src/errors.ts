@@ -1,9 +1,12 @@
 // What a call can throw. Every non-2xx answer is a PetstoreError of the class for its status (the service's
-// `{code, message, status}` body, the X-Request-Id and the headers on it); a call that got no answer throws
-// ConnectionError, or TimeoutError when the time ran out. Everything the client throws on purpose is a PetstoreError.
+// `{code, message, status}` body, the X-Request-Id, Retry-After and the headers on it); a call that got no answer
+// throws ConnectionError, or TimeoutError when the time ran out. Everything the client throws on purpose is a
+// PetstoreError.
 
 export class PetstoreError extends Error {
   override name = 'PetstoreError'
+  /** Seconds the answer's Retry-After asked to wait (any status); undefined when it had none. */
+  readonly retryAfter: number | undefined
 
   constructor(
     message: string,
@@ -15,9 +18,10 @@ export class PetstoreError extends Error {
     readonly requestId: string | undefined,
     /** The headers of the answer (empty when no answer came). */
     readonly headers: Headers,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfter?: number | undefined },
   ) {
-    super(message, options)
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.retryAfter = options?.retryAfter ?? retryAfterSeconds(headers)
   }
 }
 
@@ -29,9 +33,24 @@ export class BadRequestError extends PetstoreError {
 export class AuthenticationError extends PetstoreError {
   override name = 'AuthenticationError'
 }
-/** 403: the key may not do this. The service answers no 403 today; kept so a future one has its class. */
+/** 403: the key may not do this: its account is suspended by the operator (`code` account_suspended). Not retried. */
 export class PermissionDeniedError extends PetstoreError {
   override name = 'PermissionDeniedError'
+}
+/**
+ * 403 `insufficient_scope`: a restricted key without the scope this operation needs (RFC 6750 §3.1). `scope` is the
+ * one the answer's `WWW-Authenticate: Bearer error="insufficient_scope", scope="pets:write"` names. Never retried:
+ * use a key that has the scope.
+ */
+export class InsufficientScopeError extends PermissionDeniedError {
+  override name = 'InsufficientScopeError'
+  /** The scope(s) the operation needs, as the service named them (space-separated); undefined when not named. */
+  readonly scope: string | undefined
+
+  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, headers: Headers) {
+    super(message, status, code, requestId, headers)
+    this.scope = bearerParameter(headers.get('www-authenticate'), 'scope')
+  }
 }
 /** 404: no such pet, order or message in your account (or no such path). */
 export class NotFoundError extends PetstoreError {
@@ -45,17 +64,18 @@ export class ConflictError extends PetstoreError {
 export class UnprocessableEntityError extends PetstoreError {
   override name = 'UnprocessableEntityError'
 }
-/** 429: over the quota (`rate_limit_exceeded`), or the key is temporarily banned (`temporarily_banned`). */
+/**
+ * 429: over the quota (`rate_limit_exceeded`), or the key is temporarily banned (`temporarily_banned`). Also thrown
+ * by the client itself, without sending, when its rate-limit gate would wait longer than 60 s or past `deadlineMs`:
+ * then `retryAfter` is the time left until the gate opens, and the other fields are those of the answer that closed it.
+ */
 export class RateLimitError extends PetstoreError {
   override name = 'RateLimitError'
-  /** Seconds the answer's Retry-After asked to wait; undefined when it had none. */
-  readonly retryAfter: number | undefined
   /** True for `temporarily_banned`: every request until the ban ends is refused (and never retried). */
   readonly banned: boolean
 
-  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, headers: Headers) {
-    super(message, status, code, requestId, headers)
-    this.retryAfter = retryAfterSeconds(headers)
+  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, headers: Headers, options?: { retryAfter?: number }) {
+    super(message, status, code, requestId, headers, options)
     this.banned = code === 'temporarily_banned'
   }
 }
@@ -70,7 +90,7 @@ export class ConnectionError extends PetstoreError {
     super(message, undefined, undefined, undefined, new Headers(), options)
   }
 }
-/** No answer came within `timeoutMs` (the whole attempt: connecting, sending, and reading the body). */
+/** No answer came within `timeoutMs` (the whole attempt: connecting, sending, and reading the body), or by `deadlineMs`. */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError'
 }
@@ -94,7 +114,8 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
   const code = typeof fields.code === 'string' ? fields.code : undefined
   const message = typeof fields.message === 'string' ? fields.message : `HTTP ${status} without an error body`
-  const Class = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : PetstoreError)
+  const scopeMissing = status === 403 && (code === 'insufficient_scope' || bearerParameter(headers.get('www-authenticate'), 'error') === 'insufficient_scope')
+  const Class = scopeMissing ? InsufficientScopeError : (BY_STATUS[status] ?? (status >= 500 ? InternalServerError : PetstoreError))
   return new Class(message, status, code, headers.get('x-request-id') ?? undefined, headers)
 }
 
@@ -105,4 +126,13 @@ export function retryAfterSeconds(headers: Headers, now = Date.now()): number | 
   if (/^\d+$/.test(value)) return Number(value)
   const at = Date.parse(value)
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
+}
+
+/** A parameter of a `WWW-Authenticate: Bearer a="…", b=token` challenge (RFC 6750 §3), unquoted. */
+export function bearerParameter(challenge: string | null, name: string): string | undefined {
+  if (!challenge || !/^\s*bearer\b/i.test(challenge)) return undefined
+  for (const match of challenge.matchAll(/([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))/g)) {
+    if (match[1]!.toLowerCase() === name) return match[2] === undefined ? match[3] : match[2].replace(/\\(.)/g, '$1')
+  }
+  return undefined
 }

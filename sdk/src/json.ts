@@ -30,3 +30,11 @@ export function toInt64(value: Int64Input, field: string): bigint {
   if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) return BigInt(value)
   throw new TypeError(`${field} must be a bigint, a safe integer or a decimal string; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
 }
+
+/**
+ * A replacer for `JSON.stringify(value, toJSON)`: a bigint (the int64 fields of every result) becomes its decimal
+ * string, since JSON.stringify throws "Do not know how to serialize a BigInt" and a number would lose digits.
+ */
+export function toJSON(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value
+}

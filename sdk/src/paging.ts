@@ -2,12 +2,18 @@
 // names the next page while there is one. The client reads the cursor from that URL and asks for the next page
 // at its own baseUrl with the same filters: the Link's origin can differ behind a proxy, and the API key is
 // never sent to an address the caller did not configure.
-import { send, type RequestOptions, type TransportSettings } from './transport.js'
+import type { ApiPromise } from './api-promise.js'
+import type { RateLimit } from './quota.js'
+import { call, type RequestOptions, type TransportSettings } from './transport.js'
 
 export interface Page<T> {
   data: T[]
   /** Pass it as `cursor` to get the next page; undefined on the last page. */
   nextCursor: string | undefined
+  /** The X-Request-Id of the page's answer. */
+  requestId: string | undefined
+  /** The quota the page's answer reported (undefined without X-RateLimit-* headers). */
+  rateLimit: RateLimit | undefined
 }
 
 /** The `cursor` of the `rel="next"` link of a Link header, if any. */
@@ -24,13 +30,17 @@ export function nextCursorOf(link: string | null): string | undefined {
 }
 
 /** GET one page of a list at `url`: the bare array, and the cursor of its `Link: rel="next"`. */
-export async function getPage<T>(settings: TransportSettings, url: string, options: RequestOptions | undefined): Promise<Page<T>> {
-  const answer = await send(settings, { method: 'GET', url, options })
-  return { data: answer.data as T[], nextCursor: nextCursorOf(answer.headers.get('link')) }
+export function getPage<T>(settings: TransportSettings, url: string, options: RequestOptions | undefined): ApiPromise<Page<T>> {
+  return call(settings, () => ({ method: 'GET', url, options }), (answer) => ({
+    data: answer.data as T[],
+    nextCursor: nextCursorOf(answer.response.headers.get('link')),
+    requestId: answer.requestId,
+    rateLimit: answer.rateLimit,
+  }))
 }
 
 /** Every item of every page, one page request at a time, starting from the first page. */
-export async function* everyItem<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
+export async function* everyItem<T>(fetchPage: (cursor: string | undefined) => PromiseLike<Page<T>>): AsyncGenerator<T, void, undefined> {
   let cursor: string | undefined
   do {
     const page = await fetchPage(cursor)

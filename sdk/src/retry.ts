@@ -2,8 +2,10 @@
 // - retried: no answer (ConnectionError, TimeoutError), 408, 409 `idempotency_key_in_progress`, 429 except
 //   `temporarily_banned` (retrying only extends a ban), 500, 502, 503, 504; never any other answer;
 // - the wait: Retry-After when the answer has one of at most 60 s (a longer one is thrown at once, with
-//   `retryAfter` set), otherwise 0.5 s doubling per retry, capped at 8 s, less up to 25 % of jitter.
-import { ConnectionError, PetstoreError, retryAfterSeconds } from './errors.js'
+//   `retryAfter` set), plus jitter over up to 1 s or 10 % (issue 27); otherwise 0.5 s doubling per retry, capped
+//   at 8 s, less up to 25 % of jitter. (A 429's Retry-After is waited at the client's gate, gate.ts.)
+import { ConnectionError, PetstoreError } from './errors.js'
+import { jitterMs } from './quota.js'
 
 export const MAX_RETRY_AFTER_SECONDS = 60
 const FIRST_BACKOFF_MS = 500
@@ -30,9 +32,9 @@ export function backoffMs(retry: number, random: number = Math.random()): number
  * How long to wait before trying `error`'s request again as retry number `retry`, or undefined to throw it now:
  * not retryable, no retries left, or a Retry-After longer than the client waits.
  */
-export function retryDelayMs(error: PetstoreError, retry: number, maxRetries: number, random?: number): number | undefined {
+export function retryDelayMs(error: PetstoreError, retry: number, maxRetries: number, random: number = Math.random()): number | undefined {
   if (retry > maxRetries || !isRetryable(error)) return undefined
-  const retryAfter = retryAfterSeconds(error.headers)
+  const retryAfter = error.retryAfter
   if (retryAfter === undefined) return backoffMs(retry, random)
-  return retryAfter <= MAX_RETRY_AFTER_SECONDS ? retryAfter * 1000 : undefined
+  return retryAfter <= MAX_RETRY_AFTER_SECONDS ? retryAfter * 1000 + jitterMs(retryAfter * 1000, random) : undefined
 }

@@ -1,17 +1,20 @@
-// One call of the API: the request, its attempts (retries with the same Idempotency-Key), a timeout per
-// attempt, `onResponse` for every answer, and the parsed body or the error. Only web-platform APIs: fetch,
-// AbortController, Headers, crypto.randomUUID, setTimeout.
-import { ConnectionError, errorFromResponse, PetstoreError, TimeoutError } from './errors.js'
-import { parseJson, stringifyJson } from './json.js'
-import { retryDelayMs } from './retry.js'
+// One call of the API: the request, its attempts (retries with the same Idempotency-Key) through the client's
+// rate-limit gate, a timeout per attempt and an optional deadline for the call, `onResponse` and a log line for
+// every answer, and the parsed body or the error. Only web-platform APIs: fetch, AbortController, Headers, crypto,
+// setTimeout.
+import { ApiPromise, type WithResponse } from './api-promise.js'
+import { attemptOnce, parseBody } from './attempt.js'
+import { ConnectionError, errorFromResponse, PetstoreError } from './errors.js'
+import type { RateLimitGate } from './gate.js'
+import { stringifyJson } from './json.js'
+import type { Log } from './logger.js'
+import { checkedRequestOptions, type RequestOptions } from './options.js'
+import { randomUuid } from './platform.js'
+import { rateLimitOf, type RateLimit } from './quota.js'
+import { isRetryable, retryDelayMs } from './retry.js'
+import { sleep } from './sleep.js'
 
-/** The quota window with the fewest requests left, from X-RateLimit-Limit, -Remaining and -Reset. */
-export interface RateLimit {
-  limit: number
-  remaining: number
-  /** When the window resets (X-RateLimit-Reset is Unix epoch seconds). */
-  reset: Date
-}
+export type { RateLimit, RequestOptions }
 
 /** What `onResponse` is told about every HTTP answer, the answers of retried attempts included. */
 export interface ResponseInfo {
@@ -25,29 +28,23 @@ export interface ResponseInfo {
   rateLimit: RateLimit | undefined
 }
 
-/** Per-call options; each overrides the client's setting of the same name for this call only. */
-export interface RequestOptions {
-  /** The Idempotency-Key of a POST (default: a fresh UUID per call), sent on every attempt of the call. */
-  idempotencyKey?: string
-  maxRetries?: number
-  timeoutMs?: number
-  /** Aborts the call (and any wait between attempts); the abort reason is thrown, never retried. */
-  signal?: AbortSignal
-}
-
 export interface TransportSettings {
   apiKey: string
   maxRetries: number
   timeoutMs: number
+  deadlineMs: number | undefined
   fetch: typeof fetch
   onResponse: ((info: ResponseInfo) => void) | undefined
+  log: Log
+  gate: RateLimitGate
+  userAgent: string | undefined
 }
 
 export interface Call {
   method: 'GET' | 'POST' | 'DELETE'
   url: string
   body?: unknown
-  options?: RequestOptions
+  options?: RequestOptions | undefined
   /**
    * A DELETE: a 404 on a retry after an attempt whose outcome is unknown (no answer, or a 5xx) means that attempt
    * did the work, so the call succeeds (with status 404 and no data) instead of throwing.
@@ -55,110 +52,77 @@ export interface Call {
   goneMeansDone?: boolean
 }
 
-export interface Answer {
-  status: number
-  headers: Headers
-  /** The parsed JSON body (int64 fields as bigint); undefined for an empty body. */
-  data: unknown
-}
+/** The parsed JSON body (int64 fields as bigint; undefined for an empty body) with its answer. */
+export type Answer = WithResponse<unknown>
 
-export function rateLimitOf(headers: Headers): RateLimit | undefined {
-  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) => Number(headers.get(name) ?? Number.NaN))
-  if (!Number.isFinite(limit) || !Number.isFinite(remaining) || !Number.isFinite(reset)) return undefined
-  return { limit: limit!, remaining: remaining!, reset: new Date(reset! * 1000) }
+/**
+ * A call whose result is `shape(answer)`, as the ApiPromise every method returns. `request` is built inside the
+ * promise, so a bad argument (an int64 that is not one) rejects the call like every other error, sending nothing.
+ */
+export function call<T>(settings: TransportSettings, request: () => Call, shape: (answer: Answer) => T): ApiPromise<T> {
+  const answer = Promise.resolve().then(() => send(settings, request()))
+  return new ApiPromise(answer.then((sent) => ({ ...sent, data: shape(sent) })))
 }
 
 /** The Idempotency-Key as a structured-field string (draft-ietf-httpapi-idempotency-key-header): quoted. */
 const sfString = (key: string) => `"${key.replace(/[\\"]/g, '\\$&')}"`
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
 export async function send(settings: TransportSettings, call: Call): Promise<Answer> {
-  const options = call.options ?? {}
+  const options = checkedRequestOptions(call.options)
+  const { signal } = options
   const maxRetries = options.maxRetries ?? settings.maxRetries
+  const timeoutMs = options.timeoutMs ?? settings.timeoutMs
+  const deadlineMs = options.deadlineMs ?? settings.deadlineMs
+  const deadline = deadlineMs === undefined ? undefined : Date.now() + deadlineMs
+  const what = `${call.method} ${call.url}`
   const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${settings.apiKey}` }
+  if (settings.userAgent) headers['user-agent'] = settings.userAgent
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   // Every POST carries a key, the same on every attempt: a retry after a lost answer is replayed, never done twice.
-  if (call.method === 'POST') headers['idempotency-key'] = sfString(options.idempotencyKey ?? globalThis.crypto.randomUUID())
+  if (call.method === 'POST') headers['idempotency-key'] = sfString(options.idempotencyKey ?? randomUuid())
   const body = call.body === undefined ? undefined : stringifyJson(call.body)
 
   let earlierOutcomeUnknown = false
   for (let attempt = 1; ; attempt++) {
+    if (attempt > 1) headers['x-petstore-retry-count'] = String(attempt - 1)
+    await settings.gate.enter({ what, deadline, signal })
     let error: PetstoreError
+    let answered: Parameters<RateLimitGate['leave']>[0]
+    const started = Date.now()
     try {
-      const { response, text } = await attemptOnce(settings.fetch, call, { headers, body }, options.timeoutMs ?? settings.timeoutMs, options.signal)
-      settings.onResponse?.({
-        method: call.method,
-        url: call.url,
-        status: response.status,
-        attempt,
-        requestId: response.headers.get('x-request-id') ?? undefined,
-        rateLimit: rateLimitOf(response.headers),
-      })
+      const left = deadline === undefined ? Infinity : deadline - started
+      const request = { method: call.method, url: call.url, headers, body, signal }
+      const limit = left < timeoutMs ? { timeoutMs: Math.max(1, left), timeoutReason: 'deadlineMs' } : { timeoutMs, timeoutReason: 'timeoutMs' }
+      const { response, text } = await attemptOnce(settings.fetch, { ...request, ...limit })
+      const requestId = response.headers.get('x-request-id') ?? undefined
+      const rateLimit = rateLimitOf(response.headers)
+      answered = { status: response.status, headers: response.headers, requestId }
+      settings.onResponse?.({ method: call.method, url: call.url, status: response.status, attempt, requestId, rateLimit })
       const data = text === '' ? undefined : parseBody(text, response)
-      if (response.ok) return { status: response.status, headers: response.headers, data }
-      if (response.status === 404 && call.goneMeansDone && earlierOutcomeUnknown) return { status: 404, headers: response.headers, data: undefined }
+      const quota = rateLimit ? `, quota ${rateLimit.remaining}/${rateLimit.limit}` : ''
+      const line = `${what} → ${response.status} in ${Date.now() - started} ms (attempt ${attempt}, request ${requestId ?? 'unknown'}${quota})`
+      if (response.ok || (response.status === 404 && call.goneMeansDone && earlierOutcomeUnknown)) {
+        settings.log.debug(line)
+        return { data: response.ok ? data : undefined, response, requestId, rateLimit }
+      }
       error = errorFromResponse(response.status, response.headers, data)
+      answered.error = error
+      settings.log[isRetryable(error) ? 'warn' : 'debug'](`${line}: ${error.code ?? 'no code'}`)
     } catch (thrown) {
       if (!(thrown instanceof ConnectionError)) throw thrown
       error = thrown
+      settings.log.warn(`${what} → ${error.name} after ${Date.now() - started} ms (attempt ${attempt}): ${error.message}`)
+    } finally {
+      settings.gate.leave(answered)
     }
     const delay = retryDelayMs(error, attempt, maxRetries)
     if (delay === undefined) throw error
     earlierOutcomeUnknown ||= error.status === undefined || error.status >= 500
-    await sleep(delay, options.signal)
+    // A 429 with Retry-After closed the gate until then: the gate's wait is this retry's wait too.
+    const waitMs = error.status === 429 && error.retryAfter !== undefined ? 0 : delay
+    if (deadline !== undefined && Date.now() + waitMs > deadline) throw error
+    settings.log.info(`${what}: retry ${attempt} of ${maxRetries} ${waitMs > 0 ? `in ${seconds(waitMs)}` : 'when the rate limit allows'}`)
+    await sleep(waitMs, signal)
   }
-}
-
-/** One attempt: fetch and read the whole body under one timer; no answer becomes ConnectionError or TimeoutError. */
-async function attemptOnce(
-  doFetch: typeof fetch,
-  call: Call,
-  request: { headers: Record<string, string>; body: string | undefined },
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<{ response: Response; text: string }> {
-  signal?.throwIfAborted()
-  const controller = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, timeoutMs)
-  const onAbort = () => controller.abort(signal?.reason)
-  signal?.addEventListener('abort', onAbort, { once: true })
-  try {
-    const response = await doFetch(call.url, { method: call.method, headers: request.headers, body: request.body, signal: controller.signal })
-    return { response, text: await response.text() }
-  } catch (cause) {
-    if (signal?.aborted) throw signal.reason
-    if (timedOut) throw new TimeoutError(`${call.method} ${call.url}: no answer within ${timeoutMs} ms`, { cause })
-    throw new ConnectionError(`${call.method} ${call.url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-  }
-}
-
-function parseBody(text: string, response: Response): unknown {
-  try {
-    return parseJson(text)
-  } catch (cause) {
-    // A 2xx that is not JSON is a broken answer; an error page from a proxy is still the error of its status.
-    if (!response.ok) return undefined
-    throw new PetstoreError(`the answer (${response.status}) is not JSON`, response.status, undefined, response.headers.get('x-request-id') ?? undefined, response.headers, { cause })
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted()
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -22,7 +22,8 @@ export async function bootstrapLocalAccount(input: { db: Kysely<Database>; accou
     .onConflict((oc) => oc.column('name').doNothing())
     .executeTakeFirst()
   if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined
-  const account = await accounts.createAccount({ name: 'local', plan: 'free' })
-  const key = await accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+  const actor = { kind: 'system' } as const
+  const account = await accounts.createAccount({ name: 'local', plan: 'free', actor })
+  const key = await accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment), actor })
   return { accountId: account.id, keyId: key.id, key: key.key }
 }

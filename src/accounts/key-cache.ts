@@ -1,6 +1,6 @@
 // Key look-ups remembered per process (PostgreSQL only: there the look-up is a network round trip per request).
 // Correctness rests on three things together:
-// - every change to what a look-up returns (revoke, roll, plan change) announces itself in its
+// - every change to what a look-up returns (revoke, roll, narrowed scopes, plan change) announces itself in its
 //   own transaction (`NOTIFY`, see key-changes.ts); the cache is emptied when the announcement arrives, and at
 //   once in the process that made the change;
 // - the cache is used only while that announcement channel is known to be listening: when it drops, the cache

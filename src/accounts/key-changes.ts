@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely'
 import type pg from 'pg'
 import type { Database } from '../db/schema.js'
+import { createOutageLog } from '../ops/outage-log.js'
 import type { KeyCache } from './key-cache.js'
 
 /** One channel per database; schemas sharing a database share it (a change elsewhere only empties a cache). */
@@ -39,12 +40,19 @@ export function listenForKeyChanges({ pool, cache, log }: { pool: pg.Pool; cache
   let closed = false
   let retry: NodeJS.Timeout | undefined
   let connecting: Promise<void> = Promise.resolve()
-  let warned = false
+  // One warning when the channel is lost, a count of failed reconnections every 30 s, one line when it is back.
+  const outage = log
+    ? createOutageLog({
+        dependency: 'key-change channel',
+        log,
+        startMessage: (reason) => `not listening for API key changes (${reason}): key look-ups go to the database until it is back`,
+        endMessage: 'listening for API key changes again',
+      })
+    : undefined
 
   function lost(error: unknown): void {
     if (closed) return
-    if (!warned) log?.warn({ err: error }, 'not listening for API key changes: key look-ups go to the database until it is back')
-    warned = true
+    outage?.failed(error)
     retry = setTimeout(() => (connecting = connect()), RECONNECT_MS)
     retry.unref()
   }
@@ -74,8 +82,7 @@ export function listenForKeyChanges({ pool, cache, log }: { pool: pg.Pool; cache
     }
     current = client
     cache.setListening(true)
-    if (warned) log?.info({}, 'listening for API key changes again')
-    warned = false
+    outage?.ok()
   }
 
   connecting = connect()

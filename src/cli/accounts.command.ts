@@ -1,12 +1,11 @@
-import { Command } from 'commander'
+import { Argument, Command, InvalidArgumentError, Option } from 'commander'
 import { plainTextProblem } from '../accounts/key-input.js'
 import { PLANS } from '../accounts/plans.js'
 import type { Account } from '../accounts/accounts.repository.js'
-import { systemClock } from '../clock.js'
-import { createPortalRepository } from '../portal/portal.repository.js'
-import { callAdmin } from './admin-client.js'
+import { cliActor } from './actor.js'
+import { callAdmin, serviceUrlOption } from './admin-client.js'
 import { NAME_MAX_LENGTH } from '../pets/pets.schemas.js'
-import { output, positiveInteger, UsageError, withDatabase } from './run.js'
+import { output, positiveInteger, withDatabase } from './run.js'
 
 interface QuotaOptions {
   perMinute?: number
@@ -16,21 +15,22 @@ interface QuotaOptions {
 
 function describe(a: Account & { email?: string }): string {
   const quota = a.perMinute === null ? '' : ` (${a.perMinute}/min, ${a.perDay}/day)`
-  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}${a.email ? `  portal ${a.email}` : ''}`
+  const state = a.deletedAt ? `  deleted ${a.deletedAt}` : a.suspendedAt ? `  suspended ${a.suspendedAt}` : ''
+  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}${state}${a.email ? `  portal ${a.email}` : ''}`
 }
 
 /** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space; plain text, as key names. */
 function accountName(raw: string): string {
-  if (!/\S/.test(raw) || raw.length > NAME_MAX_LENGTH) throw new UsageError(`--name must be 1 to ${NAME_MAX_LENGTH} characters, not only white space`)
+  if (!/\S/.test(raw) || raw.length > NAME_MAX_LENGTH) throw new InvalidArgumentError(`It must be 1 to ${NAME_MAX_LENGTH} characters, not only white space.`)
   const problem = plainTextProblem(raw)
-  if (problem) throw new UsageError(`--name ${problem}`)
+  if (problem) throw new InvalidArgumentError(`It ${problem}.`)
   return raw
 }
 
 function quotaOptions(cmd: Command): Command {
   return cmd
-    .option('--per-minute <n>', 'requests per minute (enterprise only)', positiveInteger('--per-minute'))
-    .option('--per-day <n>', 'requests per day (enterprise only)', positiveInteger('--per-day'))
+    .option('--per-minute <n>', 'requests per minute (enterprise only)', positiveInteger)
+    .option('--per-day <n>', 'requests per day (enterprise only)', positiveInteger)
     .option('--json', 'print one JSON object')
 }
 
@@ -42,10 +42,10 @@ export function accountsCommand(): Command {
       .command('create')
       .description('create an account')
       .requiredOption('--name <name>', 'account name (1 to 100 characters, not only white space)', accountName)
-      .option('--plan <plan>', `one of ${PLANS.join(', ')}`, 'free'),
+      .addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')),
   ).action((opts: QuotaOptions & { name: string; plan: string }) =>
     withDatabase(async ({ accounts }) => {
-      const account = await accounts.createAccount({ name: opts.name, plan: opts.plan, perMinute: opts.perMinute, perDay: opts.perDay })
+      const account = await accounts.createAccount({ name: opts.name, plan: opts.plan, perMinute: opts.perMinute, perDay: opts.perDay, actor: cliActor() })
       output(!!opts.json, account, () => `created account ${describe(account)}`)
     }),
   )
@@ -55,18 +55,18 @@ export function accountsCommand(): Command {
     .description('list all accounts')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean }) =>
-      withDatabase(async ({ accounts, handle }) => {
+      withDatabase(async ({ accounts }) => {
         // Accounts made by the portal's sign-up show their user's address.
-        const emails = await createPortalRepository({ db: handle.db, clock: systemClock, accounts }).emailsByAccount()
+        const emails = await accounts.emailsByAccount()
         const list = (await accounts.listAccounts()).map((a) => (emails.has(a.id) ? { ...a, email: emails.get(a.id) } : a))
         output(!!opts.json, { accounts: list }, () => (list.length === 0 ? 'no accounts' : list.map(describe).join('\n')))
       }),
     )
 
-  quotaOptions(accounts.command('set-plan').description('change the plan of an account').argument('<id>').argument('<plan>')).action(
+  quotaOptions(accounts.command('set-plan').description('change the plan of an account').argument('<id>').addArgument(new Argument('<plan>').choices(PLANS))).action(
     (id: string, plan: string, opts: QuotaOptions) =>
       withDatabase(async ({ accounts }) => {
-        const account = await accounts.setPlan({ id, plan, perMinute: opts.perMinute, perDay: opts.perDay })
+        const account = await accounts.setPlan({ id, plan, perMinute: opts.perMinute, perDay: opts.perDay, actor: cliActor() })
         output(!!opts.json, account, () => `updated account ${describe(account)}`)
       }),
   )
@@ -75,7 +75,7 @@ export function accountsCommand(): Command {
     .command('usage')
     .description("show an account's current minute and day counts and any bans (asks the running service)")
     .argument('<id>')
-    .option('--url <url>', 'the service to ask (default http://HOST:PORT)')
+    .addOption(serviceUrlOption())
     .option('--json', 'print one JSON object')
     .action((id: string, opts: { url?: string; json?: boolean }) =>
       withDatabase(async (ctx) => {

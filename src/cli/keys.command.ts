@@ -1,48 +1,33 @@
 import { Command } from 'commander'
-import { KeyLimitError, type ApiKeyInfo } from '../accounts/accounts.repository.js'
-import { endsAt, shownState } from '../accounts/key-display.js'
+import { KeyLimitError } from '../accounts/accounts.repository.js'
 import { keyEnvironment } from '../accounts/api-keys.js'
-import { callAdmin } from './admin-client.js'
-import { output, UsageError, withDatabase } from './run.js'
-
-function describe(k: ApiKeyInfo): string {
-  const name = k.name === null ? '' : `  "${k.name}"`
-  // A rolled key reads as one (ROLLED, its real end), never "expires never" while it will stop working.
-  const ended = k.revokedAt ? `  revoked ${k.revokedAt}` : k.graceEndsAt ? `  rolled (grace until ${k.graceEndsAt})` : ''
-  return [
-    `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${shownState(k).toUpperCase()}`,
-    `created ${k.createdAt}`,
-    `last used ${k.lastUsedAt ?? 'never'}`,
-    `expires ${endsAt(k) ?? 'never'}${ended}`,
-  ].join('  ')
-}
-
-/** `--grace SECONDS`: a whole number; the range is the library's rule (0 to 7 days). */
-function seconds(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--grace must be a whole number of seconds, got "${raw}"`)
-  return Number(raw)
-}
+import { SCOPES, type Scope } from '../accounts/key-scopes.js'
+import { cliActor } from './actor.js'
+import { callAdmin, serviceUrlOption } from './admin-client.js'
+import { describe, expiry, instant, scopeList, seconds } from './key-options.js'
+import { output, RunError, withDatabase } from './run.js'
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('create, list, roll and revoke API keys')
+  const keys = new Command('keys').description('create, list, roll and revoke API keys, and change their expiry or narrow their scopes')
 
   keys
     .command('create')
     .description('create an API key; its secret is printed once, here, and never again')
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a name to tell the key apart (at most 100 characters)')
-    .option('--expires <instant>', 'refuse the key from this ISO 8601 instant on, e.g. 2027-06-30T00:00:00Z')
+    .option('--expires <instant>', 'refuse the key from this ISO 8601 instant on, e.g. 2027-06-30T00:00:00Z', instant)
+    .option('--scopes <list>', `what the key may do, comma-separated, from: ${SCOPES.join(', ')} (default: all of them)`, scopeList)
     .option('--force', 'create it even when the account has PORTAL_MAX_KEYS active keys already')
     .option('--json', 'print one JSON object')
-    .action((opts: { account: string; name?: string; expires?: string; force?: boolean; json?: boolean }) =>
+    .action((opts: { account: string; name?: string; expires?: string; scopes?: Scope[]; force?: boolean; json?: boolean }) =>
       withDatabase(async ({ accounts, config }) => {
         // The portal's cap on active keys, unless the operator says otherwise.
         const maxActive = opts.force ? undefined : config.portalMaxKeys
         const created = await accounts
-          .createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment), name: opts.name, expiresAt: opts.expires, maxActive })
+          .createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment), name: opts.name, expiresAt: opts.expires, scopes: opts.scopes, maxActive, actor: cliActor() })
           .catch((error: unknown) => {
             if (!(error instanceof KeyLimitError)) throw error
-            throw new UsageError(
+            throw new RunError(
               `account ${opts.account} has ${error.active} active keys, the most PORTAL_MAX_KEYS (${error.max}) allows; revoke one with \`petstore keys revoke KEY_ID\` (\`petstore keys list --account ${opts.account}\` shows them), or pass --force`,
             )
           })
@@ -70,7 +55,7 @@ export function keysCommand(): Command {
     .option('--json', 'print one JSON object')
     .action((keyId: string, opts: { grace: number; json?: boolean }) =>
       withDatabase(async ({ accounts }) => {
-        const rolled = await accounts.rollApiKey({ keyId, graceSeconds: opts.grace })
+        const rolled = await accounts.rollApiKey({ keyId, graceSeconds: opts.grace, actor: cliActor() })
         output(!!opts.json, rolled, () =>
           [
             `rolled ${rolled.previous.id}: it is refused from ${rolled.previous.graceEndsAt} on`,
@@ -82,13 +67,41 @@ export function keysCommand(): Command {
     )
 
   keys
+    .command('set-expiry')
+    .description('give an active key a new expiry instant, or none ("never"); the change reaches every instance at once')
+    .argument('<keyId>')
+    .requiredOption('--expires <instant>', 'an ISO 8601 instant in the future, e.g. 2027-06-30T00:00:00Z, or "never"', expiry)
+    .option('--json', 'print one JSON object')
+    .action((keyId: string, opts: { expires: string; json?: boolean }) =>
+      withDatabase(async ({ accounts }) => {
+        const expiresAt = opts.expires === 'never' ? null : opts.expires
+        const key = await accounts.setKeyExpiry({ keyId, expiresAt, actor: cliActor() })
+        output(!!opts.json, key, () => `set the expiry of ${describe(key)}`)
+      }),
+    )
+
+  keys
+    .command('restrict')
+    .description("narrow what an active key may do (never widen: a wider key is a new key); reaches every instance at once")
+    .argument('<keyId>')
+    .requiredOption('--scopes <list>', `the scopes it keeps, comma-separated: some of those it has (${SCOPES.join(', ')})`, scopeList)
+    .option('--json', 'print one JSON object')
+    .action((keyId: string, opts: { scopes: Scope[]; json?: boolean }) =>
+      withDatabase(async ({ accounts }) => {
+        // A scope the key does not have is the library's ScopeWideningError, a usage error (exit 2) saying to make a new key.
+        const key = await accounts.restrictApiKeyScopes({ keyId, scopes: opts.scopes, actor: cliActor() })
+        output(!!opts.json, key, () => `restricted ${describe(key)}`)
+      }),
+    )
+
+  keys
     .command('revoke')
     .description('revoke a key: it is refused from the next request on')
     .argument('<keyId>')
     .option('--json', 'print one JSON object')
     .action((keyId: string, opts: { json?: boolean }) =>
       withDatabase(async ({ accounts }) => {
-        const key = await accounts.revokeApiKey(keyId)
+        const key = await accounts.revokeApiKey(keyId, { actor: cliActor() })
         output(!!opts.json, key, () => `revoked ${describe(key)}`)
       }),
     )
@@ -97,7 +110,7 @@ export function keysCommand(): Command {
     .command('unban')
     .description('lift a temporary ban of a key (asks the running service)')
     .argument('<keyId>')
-    .option('--url <url>', 'the service to ask (default http://HOST:PORT)')
+    .addOption(serviceUrlOption())
     .option('--json', 'print one JSON object')
     .action((keyId: string, opts: { url?: string; json?: boolean }) =>
       withDatabase(async (ctx) => {

@@ -1,12 +1,20 @@
 // What every CLI command shares: validated config, an open and migrated database, one-line errors.
-import { createAccountsRepository, KeyInputError, KeyStateError, NotFoundError, type AccountsRepository } from '../accounts/accounts.repository.js'
+import { AccountInputError, AccountStateError, createAccountsRepository, KeyInputError, KeyLimitError, KeyStateError, NotFoundError, type AccountsRepository } from '../accounts/accounts.repository.js'
+import { InvalidArgumentError } from 'commander'
 import { systemClock } from '../clock.js'
 import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
 
+/** How the command was written is wrong (a bad value, a missing argument): exit 2, like Commander's own usage errors. */
 export class UsageError extends Error {}
+/** The command was right but could not be done (a refused change, a service out of reach, a file in the way): exit 1. */
+export class RunError extends Error {}
+
+/** Exit codes: 2 for a usage error, 1 for a failure at run time. */
+export const USAGE_EXIT = 2
+export const FAILURE_EXIT = 1
 
 export interface CommandContext {
   config: Config
@@ -14,13 +22,19 @@ export interface CommandContext {
   accounts: AccountsRepository
 }
 
-/** Prints `petstore: <reason>` on one line and exits non-zero; never a stack trace. */
+// A value the repositories refuse is a bad value on the command line; the other refusals depend on the data.
+const USAGE = [UsageError, KeyInputError, AccountInputError]
+// Configuration (the environment, not the command line), missing ids and refused state changes.
+const FAILURE = [RunError, ConfigError, NotFoundError, KeyStateError, AccountStateError]
+
+/** Prints `petstore: <reason>` on one line and exits 2 (usage) or 1 (anything else); never a stack trace. */
 export function fail(error: unknown): never {
-  const known = [ConfigError, NotFoundError, UsageError, KeyInputError, KeyStateError].some((kind) => error instanceof kind)
+  const usage = USAGE.some((kind) => error instanceof kind) && !(error instanceof KeyLimitError)
+  const known = usage || FAILURE.some((kind) => error instanceof kind)
   const text = error instanceof Error ? error.message : String(error)
   const message = known || error instanceof Error ? text.replace(/:\s*\n\s*-?\s*/g, ': ').replace(/\s*\n\s*-?\s*/g, '; ') : 'unexpected failure'
   process.stderr.write(`petstore: ${message}\n`)
-  process.exit(known ? 2 : 1)
+  process.exit(usage ? USAGE_EXIT : FAILURE_EXIT)
 }
 
 export async function withDatabase<T>(fn: (ctx: CommandContext) => Promise<T>): Promise<T> {
@@ -40,9 +54,8 @@ export function output(json: boolean, value: object, human: () => string): void 
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`)
 }
 
-export function positiveInteger(name: string) {
-  return (raw: string): number => {
-    if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new UsageError(`${name} must be a positive integer, got "${raw}"`)
-    return Number(raw)
-  }
+/** Commander's parser for a whole number ≥ 1; a bad one is Commander's usage error naming the option. */
+export function positiveInteger(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new InvalidArgumentError('It must be a positive integer.')
+  return Number(raw)
 }

@@ -3,13 +3,15 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresAdapter, SqliteDialect } from 'kysely'
+import { OwnSchemaPostgresDialect } from './own-schema-dialect.js'
 import { createRequire } from 'node:module'
 import type pg from 'pg'
 import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
 import { createPipelinedReads, type PipelinedReads } from './pipelined-reads.js'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
+import { parseDatabaseUrl, type DatabaseTarget } from './database-url.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -47,28 +49,32 @@ const CLIENT_TIMEOUT_MARGIN_MS = 500
 /** Idle pooled connections are probed (TCP keep-alive) after this long without traffic. */
 const KEEP_ALIVE_DELAY_MS = 10_000
 
-const POSTGRES_URL = /^postgres(ql)?:\/\//i
 const PG_INT8 = 20
 
-export const isPostgresUrl = (url: string) => POSTGRES_URL.test(url)
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:/i.test(url)
 
 /** The dialect a Kysely instance speaks (migrations and a few queries differ). */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
-/** Resolves a DATABASE_URL to a SQLite file path (or `:memory:`); throws for schemes we do not speak. */
-export function sqlitePathFromUrl(url: string): string {
-  if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length)
-  if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length)
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)
-  if (scheme) throw new Error(`DATABASE_URL: unsupported database scheme "${scheme[1]}:"; use a file path, a sqlite: URL or a postgres:// URL`)
-  return url
+/** What a DATABASE_URL names (database-url.ts); a bad one throws naming DATABASE_URL and the problem. */
+function targetOf(url: string): DatabaseTarget {
+  try {
+    return parseDatabaseUrl(url)
+  } catch (error) {
+    throw new Error(`DATABASE_URL: ${(error as Error).message}`)
+  }
 }
 
-function openSqlite(url: string, options: DatabaseOptions): DatabaseHandle {
-  const path = sqlitePathFromUrl(url)
-  if (path === '') throw new Error('DATABASE_URL: the SQLite path is empty')
+/** Resolves a DATABASE_URL to a SQLite file path (or `:memory:`); throws for anything else. */
+export function sqlitePathFromUrl(url: string): string {
+  const target = targetOf(url)
+  if (target.dialect !== 'sqlite') throw new Error('DATABASE_URL: not a SQLite database')
+  return target.path
+}
+
+function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const sqlite = new SQLite(path)
   // WAL lets readers run beside the single writer; FULL makes every commit durable before we answer.
@@ -119,7 +125,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     client.on('error', () => {})
     dropOnReadTimeout(client)
   })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) })
   const reads = options.pipelinedConnections === 0 ? undefined : createPipelinedReads({ driver: pg, config: connection, connections: options.pipelinedConnections ?? 2 })
   const parsed = new URL(url)
   const close = async () => {
@@ -151,5 +157,6 @@ function dropOnReadTimeout(client: pg.PoolClient): void {
 }
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
-  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options)
+  const target = targetOf(url)
+  return target.dialect === 'postgres' ? openPostgres(target.url, options) : openSqlite(target.path, options)
 }

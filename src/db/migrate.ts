@@ -8,6 +8,9 @@ import { keysUsage } from './migrations/0004_keys_usage.js'
 import { portal } from './migrations/0005_portal.js'
 import { orders } from './migrations/0006_orders.js'
 import { portalAccounts } from './migrations/0007_portal_accounts.js'
+import { consoleAudit } from './migrations/0008_console_audit.js'
+import { consoleLookups } from './migrations/0009_console_lookups.js'
+import { keyScopes } from './migrations/0010_key_scopes.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -17,6 +20,20 @@ export const migrations: Record<string, Migration> = {
   '0005_portal': portal,
   '0006_orders': orders,
   '0007_portal_accounts': portalAccounts,
+  '0008_console_audit': consoleAudit,
+  '0009_console_lookups': consoleLookups,
+  '0010_key_scopes': keyScopes,
+}
+
+/** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */
+export interface MigrationLog {
+  info: (fields: { migration: string; durationMs: number }, message: string) => void
+}
+
+export interface MigrationState {
+  name: string
+  /** When it was applied (ISO 8601), or null while pending. */
+  appliedAt: string | null
 }
 
 /**
@@ -37,9 +54,39 @@ function unwrap(result: MigrationResultSet): string[] {
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }
 
-/** Applies every pending migration; returns the names applied now (empty when up to date). */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  return unwrap(await (await migratorFor(db)).migrateToLatest())
+/** Each migration's `up`, timed into `durations` (Kysely reports names only). */
+function timed(durations: Map<string, number>): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(migrations).map(([name, migration]) => [
+      name,
+      {
+        ...migration,
+        up: async (db: Kysely<any>) => {
+          const started = performance.now()
+          await migration.up(db)
+          durations.set(name, Math.round(performance.now() - started))
+        },
+      },
+    ]),
+  )
+}
+
+/**
+ * Applies every pending migration; returns the names applied now (empty when up to date). Each is reported to
+ * `log` once the whole run has succeeded: on PostgreSQL the run is one transaction, so a migration that ran
+ * before a failing one was rolled back with it and must not be reported applied.
+ */
+export async function migrateToLatest(db: Kysely<any>, log?: MigrationLog): Promise<string[]> {
+  const durations = new Map<string, number>()
+  const applied = unwrap(await (await migratorFor(db, timed(durations))).migrateToLatest())
+  for (const name of applied) log?.info({ migration: name, durationMs: durations.get(name) ?? 0 }, 'applied migration')
+  return applied
+}
+
+/** Every migration this version has, in order, with when it was applied (null: pending). Changes nothing. */
+export async function migrationStatus(db: Kysely<any>): Promise<MigrationState[]> {
+  const list = await (await migratorFor(db)).getMigrations()
+  return list.map((m) => ({ name: m.name, appliedAt: m.executedAt ? m.executedAt.toISOString() : null }))
 }
 
 /** Migrates down to (and keeping) `target`, or to an empty schema when target is undefined. Used by tests. */

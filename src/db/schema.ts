@@ -10,6 +10,10 @@ export interface AccountsTable {
   created_at: string
   /** Set when the account was deleted: its keys are refused, its data purged, its name emptied. */
   deleted_at: string | null
+  /** Set while an operator has suspended the account: its keys are answered 403 account_suspended. */
+  suspended_at: string | null
+  /** Why (shown to its owner in the portal, and in the audit log). */
+  suspension_reason: string | null
 }
 
 export interface ApiKeysTable {
@@ -32,6 +36,8 @@ export interface ApiKeysTable {
   rolled_at: string | null
   replaced_by: string | null
   grace_ends_at: string | null
+  /** What the key may do: its scopes, space-separated (accounts/key-scopes.ts); every scope unless narrowed. */
+  scopes: string
 }
 
 export interface PetsTable {
@@ -156,6 +162,72 @@ export interface UsageDaysTable {
   server_errors: bigint
 }
 
+/** One entry of the append-only audit log (see src/audit/). */
+export interface AuditEventsTable {
+  seq: Generated<bigint>
+  at: string
+  actor_kind: 'account' | 'operator' | 'cli' | 'system'
+  actor_id: string | null
+  actor_email: string | null
+  actor_address: string | null
+  action: string
+  account_id: string | null
+  target_kind: string | null
+  target_id: string | null
+  /** JSON text. */
+  changes: string | null
+}
+
+export interface OperatorsTable {
+  id: string
+  email: string
+  email_key: string
+  role: 'admin' | 'support'
+  password_hash: string | null
+  totp_secret: string | null
+  totp_last_step: bigint | number | null
+  created_at: string
+  disabled_at: string | null
+  password_changed_at: bigint | number | null
+}
+
+export interface OperatorTokensTable {
+  token_hash: string
+  operator_id: string
+  created_at: bigint | number
+  expires_at: bigint | number
+  used_at: bigint | number | null
+  pending_secret: string | null
+}
+
+export interface OperatorRecoveryCodesTable {
+  code_hash: string
+  operator_id: string
+  used_at: bigint | number | null
+}
+
+export interface OperatorSessionsTable {
+  id_hash: string
+  operator_id: string
+  created_at: bigint | number
+  last_seen_at: bigint | number
+  expires_at: bigint | number
+  user_agent: string | null
+  address: string | null
+}
+
+export interface PlanRequestsTable {
+  id: string
+  account_id: string
+  plan: string
+  note: string
+  state: 'pending' | 'approved' | 'declined'
+  created_at: string
+  decided_at: string | null
+  decided_by: string | null
+  reason: string | null
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -170,6 +242,13 @@ export interface Database {
   portal_tokens: PortalTokensTable
   portal_sessions: PortalSessionsTable
   portal_login_failures: PortalLoginFailuresTable
+  audit_events: AuditEventsTable
+  operators: OperatorsTable
+  operator_tokens: OperatorTokensTable
+  operator_recovery_codes: OperatorRecoveryCodesTable
+  operator_sessions: OperatorSessionsTable
+  operator_login_failures: PortalLoginFailuresTable
+  plan_requests: PlanRequestsTable
 }
 
 export type AccountRow = Selectable<AccountsTable>

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AccountsRepository } from '../accounts/accounts.repository.js'
 import { keyEnvironment, keyPrefix, type KeyEnvironment } from '../accounts/api-keys.js'
+import type { Scope } from '../accounts/key-scopes.js'
 import { refusalReason } from '../accounts/key-state.js'
 import type { Quota } from '../accounts/plans.js'
 import type { Clock } from '../clock.js'
@@ -14,6 +15,10 @@ export interface AuthContext {
   accountId: string
   keyId: string
   quota: Quota
+  /** What the key may do; the request guard checks the route's scope against it (scope-check.ts). */
+  scopes: readonly Scope[]
+  /** The account's plan (metrics label refusals with it). */
+  plan?: string
 }
 
 declare module 'fastify' {
@@ -21,7 +26,7 @@ declare module 'fastify' {
     auth: AuthContext | null
   }
   interface FastifyInstance {
-    /** onRequest hook for every pet store operation: sets `request.auth` or throws a 401. */
+    /** onRequest hook for every pet store operation: sets `request.auth` or throws a 401 (403 for a suspended account). */
     authenticate: (request: FastifyRequest) => Promise<void>
   }
 }
@@ -87,7 +92,12 @@ export function createAuthenticator({ accounts, environment, clock }: AuthOption
     // Revoked, expired, or rolled and past its grace period: the message says which (and never the key).
     const refused = refusalReason(owner.lifetime, clock.now())
     if (refused !== undefined) throw invalidKey(refused)
-    request.auth = { accountId: owner.accountId, keyId: owner.keyId, quota: owner.quota }
+    // A working key of a suspended account: the key is fine (no challenge), the account may not use the API. Before
+    // the scope check (after counting, in the guard): a suspended account may do nothing, whatever its key's scopes.
+    if (owner.accountSuspendedAt) {
+      throw new ApiError('account_suspended', 'This account is suspended; every request with its keys is refused. Contact the operator of this service to have it reactivated.')
+    }
+    request.auth = { accountId: owner.accountId, keyId: owner.keyId, quota: owner.quota, scopes: owner.scopes, plan: owner.plan }
     accounts.markUsed(owner.keyId, request.log)
   }
 }

@@ -16,8 +16,12 @@ import { refuseRepeatedQueryParameters } from './query-guard.js'
 import { requestIdFrom } from './request-id.js'
 import { RequestLogController } from './request-log.js'
 import type { SendBatcher } from './send-batching.js'
+import { buildSerializerCompiler } from './serialization.js'
 import { buildValidatorCompiler } from './validation.js'
 
+
+/** How long kept-alive connections idle at shutdown stay open for a request already on its way. */
+const IDLE_DRAIN_MS = 500
 export const BODY_LIMIT_BYTES = 16 * 1024
 
 /** The service's pino options: the configured level, the Authorization header never written. */
@@ -69,19 +73,26 @@ export function createBaseApp(input: {
       // A request without Host is refused by us (preRoutingRefusal), with the Error body.
       requireHostHeader: false,
     },
-    // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature.
-    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never } },
+    // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature. Both
+    // factories compile a schema once per process (http/serialization.ts says why).
+    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never, buildSerializer: buildSerializerCompiler as never } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Closing (SIGTERM): requests already received are answered, with `Connection: close` (the send batcher adds
-  // it, to responses it holds too), and those connections close after their answer; idle ones close at once
-  // (Node's server.close), nothing new is accepted. Before that, one more turn of the event loop: requests whose
+  // it, to responses it holds too), and those connections close after their answer; idle ones close after a
+  // drain window (below), nothing new is accepted (Node's server.close). Before that, one more turn of the event loop: requests whose
   // bytes have already arrived are read, so they count as received (and answered) rather than sitting unread in
   // an idle connection that is then closed under them (the client would see a reset after sending).
   app.addHook('preClose', async () => {
     input.sendBatcher.closeConnections()
     // Belt and braces for a connection that goes idle later: Node reads this whenever a response ends.
     app.server.keepAliveTimeout = 1
+    // A kept-alive connection idle at the signal may have its next request on the way (sent as the previous answer
+    // arrived). server.close() stops accepting at once but would also close such connections at once, resetting
+    // that request after the client sent it. They get a short drain window instead: a request arriving in it is
+    // answered with `Connection: close`, the rest close when it ends.
+    const closeIdle = app.server.closeIdleConnections.bind(app.server)
+    app.server.closeIdleConnections = () => void setTimeout(closeIdle, IDLE_DRAIN_MS)
     await new Promise((resolve) => setImmediate(resolve))
     await new Promise((resolve) => setTimeout(resolve, 0))
   })

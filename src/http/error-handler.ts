@@ -1,8 +1,10 @@
 // One error handler for the whole service: every failure leaves as `{code, message, status}`.
 // Only ApiErrors and recognised client errors show their message; anything else is a bare 500.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
+import { reasonOf } from '../ops/outage-log.js'
+import { noteErrorCode } from './request-log.js'
 import { validationError } from './validation-errors.js'
 
 /** What a 503 tells clients to wait: about the time the pool takes to give up on one connection attempt. */
@@ -29,7 +31,18 @@ export function clientError(error: FastifyError, bodyLimit: number): ApiError | 
 }
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  noteErrorCode(reply, error.code)
   return reply.code(error.status).headers(error.headers).send(error.toBody())
+}
+
+/**
+ * A request refused because the database is down: counted in the process's database outage (one warning when it
+ * starts, a count every 30 s), not a warning and a stack trace per request.
+ */
+export function reportDatabaseUnavailable(request: FastifyRequest, error: unknown): void {
+  const outage = request.server.outages?.database
+  if (outage) outage.failed(error)
+  else request.log.warn({ reason: reasonOf(error) }, 'database unavailable')
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -37,7 +50,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const known = clientError(error, request.routeOptions.bodyLimit)
     if (known) return sendError(reply, known)
     if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable')
+      reportDatabaseUnavailable(request, error)
       return sendError(reply, new ApiError('service_unavailable', 'The service cannot reach its database right now. Retry shortly; a POST sent with an Idempotency-Key is safe to retry.', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }))
     }
     request.log.error({ err: error }, 'unhandled error')

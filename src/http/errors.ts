@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   missing_api_key: { status: 401, doc: 'No `Authorization` header was sent.' },
   invalid_authorization_header: { status: 401, doc: 'The `Authorization` header is not `Bearer <API_KEY>` (another scheme, or a malformed value).' },
   invalid_api_key: { status: 401, doc: 'The key is unknown, revoked, expired, rolled and past its grace period, or of another environment (a `ps_test_` key in production); the message says which, never the key.' },
+  account_suspended: { status: 403, doc: 'The key is valid but its account is suspended by the operator of the service; every key of it is refused until the account is reactivated. Contact the operator.' },
+  insufficient_scope: { status: 403, doc: 'The key is valid but lacks the scope the operation needs (the message and the `WWW-Authenticate` challenge name it, e.g. `scope="pets:write"`). Counted against the quota; nothing was changed. A key\'s scopes cannot be widened: create a key with the scope.' },
   not_found: { status: 404, doc: 'No such path.' },
   pet_not_found: { status: 404, doc: 'No pet with that id exists in your account.' },
   order_not_found: { status: 404, doc: 'No order with that id exists in your account (missing, another account\'s, or cancelled).' },

@@ -1,7 +1,9 @@
 // What every operation's responses carry, added to the generated OpenAPI document in one place (a transform
 // over the whole document), so that each operation, today's and those added later, declares it without
 // repeating it: the request id and limit headers on every response, Retry-After on every 429 and 503, a 503
-// (every operation needs the database), the deprecation headers on every response of a deprecated operation,
+// (every operation needs the database), a 403 account_suspended wherever a key is checked (a 401) and
+// insufficient_scope where the operation needs a scope, the deprecation
+// headers on every response of a deprecated operation,
 // `Link` on list answers, and an example per error code. Route schemas declare only what is theirs.
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 
@@ -35,6 +37,19 @@ const SERVICE_UNAVAILABLE = {
   description: 'The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds.',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 }
+
+/**
+ * Wherever a key is checked (every operation with a 401), a valid key of a suspended account is refused so, and
+ * where the operation needs a scope (its `security`), a key without it.
+ */
+function forbidden(scope: string | undefined): Doc {
+  const suspended = 'The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it.'
+  const scoped = scope === undefined ? '' : ` Or the key lacks the \`${scope}\` scope this operation needs (\`insufficient_scope\`, with \`WWW-Authenticate: Bearer error="insufficient_scope", scope="${scope}"\`); it is counted against the quota and changes nothing.`
+  return { description: suspended + scoped, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+}
+
+/** The scope an operation's security requirement names (openapi.ts puts it there from the route's config). */
+const scopeOf = (op: Doc): string | undefined => op.security?.[0]?.bearerAuth?.[0]
 
 /** Error codes an error response may carry when its route names none: every code of that status. */
 const codesOf = (status: number) => (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].status === status)
@@ -94,6 +109,10 @@ export function completeDocument(doc: Doc, examples: Record<string, unknown> = {
   for (const { op } of operationsOf(doc)) {
     op.responses ??= {}
     op.responses['503'] ??= structuredClone(SERVICE_UNAVAILABLE)
+    if (op.responses['401'] !== undefined && op.responses['403'] === undefined) {
+      // In status order, as the route declared the rest.
+      op.responses = Object.fromEntries(Object.entries({ ...op.responses, '403': forbidden(scopeOf(op)) }).sort(([a], [b]) => a.localeCompare(b)))
+    }
     const list = isList(doc, op)
     for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
       withHeaders(response, EVERY_RESPONSE_HEADERS)
@@ -101,6 +120,8 @@ export function completeDocument(doc: Doc, examples: Record<string, unknown> = {
       if (op.deprecated === true) withHeaders(response, DEPRECATION_HEADERS)
       else if (list && status.startsWith('2')) withHeaders(response, { Link: NEXT_LINK }, false)
       if (status === '401') withHeaders(response, { 'WWW-Authenticate': text('Bearer challenge (RFC 6750).') })
+      // Sent with insufficient_scope (RFC 6750 §3.1), not with account_suspended.
+      if (status === '403' && scopeOf(op) !== undefined) withHeaders(response, { 'WWW-Authenticate': text('`Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only.') }, false)
       const media = response.content?.['application/json']
       if (!media) continue
       if (status.startsWith('2')) componentExample(doc, media)

@@ -24,6 +24,12 @@ interface DocumentOptions {
 const CONTACT = { name: 'Pet Store API team', url: 'https://petstore.example/support', email: 'api@petstore.example' }
 const LICENSE = { name: 'Proprietary: use under the Pet Store API terms of service', url: 'https://petstore.example/terms' }
 
+/**
+ * What both documents say of requests outside their operations: any method Node accepts (TRACE, PROPFIND, QUERY,
+ * CONNECT…) on a listed path that does not list it is a 405 (http/method-not-allowed.ts), not a 404.
+ */
+const ROUTING = 'A method a listed path does not have (any method: `TRACE`, `PROPFIND`, `QUERY`, … included) is answered `405` `method_not_allowed` with an `Allow` header naming the methods it has; a path that does not exist is answered `404` `not_found`.'
+
 const localHost = (config: Config) => (config.host.includes(':') ? `[${config.host}]` : config.host)
 
 export function petsDocument(config: Config, examples?: Record<string, unknown>): DocumentOptions {
@@ -59,13 +65,24 @@ export function messagesDocument(config: Config, examples?: Record<string, unkno
   }
 }
 
+/**
+ * An operation's scope (its route's `config.scope`, the one declaration the request guard checks too) as its
+ * security requirement (`[{ bearerAuth: ['pets:read'] }]`: OpenAPI 3.1 lets any scheme list the roles it needs)
+ * and as a sentence of its description.
+ */
+function withScope(schema: Record<string, any>, scope: string | undefined): Record<string, any> {
+  if (scope === undefined) return schema
+  const needs = `Needs an API key with the \`${scope}\` scope (a key without it is answered \`403\` \`insufficient_scope\`).`
+  return { ...schema, security: [{ bearerAuth: [scope] }], description: schema.description ? `${schema.description} ${needs}` : needs }
+}
+
 export const openApiPlugin = fp(
   async (app: FastifyInstance, doc: DocumentOptions) => {
     const strip = doc.stripPrefix
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: doc.title, version: '1.0.0', description: doc.description, contact: CONTACT, license: LICENSE },
+        info: { title: doc.title, version: '1.0.0', description: `${doc.description} ${ROUTING}`, contact: CONTACT, license: LICENSE },
         servers: doc.servers,
         tags: doc.tags,
         components: {
@@ -75,7 +92,7 @@ export const openApiPlugin = fp(
       },
       // Shared schemas keep their names (`#/components/schemas/Pet`) instead of `def-0`.
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-      transform: ({ schema, url }) => ({ schema, url: strip && url.startsWith(`${strip}/`) ? url.slice(strip.length) : url }),
+      transform: ({ schema, url, route }) => ({ schema: withScope(schema, route.config?.scope), url: strip && url.startsWith(`${strip}/`) ? url.slice(strip.length) : url }),
       // What every operation's responses carry, declared once for all of them (http/openapi-contract.ts).
       transformObject: (generated) => completeDocument((generated as { openapiObject: Record<string, any> }).openapiObject, doc.examples),
     })

@@ -2,6 +2,7 @@
 // signed cursor of http/cursor.ts) and the `Link: <…>; rel="next"` header (RFC 8288) that leads to the next one.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
+import { requestText } from './schemas.js'
 
 export const PAGE_SIZE_DEFAULT = 20
 export const PAGE_SIZE_MAX = 100
@@ -15,11 +16,7 @@ export function listQuery<S extends TSchema>({ status, items }: { status: S; ite
       ),
       status: Type.Optional(status),
       cursor: Type.Optional(
-        Type.String({
-          minLength: 1,
-          maxLength: 512,
-          description: 'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.',
-        }),
+        requestText('Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.', { minLength: 1, maxLength: 512 }),
       ),
     },
     { additionalProperties: false },

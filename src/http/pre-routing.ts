@@ -63,7 +63,8 @@ export function createClientErrorHandler(limiter: RateLimiter) {
             `content-length: ${Buffer.byteLength(body)}\r\n${lines.join('')}\r\n${body}`,
         )
       }
-      this.log.info({ status: answer.status, code: answer.code, err: error }, 'request refused before routing')
+      // The parser's code says what was wrong; its stack (Node's own frames) says nothing, once per bad request.
+      this.log.info({ status: answer.status, errorCode: answer.code, reason: error.code ?? error.message }, 'request refused before routing')
       socket.destroySoon()
     })
   }

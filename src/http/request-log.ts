@@ -1,16 +1,54 @@
-// One log line per request, written when the response is done (Fastify writes two by default).
-// Only the method, path (no query string), the client's address (request.ip: behind trusted proxies, the one they
-// forwarded) and outcome are logged: never headers, so never a key, and never the token of an emailed link.
+// One log line per request, written when the response is done (Fastify writes two by default): what an operator
+// searches by. The method, the path (no query string), the client's address (request.ip: behind trusted proxies,
+// the one they forwarded), the status and time; the account and key id when a key was accepted (the id, never the
+// key); the error code of an error answer; the User-Agent; and what the rate limiter decided (allowed with the
+// requests remaining, limited, banned), read from the answer's own headers. Never another header (so never a key,
+// a cookie, a password), never a body, and never the token of an emailed link.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
-/** The portal's emailed links carry their token in the path (/portal/verify/TOKEN): the log shows `…`. */
-const withoutLinkToken = (path: string): string => path.replace(/^(\/portal\/(?:verify|reset|account\/email)\/)[^/]+/, '$1…')
+/**
+ * The portal's emailed links carry their token in the path (/portal/verify/TOKEN), and so does an operator's setup
+ * link (/console/setup/TOKEN, usable for 24 hours by whoever reads it): the log shows `…`.
+ */
+const withoutLinkToken = (path: string): string => path.replace(/^(\/(?:portal\/(?:verify|reset|account\/email)|console\/setup)\/)[^/]+/, '$1…')
+
+/** Longest User-Agent written: it is the client's free text. */
+const USER_AGENT_MAX = 200
+
+/** The error code of each answer that had one (http/error-handler.ts notes it as it sends the Error body). */
+const errorCodes = new WeakMap<FastifyReply, string>()
+
+export function noteErrorCode(reply: FastifyReply, code: string): void {
+  errorCodes.set(reply, code)
+}
+
+function rateLimitOf(reply: FastifyReply, errorCode: string | undefined): { rateLimit?: string; rateLimitRemaining?: number } {
+  if (errorCode === 'temporarily_banned') return { rateLimit: 'banned' }
+  if (errorCode === 'rate_limit_exceeded') return { rateLimit: 'limited', rateLimitRemaining: 0 }
+  const remaining = reply.getHeader('x-ratelimit-remaining')
+  return remaining === undefined ? {} : { rateLimit: 'allowed', rateLimitRemaining: Number(remaining) }
+}
 
 export class RequestLogController extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, path: withoutLinkToken(request.url.split('?')[0]!), client: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }
+    const auth = request.auth ?? undefined
+    const errorCode = errorCodes.get(reply)
+    const userAgent = request.headers['user-agent']
+    const line = {
+      method: request.method,
+      path: withoutLinkToken(request.url.split('?')[0]!),
+      client: request.ip,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+      ...(auth ? { accountId: auth.accountId, keyId: auth.keyId } : {}),
+      ...(errorCode ? { errorCode } : {}),
+      ...(userAgent ? { userAgent: userAgent.slice(0, USER_AGENT_MAX) } : {}),
+      ...rateLimitOf(reply, errorCode),
+    }
+    // A key was accepted and the answer is not a failure of ours: the database answered (its outage, if any, ended).
+    if (auth && reply.statusCode < 500) request.server.outages?.database.ok()
     if (error) reply.log.error({ ...line, err: error }, 'request failed')
     else reply.log.info(line, 'request')
   }

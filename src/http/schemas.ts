@@ -20,6 +20,23 @@ export function int64(description: string, bounds: { minimum?: number } = {}) {
   return Type.Unsafe<bigint>({ type: 'integer', format: 'int64', ...bounds, description })
 }
 
+/**
+ * What the validator holds every string of a request to (path, query and body; http/validation.ts): well-formed
+ * Unicode without U+0000. Said in the description of each such string, with a pattern for the U+0000 half (a
+ * pattern cannot say "no unpaired surrogate": under the `u` flag a lone surrogate is a code point like any other).
+ * `\x00`, not `\u0000`: one escape that ECMA-262 (with or without `u`), RE2, Java and Python all read alike.
+ */
+export const TEXT_RULE = 'Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode.'
+const NO_NUL = '^[^\\x00]*$'
+/** The same, with at least one character that is not white space (no lookahead: not every pattern engine has it). */
+const NO_NUL_NOT_BLANK = '^[^\\x00]*[^\\s\\x00][^\\x00]*$'
+
+/** A string of a request: `description` plus the text rule, the pattern that says it; `notBlank`: not only white space. */
+export function requestText(description: string, options: { minLength?: number; maxLength?: number; format?: string; notBlank?: boolean } = {}) {
+  const { notBlank, ...bounds } = options
+  return Type.String({ ...bounds, pattern: notBlank ? NO_NUL_NOT_BLANK : NO_NUL, description: `${description} ${TEXT_RULE}` })
+}
+
 /** A `$ref` to a schema registered with `app.addSchema`, typed as the schema it points to. */
 export function ref<T extends TSchema>(schema: T) {
   const id = (schema as { $id?: unknown }).$id

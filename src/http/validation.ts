@@ -74,7 +74,9 @@ function addTextKeyword(ajv: Ajv): void {
     ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: TEXT_KEYWORD, message: 'must not contain U+0000 or an unpaired surrogate', params: {} }]
     return false
   }
-  ajv.addKeyword({ keyword: TEXT_KEYWORD, type: 'string', schemaType: 'boolean', errors: true, validate: check })
+  // Before `pattern`: a string's documented pattern also refuses U+0000 (http/schemas.ts), and this keyword's
+  // message says what is wrong where the pattern's would only quote the field's description.
+  ajv.addKeyword({ keyword: TEXT_KEYWORD, type: 'string', schemaType: 'boolean', errors: true, validate: check, before: 'pattern' })
 }
 
 /**
@@ -114,16 +116,62 @@ function createAjv(options: { coerce: boolean }): Ajv {
   return ajv
 }
 
-/** Builds the validator compiler for the app's schema controller, with the shared schemas registered. */
+// Compiled validators by the text of their schemas, for the process: compiling (Ajv's code generation, and each
+// Ajv's check of schemas against its meta-schema) is most of an app's start-up, and a process that builds more than
+// one app from the same schemas (the test suite builds one per test) compiles each schema once. A validator keeps no
+// state between calls, so apps can share it.
+const compilers = new Map<string, FastifySchemaCompiler<unknown>>()
+
+/** The validator compiler for the app's schema controller, with the shared schemas registered. */
 export function buildValidatorCompiler(externalSchemas: Record<string, unknown>): FastifySchemaCompiler<unknown> {
-  const bodyAjv = createAjv({ coerce: false })
-  const textAjv = createAjv({ coerce: true })
-  for (const schema of Object.values(externalSchemas)) {
-    bodyAjv.addSchema(withExactValues(schema, false, true) as object)
-    textAjv.addSchema(withExactValues(schema, true, true) as object)
+  const key = JSON.stringify(externalSchemas)
+  let compiler = compilers.get(key)
+  if (!compiler) {
+    compiler = createValidatorCompiler(externalSchemas)
+    compilers.set(key, compiler)
   }
+  return compiler
+}
+
+function createValidatorCompiler(externalSchemas: Record<string, unknown>): FastifySchemaCompiler<unknown> {
+  // The two Ajvs, with the shared schemas checked and added, are made when the first validator is compiled.
+  let ajvs: { bodyAjv: Ajv; textAjv: Ajv } | undefined
+  const made = () => {
+    if (ajvs) return ajvs
+    const bodyAjv = createAjv({ coerce: false })
+    const textAjv = createAjv({ coerce: true })
+    for (const schema of Object.values(externalSchemas)) {
+      bodyAjv.addSchema(withExactValues(schema, false, true) as object)
+      textAjv.addSchema(withExactValues(schema, true, true) as object)
+    }
+    return (ajvs = { bodyAjv, textAjv })
+  }
+  const compiled = new Map<string, ValidateFunction>()
   return ({ schema, httpPart }) => {
     const body = httpPart === 'body'
-    return (body ? bodyAjv : textAjv).compile(withExactValues(schema, !body, httpPart !== 'headers') as object) as ValidateFunction
+    const exact = withExactValues(schema, !body, httpPart !== 'headers') as object
+    const key = `${body ? 'body' : 'text'} ${JSON.stringify(exact)}`
+    let validate = compiled.get(key)
+    if (!validate) {
+      validate = compiledOnFirstUse(() => (body ? made().bodyAjv : made().textAjv).compile(exact) as ValidateFunction)
+      compiled.set(key, validate)
+    }
+    return validate
   }
+}
+
+/**
+ * A validator compiled when it is first called, not when its route is registered: compiling every route's schemas
+ * was ~0.3 s of each start, before the first request could be answered; a route's first request pays its own few
+ * milliseconds instead. Every schema is still compiled by the test suite, which calls every route.
+ */
+function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let real: ValidateFunction | undefined
+  const validate = ((data: unknown) => {
+    real ??= compile()
+    const valid = real(data)
+    validate.errors = real.errors
+    return valid
+  }) as ValidateFunction
+  return validate
 }

@@ -1,6 +1,9 @@
 // Safe retries: the first request with a key runs and its response is stored in the same transaction as
 // its effect; later requests with the same key and body get that response again, a different body gets
 // 422, and a request arriving while the first is still running gets 409. Records expire after 24 hours.
+// A claim left in progress by a process that died mid-request is taken over by a retry once no request could
+// still be running under it (REQUEST_TIMEOUT_MS + 5 s); each claim is its own token (its created_at), so a
+// request that was slower than that and finishes after the takeover rolls back instead of creating twice.
 import type { Kysely, WhereInterface } from 'kysely'
 import { isSafeNumber, parse, stringify } from 'lossless-json'
 import type { Clock } from '../clock.js'
@@ -9,8 +12,8 @@ import type { Database } from '../db/schema.js'
 import { ApiError } from '../http/errors.js'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
-/** An in-progress record older than this is from a crashed request; a retry may take it over. */
-const ABANDONED_AFTER_MS = 60_000
+/** Beyond the request timeout, how long an in-progress record is left to its request before a retry may take it. */
+export const ABANDON_GRACE_MS = 5_000
 
 export interface StoredResponse {
   status: number
@@ -21,14 +24,21 @@ export interface StoredResponse {
 const iso = (ms: number) => new Date(ms).toISOString()
 const parseNumber = (text: string) => (/^-?\d+$/.test(text) && !isSafeNumber(text) ? BigInt(text) : Number(text))
 
-export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+const inProgress = () => new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry after it has finished.')
+
+/** `requestTimeoutMs`: REQUEST_TIMEOUT_MS; a claim older than it plus ABANDON_GRACE_MS is from a crashed request. */
+export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(db), requestTimeoutMs }: { db: Kysely<Database>; clock: Clock; engine?: Engine; requestTimeoutMs: number }) {
+  const abandonedAfterMs = requestTimeoutMs + ABANDON_GRACE_MS
   const where =
     (accountId: string, key: string) =>
     <QB extends WhereInterface<Database, 'idempotency_keys'>>(qb: QB): QB =>
       qb.where('account_id', '=', accountId).where('idempotency_key', '=', key) as QB
 
-  /** Claims the key for this request, or returns the stored response to replay; throws 409/422. */
-  async function claim(accountId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined> {
+  /**
+   * Claims the key for this request (`claimedAt`: the claim's created_at, its token), or returns the stored
+   * response to replay; throws 409/422.
+   */
+  async function claim(accountId: string, key: string, fingerprint: string): Promise<{ claimedAt: string } | { stored: StoredResponse }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = clock.now()
       // The claim is committed on its own, before the operation runs: a concurrent request with the same key sees it.
@@ -39,7 +49,7 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
           .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
           .executeTakeFirst(),
       )
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return undefined
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimedAt: iso(now) }
       const row = await db.selectFrom('idempotency_keys').selectAll().$call(where(accountId, key)).executeTakeFirst()
       if (!row) continue
       if (row.expires_at <= iso(now)) {
@@ -49,8 +59,8 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
       if (row.fingerprint !== fingerprint) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.')
       }
-      if (row.state === 'done') return { status: Number(row.response_status), body: parse(row.response_body ?? 'null', null, parseNumber), location: row.response_location }
-      if (Date.parse(row.created_at) + ABANDONED_AFTER_MS <= now) {
+      if (row.state === 'done') return { stored: { status: Number(row.response_status), body: parse(row.response_body ?? 'null', null, parseNumber), location: row.response_location } }
+      if (Date.parse(row.created_at) + abandonedAfterMs <= now) {
         const taken = await db
           .updateTable('idempotency_keys')
           .set({ created_at: iso(now) })
@@ -58,11 +68,11 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
           .where('state', '=', 'in_progress')
           .where('created_at', '=', row.created_at)
           .executeTakeFirst()
-        if (taken.numUpdatedRows === 1n) return undefined
+        if (taken.numUpdatedRows === 1n) return { claimedAt: iso(now) }
       }
-      throw new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry after it has finished.')
+      throw inProgress()
     }
-    throw new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry after it has finished.')
+    throw inProgress()
   }
 
   return {
@@ -78,22 +88,26 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
       // Without a key nothing is stored beside the effect, a single INSERT: it is committed as one write (no
       // BEGIN/COMMIT round trips on PostgreSQL; grouped with the other writes of its turn on SQLite).
       if (input === undefined) return { ...(await engine.write(operation)), replayed: false }
-      const stored = await claim(input.accountId, input.key, input.fingerprint)
-      if (stored) return { ...stored, replayed: true }
+      const claimed = await claim(input.accountId, input.key, input.fingerprint)
+      if ('stored' in claimed) return { ...claimed.stored, replayed: true }
+      const mine = <QB extends WhereInterface<Database, 'idempotency_keys'>>(qb: QB): QB =>
+        where(input.accountId, input.key)(qb).where('state', '=', 'in_progress').where('created_at', '=', claimed.claimedAt) as QB
       try {
         const response = await engine.transaction(async (trx) => {
           const result = await operation(trx)
-          await trx
+          const stored = await trx
             .updateTable('idempotency_keys')
             .set({ state: 'done', response_status: result.status, response_body: stringify(result.body) ?? 'null', response_location: result.location })
-            .$call(where(input.accountId, input.key))
-            .execute()
+            .$call(mine)
+            .executeTakeFirst()
+          // A retry took the key over (this request outlived the takeover time): its run is the one that counts.
+          if (stored.numUpdatedRows !== 1n) throw inProgress()
           return result
         })
         return { ...response, replayed: false }
       } catch (error) {
-        // Nothing was committed: free the key so that a retry can run.
-        await db.deleteFrom('idempotency_keys').$call(where(input.accountId, input.key)).where('state', '=', 'in_progress').execute()
+        // Nothing was committed: free the key (if it is still this request's) so that a retry can run.
+        await db.deleteFrom('idempotency_keys').$call(mine).execute()
         throw error
       }
     },

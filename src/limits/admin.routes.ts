@@ -7,9 +7,12 @@ import { Type } from 'typebox'
 import { NotFoundError } from '../accounts/accounts.repository.js'
 import { bearerToken } from '../http/auth.js'
 import { ApiError } from '../http/errors.js'
+import { liftBan } from './ban-lifting.js'
 import { keySubject } from './rate-limiter.js'
 
 export const ADMIN_TOKEN_SETTING = 'admin_token'
+/** The CLI names its operating-system user here (URI-encoded), for the audit entry of what it asks for. */
+export const CLI_USER_HEADER = 'x-petstore-cli-user'
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (app, { token }) => {
   const expected = Buffer.from(token)
@@ -38,8 +41,22 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
     return { accountId: account.id, plan, windows, bans }
   })
 
-  app.post('/keys/:id/unban', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request) => {
+  const unbanSchema = {
+    hide: true,
+    params: Type.Object({ id: Type.String() }),
+    headers: Type.Object({ [CLI_USER_HEADER]: Type.Optional(Type.String({ minLength: 1, maxLength: 300, pattern: '^[\\x21-\\x7e]+$' })) }),
+  }
+  app.post('/keys/:id/unban', { schema: unbanSchema }, async (request) => {
     const key = await app.accounts.getApiKey(request.params.id).catch((e) => Promise.reject(notFound(e)))
-    return { keyId: key.id, wasBanned: await app.limiter.store.unban(keySubject(key.id)) }
+    // Only the CLI holds the admin token, so the entry's actor is the CLI, with the user it names.
+    const named = request.headers[CLI_USER_HEADER]
+    let user = 'unknown'
+    try {
+      if (named !== undefined) user = decodeURIComponent(named).slice(0, 100)
+    } catch {
+      // A malformed escape: the user stays unknown rather than the request failing after the token checked out.
+    }
+    const { wasBanned } = await liftBan({ store: app.limiter.store, audit: app.audit, keyId: key.id, accountId: key.accountId, actor: { kind: 'cli', user } })
+    return { keyId: key.id, wasBanned }
   })
 }

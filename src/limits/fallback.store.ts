@@ -11,6 +11,7 @@
 // reports is remembered (so a ban holds through the outage). Bans decided or seen here are written back to Redis,
 // with their remaining time, when it answers again (so they survive a Redis that restarted empty).
 import type { FastifyBaseLogger } from 'fastify'
+import { createOutageLog } from '../ops/outage-log.js'
 import type { MemoryStore } from './memory.store.js'
 import type { ConsumeResult, RateLimitStore, WindowSpec } from './rate-limit.store.js'
 import type { RedisStore } from './redis.store.js'
@@ -38,12 +39,20 @@ export function createFallbackStore({
   let closed = false
   // The latest `now` of a request: the clock bans are restored against (a test's manual clock included).
   let lastNow = 0
+  // One warning when Redis stops answering, a count of failed probes every 30 s, one line when it answers again.
+  const outage = createOutageLog({
+    dependency: 'rate-limit store',
+    log,
+    startMessage: (reason) => `rate-limit store unreachable (${reason}): limiting per process at 1/${divisor} of each quota until it is back`,
+    endMessage: 'rate-limit store reachable again: limits are shared across instances again',
+  })
   const scaled = (windows: WindowSpec[]) => windows.map((w) => ({ ...w, limit: Math.max(1, Math.floor(w.limit / divisor)) }))
 
   function open(err: unknown, quiet = false): void {
     if (down) return
     down = true
-    if (!quiet) log.warn(`rate-limit store unreachable (${err instanceof Error ? err.message : String(err)}): limiting per process at 1/${divisor} of each quota until it is back`)
+    // Quiet: already reported (Redis missing at start): counted from here, without a second warning.
+    outage.failed(err, { quiet })
     schedule(FIRST_PROBE_MS)
   }
 
@@ -53,12 +62,13 @@ export function createFallbackStore({
       try {
         await primary.ping()
         await primary.restoreBans(fallback.bansInForce(lastNow), lastNow)
-      } catch {
+      } catch (err) {
+        outage.failed(err)
         schedule(PROBE_EVERY_MS)
         return
       }
       down = false
-      log.warn('rate-limit store reachable again: limits are shared across instances again')
+      outage.ok()
     }, ms)
     probe.unref()
   }

@@ -1,13 +1,15 @@
 // Where limiting sits in the request pipeline. Pet store operations: authenticate, then count the request
-// against the account (a key that is refused, a 401, is counted against the client address instead; a failure
-// on our side, such as an unreachable database during the key look-up, is never counted against anyone). Other
-// API responses (unknown paths, wrong methods, the OpenAPI document) count against the address.
+// against the account, then check the key's scope for the operation, so a 403 insufficient_scope is counted too.
+// A key that is refused, a 401, is counted against the client address instead; a failure on our side, such as an
+// unreachable database during the key look-up, is never counted against anyone. Other API responses (unknown
+// paths, wrong methods, the OpenAPI document) count against the address.
 // Either way the headers are set before anything can fail, so every response carries them. Usage is counted when
 // the answer is sent (createUsageRecorder), since its outcome (success, 4xx, 429, 5xx) is known only then.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
 import type { Usage } from '../usage/usage.service.js'
 import { ApiError } from '../http/errors.js'
+import { checkScope } from '../http/scope-check.js'
 import type { RateLimiter } from './rate-limiter.js'
 
 declare module 'fastify' {
@@ -37,9 +39,10 @@ export function createRequestGuard({ authenticate, limiter }: GuardOptions) {
       throw outcome.error ?? error
     }
     const auth = request.auth!
-    const outcome = await limiter.forAccount({ accountId: auth.accountId, keyId: auth.keyId, quota: auth.quota })
+    const outcome = await limiter.forAccount({ accountId: auth.accountId, keyId: auth.keyId, quota: auth.quota, plan: auth.plan })
     reply.headers(outcome.headers)
     if (outcome.error) throw outcome.error
+    checkScope(request, auth.scopes)
   }
 }
 

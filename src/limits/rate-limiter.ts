@@ -34,7 +34,8 @@ export const keySubject = (keyId: string) => `key:${keyId}`
 const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
 
 export interface LimitEvents {
-  refused?: (reason: 'rate_limit_exceeded' | 'temporarily_banned', subject: 'account' | 'address') => void
+  /** `limit`: what refused it (the account's `minute` or `day` window, the key's `ban`, the `address`'s limit); `plan`: the account's. */
+  refused?: (reason: 'rate_limit_exceeded' | 'temporarily_banned', subject: 'account' | 'address', by: { limit: 'minute' | 'day' | 'ban' | 'address'; plan?: string }) => void
   banned?: () => void
 }
 
@@ -60,7 +61,7 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
     return policy
   }
 
-  async function decide(subject: string, policy: Policy, banSubject?: string): Promise<LimitOutcome> {
+  async function decide(subject: string, policy: Policy, banSubject?: string, plan?: string): Promise<LimitOutcome> {
     const now = clock.now()
     const ban = banSubject ? { subject: banSubject, threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 } : undefined
     const result = await store.consume({ subject, windows: policy.windows, now, ban })
@@ -70,7 +71,9 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
     if (result.admitted) return { headers: rateLimitHeaders(result.windows, now, policyValue) }
     const kind = subject.startsWith('account:') ? 'account' : 'address'
     if (result.banStarted) events.banned?.()
-    events.refused?.(result.bannedUntil === undefined ? 'rate_limit_exceeded' : 'temporarily_banned', kind)
+    const retry = retryAfterSeconds(result.windows, now)
+    const limit = kind === 'address' ? 'address' : result.bannedUntil !== undefined ? 'ban' : (retry.window.name as 'minute' | 'day')
+    events.refused?.(result.bannedUntil === undefined ? 'rate_limit_exceeded' : 'temporarily_banned', kind, { limit, plan })
     if (result.bannedUntil !== undefined) {
       // The quota may be free again (a later minute) while the ban holds: the headers describe the ban.
       const ban = banHeaders(result.windows, result.bannedUntil, now, policyValue)
@@ -78,14 +81,13 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
       return { headers: ban.headers, error: new ApiError('temporarily_banned', message, { 'retry-after': String(ban.seconds) }) }
     }
     const headers = rateLimitHeaders(result.windows, now, policyValue)
-    const retry = retryAfterSeconds(result.windows, now)
     const message = `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated requests while limited lead to a temporary ban.`
     return { headers, error: new ApiError('rate_limit_exceeded', message, { 'retry-after': String(retry.seconds) }) }
   }
 
   return {
     /** Counts one request of an authenticated key against its account's plan. */
-    forAccount: (input: { accountId: string; keyId: string; quota: Quota }) => decide(accountSubject(input.accountId), accountPolicy(input.quota), keySubject(input.keyId)),
+    forAccount: (input: { accountId: string; keyId: string; quota: Quota; plan?: string }) => decide(accountSubject(input.accountId), accountPolicy(input.quota), keySubject(input.keyId), input.plan),
     /** Counts one request that carries no valid key against the client address. */
     forAddress: (address: string) => decide(`address:${address}`, addressPolicy),
     /** The address's headers without counting anything (a request we failed to judge, e.g. the database is down). */

@@ -8,6 +8,7 @@
 //
 // Redis Cluster would need a batch per hash slot (a script's keys must share one); see docs/scaling.md.
 import type { Redis } from 'ioredis'
+import type { Deadline } from './redis-deadline.js'
 
 // One decision (the logic of one request; KEYS from `kb`, ARGV from `ab`):
 // KEYS: n counter keys, refusal hash, ban key.
@@ -78,7 +79,8 @@ interface Pending {
 /** One request's decision (its keys and arguments as above); resolves with its row of the reply. */
 export type Consume = (keys: string[], args: (string | number)[]) => Promise<number[]>
 
-export function createBatchedConsume(client: Redis): Consume {
+/** `within`: bounds each call's wait for Redis (one deadline per call, not per request). */
+export function createBatchedConsume(client: Redis, within: Deadline): Consume {
   client.defineCommand('petstoreConsumeBatch', { lua: CONSUME_BATCH })
   const call = (client as unknown as { petstoreConsumeBatch: (...args: (string | number)[]) => Promise<unknown[][]> }).petstoreConsumeBatch.bind(client)
   let pending: Pending[] = []
@@ -90,7 +92,7 @@ export function createBatchedConsume(client: Redis): Consume {
       keys.push(...p.keys)
       argv.push(...p.args)
     }
-    call(keys.length, ...keys, ...argv).then(
+    within(call(keys.length, ...keys, ...argv)).then(
       (rows) => batch.forEach((p, i) => p.resolve((rows[i] ?? []).map(Number))),
       (error: unknown) => batch.forEach((p) => p.reject(error)),
     )

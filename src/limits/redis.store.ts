@@ -7,8 +7,11 @@
 // while expiring it at the very end would let a request stamped a moment earlier (an instance whose clock is a
 // little behind, or a test clock that stands still while real time passes) find its window's count gone and
 // start again from 0.
-import { Redis } from 'ioredis'
+import { performance } from 'node:perf_hooks'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 import { createBatchedConsume } from './redis-consume.js'
+import { createDeadline } from './redis-deadline.js'
 import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
 
 /** What a Redis that stops answering costs the requests that find out (one turn's; then the fallback's breaker opens). */
@@ -18,16 +21,25 @@ export interface RedisStoreOptions {
   url: string
   /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
   prefix: string
-  /** Milliseconds a command may take before it fails (the caller then falls back). */
+  /**
+   * Milliseconds Redis may stay silent before a command fails (the caller then falls back). The store counts them
+   * only while this process is free to hear the answer (redis-deadline.ts); a bare client, on the event loop.
+   */
   commandTimeoutMs?: number
 }
 
-/** A Redis client that never queues or waits: a command fails at once while Redis is unreachable. */
-export function createRedisClient(options: RedisStoreOptions): Redis {
-  const client = new Redis(options.url, {
+/**
+ * A Redis client that never queues or waits: a command fails at once while Redis is unreachable, and after
+ * `commandTimeoutMs` of event-loop time when it does not answer (`timer: false`: no such timer; the caller
+ * bounds the wait itself).
+ */
+export function createRedisClient(options: RedisStoreOptions, { timer = true }: { timer?: boolean } = {}): Redis {
+  // ioredis is loaded only where Redis is configured (~0.1 s of a start without it).
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
+  const client = new RedisClient(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
+    ...(timer ? { commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS } : {}),
     connectTimeout: 1_000,
     // Keep trying in the background, once a second; requests meanwhile use the fallback.
     retryStrategy: () => 1_000,
@@ -52,9 +64,23 @@ export type RedisStore = RateLimitStore & {
   restoreBans: (bans: [string, number][], now: number) => Promise<void>
 }
 
+/** When anything last arrived from Redis on the client's connection (performance.now() ms), for the deadline. */
+function lastHeard(client: Redis): () => number {
+  let at = 0
+  const heard = () => void (at = performance.now())
+  const listen = () => client.stream?.on('data', heard)
+  // A new connection (the first, or after a reconnection) gets its own stream.
+  client.on('connect', listen)
+  if (client.status === 'connect' || client.status === 'ready') listen()
+  return () => at
+}
+
 export function createRedisStore(options: RedisStoreOptions & { client?: Redis }): RedisStore {
-  const client = options.client ?? createRedisClient(options)
-  const consume = createBatchedConsume(client)
+  const client = options.client ?? createRedisClient(options, { timer: false })
+  // Every command of the store is bounded by this deadline instead of an event-loop timer: a busy process is not
+  // a silent Redis (redis-deadline.ts).
+  const within = createDeadline({ timeoutMs: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS, lastHeardAt: lastHeard(client) })
+  const consume = createBatchedConsume(client, within)
   const p = options.prefix
   const counterKey = (subject: string, w: WindowSpec, start: number) => `${p}rl:${subject}:${w.name}:${w.seconds}:${start}`
   const banKey = (subject: string) => `${p}ban:${subject}`
@@ -84,12 +110,12 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
 
     async usage({ subject, windows, now }) {
       const keys = windows.map((w) => counterKey(subject, w, windowBounds(now, w.seconds).start))
-      const counts = keys.length === 0 ? [] : await client.mget(...keys)
+      const counts = keys.length === 0 ? [] : await within(client.mget(...keys))
       return { windows: states(windows, now, counts.map((c) => Number(c ?? 0))) }
     },
 
     async bannedUntil({ subject, now }) {
-      const until = Number((await client.get(banKey(subject))) ?? 0)
+      const until = Number((await within(client.get(banKey(subject)))) ?? 0)
       return until > now ? until : undefined
     },
 
@@ -99,16 +125,16 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
       const multi = client.multi()
       // GT would keep a longer ban, but needs Redis 7; NX keeps any ban Redis has (it knew it first).
       for (const [subject, until] of live) multi.set(banKey(subject), until, 'PX', until - now, 'NX')
-      await multi.exec()
+      await within(multi.exec())
     },
 
     async unban(subject) {
-      const [deleted] = await Promise.all([client.del(banKey(subject)), client.del(refusalKey(subject))])
+      const [deleted] = await within(Promise.all([client.del(banKey(subject)), client.del(refusalKey(subject))]))
       return deleted > 0
     },
 
     async ping() {
-      await client.ping()
+      await within(client.ping())
     },
 
     async close() {

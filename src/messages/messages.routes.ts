@@ -17,6 +17,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/messages',
     {
       preParsing: [refuseEncodedBody, requireJsonContentType],
+      config: { scope: 'messages:write' },
       schema: {
         operationId: 'sendMessage',
         tags: ['messages'],
@@ -49,6 +50,8 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/messages/:id',
     {
+      // The sender reads its own messages: sending is what the key is for, so no separate read scope.
+      config: { scope: 'messages:write' },
       schema: {
         operationId: 'getMessage',
         tags: ['messages'],

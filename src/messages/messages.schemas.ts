@@ -1,12 +1,13 @@
 // The quickstart Message (spec 2.6). `status` is `queued` when accepted, then `delivered` or `failed`.
 import { Type, type Static } from 'typebox'
+import { requestText } from '../http/schemas.js'
 
 export const MESSAGE_MAX_LENGTH = 4096
 export const MESSAGE_STATUSES = ['queued', 'delivered', 'failed'] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 
 export const NewMessageSchema = Type.Object(
-  { message: Type.String({ minLength: 1, maxLength: MESSAGE_MAX_LENGTH, description: `The text to send: 1 to ${MESSAGE_MAX_LENGTH} characters.` }) },
+  { message: requestText(`The text to send: 1 to ${MESSAGE_MAX_LENGTH} characters.`, { minLength: 1, maxLength: MESSAGE_MAX_LENGTH }) },
   { $id: 'NewMessage', title: 'NewMessage', additionalProperties: false },
 )
 
@@ -24,7 +25,7 @@ export const MessageSchema = Type.Object(
   { $id: 'Message', title: 'Message', additionalProperties: false },
 )
 
-export const MessageIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The message id.' }) }, { additionalProperties: false })
+export const MessageIdParams = Type.Object({ id: requestText('The message id.', { minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 
 export type NewMessage = Static<typeof NewMessageSchema>
 export type Message = Static<typeof MessageSchema>

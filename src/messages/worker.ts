@@ -4,6 +4,8 @@
 // `runOnce` is the whole step; `start` repeats it on a timer.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
+import { isDatabaseUnavailable } from '../db/unavailable.js'
+import { createOutageLog, type OutageLog } from '../ops/outage-log.js'
 import type { MessagesRepository } from './messages.repository.js'
 import type { MessageSink } from './sinks.js'
 
@@ -21,6 +23,10 @@ export interface WorkerOptions {
   batchSize?: number
   /** A claimed message not settled within this time is handed out again (its worker died). */
   leaseMs?: number
+  /** The process's database outage (shared with the request handlers); the worker's own when absent. */
+  databaseOutage?: OutageLog
+  /** Lines about an outage repeat at most this often (default 30 s). */
+  outageReportEveryMs?: number
 }
 
 /**
@@ -42,6 +48,12 @@ export function createMessageWorker(options: WorkerOptions) {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<number> | undefined
   let stopped = false
+  // While the database is down every poll fails: the outage is logged once, with a count every 30 s, not a stack
+  // every poll. So is a receiver that keeps failing (each message's failed attempt still gets its own line).
+  const reportEveryMs = options.outageReportEveryMs
+  const database = options.databaseOutage ?? createOutageLog({ dependency: 'database', log, clock, reportEveryMs })
+  const steps = createOutageLog({ dependency: 'message worker', log, clock, reportEveryMs, withError: true, startMessage: (reason) => `message worker step failed: ${reason}` })
+  const receiver = createOutageLog({ dependency: 'message sink', log, clock, reportEveryMs, startMessage: (reason) => `message deliveries failing: ${reason}`, endMessage: 'message deliveries succeed again' })
 
   async function runOnce(): Promise<number> {
     const batch = await messages.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs ?? 60_000 })
@@ -51,9 +63,11 @@ export function createMessageWorker(options: WorkerOptions) {
     for (const message of batch) {
       try {
         await sink.deliver(message)
+        receiver.ok()
         recorded.push(messages.markDelivered(message.seq))
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error)
+        receiver.failed(error)
         const retryAt = message.attempts >= maxAttempts ? undefined : clock.now() + retryDelay(retryScheduleMs, message.attempts, random)
         recorded.push(messages.markAttemptFailed(message.seq, reason, retryAt))
         log.warn({ messageId: message.id, attempt: message.attempts, reason, final: retryAt === undefined }, 'message delivery failed')
@@ -66,10 +80,18 @@ export function createMessageWorker(options: WorkerOptions) {
   function schedule(delay: number): void {
     if (stopped) return
     timer = setTimeout(() => {
-      running = runOnce().catch((err: unknown) => {
-        log.error({ err }, 'message worker step failed')
-        return 0
-      })
+      running = runOnce().then(
+        (n) => {
+          database.ok()
+          steps.ok()
+          return n
+        },
+        (err: unknown) => {
+          if (isDatabaseUnavailable(err)) database.failed(err)
+          else steps.failed(err)
+          return 0
+        },
+      )
       // A full batch means more may be waiting: go on at once.
       running.then((n) => schedule(n >= (options.batchSize ?? 20) ? 0 : options.pollMs))
     }, delay)

@@ -1,11 +1,18 @@
 // Prometheus metrics (prom-client), one registry per process: requests by route and status with latency,
-// rate-limit refusals and bans, and the PostgreSQL pool's use. With `serve --workers N` a scrape answers for the
-// whole instance: the worker that takes it asks the primary, which gathers every worker's registry (prom-client's
-// AggregatorRegistry) and sums them.
+// rate-limit refusals (by plan and limit) and bans, message delivery failures, portal sign-ups and log-ins, the
+// PostgreSQL pool's use, and the gauges read at scrape (scrape-gauges.ts). With `serve --workers N` a scrape
+// answers for the whole instance: the worker that takes it asks the primary, which gathers every worker's registry
+// (prom-client's AggregatorRegistry) and merges them, summing unless a metric says otherwise (its `aggregator`).
 import cluster from 'node:cluster'
+import type { Kysely } from 'kysely'
 import type pg from 'pg'
+import type { Clock } from '../clock.js'
 import type { PipelinedReads } from '../db/pipelined-reads.js'
+import type { Database } from '../db/schema.js'
+import type { MessageSink } from '../messages/sinks.js'
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { RedisState } from './dependency-checks.js'
+import { registerScrapeGauges } from './scrape-gauges.js'
 
 export const METRICS_REQUEST = 'petstore:metrics'
 export const METRICS_ANSWER = 'petstore:metrics-answer'
@@ -48,10 +55,24 @@ export function answerMetricsRequests(): void {
   })
 }
 
-export function createMetrics({ pool, reads }: { pool?: pg.Pool; reads?: PipelinedReads } = {}) {
+/** Why a request was refused with 429: its account's `minute` or `day` window, its key's `ban`, or its client `address`'s limit. */
+export type RefusedLimit = 'minute' | 'day' | 'ban' | 'address'
+
+export interface MetricsSources {
+  pool?: pg.Pool
+  reads?: PipelinedReads
+  /** The database the outbox and account gauges are read from at scrape; none: no such gauges. */
+  db?: Kysely<Database>
+  clock?: Clock
+  /** Redis's state, when REDIS_URL is set (`petstore_redis_up`). */
+  redis?: () => Promise<RedisState>
+}
+
+export function createMetrics({ pool, reads, db, clock, redis }: MetricsSources = {}) {
   const registry = new Registry()
   // `petstore_` + prom-client's own names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes` …).
   collectDefaultMetrics({ register: registry, prefix: 'petstore_' })
+  registerScrapeGauges({ registry, db, clock, redis })
   let scrape = () => registry.metrics()
   if (cluster.isWorker) {
     // This process's registry is what it reports to the primary; constructing an AggregatorRegistry makes
@@ -74,6 +95,24 @@ export function createMetrics({ pool, reads }: { pool?: pg.Pool; reads?: Pipelin
     registers: [registry],
   })
   const bans = new Counter({ name: 'petstore_rate_limit_bans_total', help: 'Temporary bans started', registers: [registry] })
+  const refusedByPlan = new Counter({
+    name: 'petstore_requests_refused_total',
+    help: 'Requests refused with 429 by the limit that refused them (minute, day, ban, address) and the account\'s plan (none for an address)',
+    labelNames: ['limit', 'plan'] as const,
+    registers: [registry],
+  })
+  const deliveryFailures = new Counter({
+    name: 'petstore_message_delivery_failures_total',
+    help: 'Failed message delivery attempts by sink (log, webhook); each retry that fails counts again',
+    labelNames: ['sink'] as const,
+    registers: [registry],
+  })
+  const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] })
+  const portal = {
+    signups: counter('petstore_portal_signups_total', 'Portal sign-ups that created an account (a repeated address creates none)'),
+    logins: counter('petstore_portal_logins_total', 'Portal log-ins that succeeded'),
+    loginFailures: counter('petstore_portal_login_failures_total', 'Portal log-ins refused for a wrong email or password (throttled attempts not included)'),
+  }
   const keyLookups = new Counter({
     name: 'petstore_key_cache_lookups_total',
     help: 'API key look-ups by result: hit (answered from this process\'s cache) or miss (read from the database); PostgreSQL only',
@@ -91,7 +130,28 @@ export function createMetrics({ pool, reads }: { pool?: pg.Pool; reads?: Pipelin
     gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
     if (reads) gauge('petstore_db_pipelined_connections', 'Pipelined PostgreSQL connections open for the hot reads', () => reads.open())
   }
-  return { registry, requests, refusals, bans, keyCache, scrape: () => scrape() }
+  return {
+    registry,
+    requests,
+    refusals,
+    bans,
+    keyCache,
+    portal,
+    refused: (limit: RefusedLimit, plan: string | undefined) => refusedByPlan.inc({ limit, plan: plan ?? 'none' }),
+    /** `sink` with its failed deliveries counted under `name`. */
+    countingFailures(name: string, sink: MessageSink): MessageSink {
+      const failures = deliveryFailures.labels(name)
+      failures.inc(0) // the series exists from the start: a rate over it needs no first failure
+      return {
+        deliver: (message) =>
+          sink.deliver(message).catch((error: unknown) => {
+            failures.inc()
+            throw error
+          }),
+      }
+    },
+    scrape: () => scrape(),
+  }
 }
 
 export type Metrics = ReturnType<typeof createMetrics>

@@ -1,9 +1,11 @@
 // Operational endpoints, outside /v1 and without an API key: liveness, readiness, metrics.
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
+import { Type } from 'typebox'
 import { ApiError } from '../http/errors.js'
+import { errorResponse, jsonResponse } from '../http/schemas.js'
 import type { Services } from '../services.js'
+import { databaseState, redisState } from './dependency-checks.js'
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/
 
@@ -20,25 +22,36 @@ function checkMetricsAccess(request: FastifyRequest, token: string | undefined):
   }
 }
 
-async function check(name: string, probe: () => Promise<unknown>): Promise<[string, string]> {
-  try {
-    await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 2_000).unref())])
-    return [name, 'ok']
-  } catch (error) {
-    return [name, `unavailable (${error instanceof Error ? error.message : String(error)})`]
-  }
-}
-
-const DEGRADED = 'degraded'
-
 /**
- * Redis down is not a reason to leave the load balancer: the fallback limiter serves (per process, at a share of
- * each quota). Taking every instance out because the shared counter store is down would turn a degraded state
- * into an outage. `degraded` says it; only the database makes the instance not ready.
+ * Each backend's state and nothing more: no host, port or driver message (the body is public; a driver's message
+ * names the address it could not reach). Redis down is not a reason to leave the load balancer: the fallback limiter serves (per process, at a
+ * share of each quota), and taking every instance out because the shared counter store is down would turn a
+ * degraded state into an outage. `degraded` says it; only the database makes the instance not ready.
  */
-async function redisCheck(services: Services): Promise<[string, string]> {
-  const [name, state] = await check('redis', () => services.rateLimitStore.ping())
-  return [name, state === 'ok' ? 'ok' : DEGRADED]
+const ReadySchema = Type.Object(
+  {
+    status: Type.Literal('ready'),
+    checks: Type.Object(
+      {
+        database: Type.Literal('ok', { description: 'The database answers (else the answer is a 503).' }),
+        redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('off')], {
+          description: '`ok`: the limits are shared through Redis; `degraded`: Redis does not answer and each process limits on its own; `off`: no REDIS_URL.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const READY_SCHEMA = {
+  hide: true,
+  response: {
+    200: jsonResponse('Ready: the database answers; Redis is `ok`, `degraded` or `off`.', ReadySchema),
+    503: errorResponse('Not ready: the database does not answer (`service_unavailable`, message `Not ready: database unavailable.`).', {
+      'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds before asking again.' }),
+    }, ['service_unavailable']),
+  },
 }
 
 export async function registerOpsRoutes(app: FastifyInstance, services: Services, listener: string): Promise<void> {
@@ -60,15 +73,10 @@ export async function registerOpsRoutes(app: FastifyInstance, services: Services
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
-  app.get('/readyz', { schema: { hide: true } }, async () => {
-    const checks = Object.fromEntries(
-      await Promise.all([check('database', () => sql`select 1`.execute(services.db)), ...(config.redisUrl ? [redisCheck(services)] : [])]),
-    )
-    const failing = Object.entries(checks).filter(([, state]) => state !== 'ok' && state !== DEGRADED)
-    if (failing.length > 0) {
-      throw new ApiError('service_unavailable', `Not ready: ${failing.map(([name, state]) => `${name} ${state}`).join('; ')}.`, { 'retry-after': '2' })
-    }
-    return { status: 'ready', checks }
+  app.get('/readyz', { schema: READY_SCHEMA }, async () => {
+    const [database, redis] = await Promise.all([databaseState(services.db), redisState(config.redisUrl, services.rateLimitStore)])
+    if (database !== 'ok') throw new ApiError('service_unavailable', 'Not ready: database unavailable.', { 'retry-after': '2' })
+    return { status: 'ready' as const, checks: { database, redis } }
   })
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {

@@ -20,6 +20,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pets',
     {
+      config: { scope: 'pets:read' },
       schema: {
         operationId: 'listPets',
         tags: ['pets'],
@@ -48,6 +49,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/pets',
     {
       preParsing: [refuseEncodedBody, requireJsonContentType],
+      config: { scope: 'pets:write' },
       schema: {
         operationId: 'createPet',
         tags: ['pets'],
@@ -81,6 +83,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/pets/:petId',
     {
       config: {
+        scope: 'pets:read',
         deprecation: { deprecatedAt: config.getPetDeprecatedAt, sunset: config.getPetSunset, successor: '/v1/pets', docs: '/docs#/pets/getPet' },
       },
       schema: {

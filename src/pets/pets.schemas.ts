@@ -1,6 +1,6 @@
 // Pet schemas (spec 2.1–2.4): the one source of validation, serialization, TypeScript types and OpenAPI.
 import { Type, type Static } from 'typebox'
-import { int64 } from '../http/schemas.js'
+import { int64, requestText } from '../http/schemas.js'
 import { listQuery } from '../http/paging.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
@@ -21,12 +21,7 @@ export const NAME_MAX_LENGTH = 100
 
 export const NewPetSchema = Type.Object(
   {
-    name: Type.String({
-      minLength: 1,
-      maxLength: NAME_MAX_LENGTH,
-      pattern: '\\S',
-      description: "The animal's name: 1 to 100 characters, not only white space",
-    }),
+    name: requestText("The animal's name: 1 to 100 characters, not only white space.", { minLength: 1, maxLength: NAME_MAX_LENGTH, notBlank: true }),
     categoryId: Int64Id('Identifier of the category the animal belongs to (1 to 9223372036854775807).'),
     status: Type.Optional(status()),
   },

@@ -1,8 +1,8 @@
 // The pages of signing up, verifying, logging in and resetting a password. Labels and button texts are what
 // people (and the browser tests) find the controls by: Email, Password, New password, Create account, Log in.
-import { html, type Html } from './html.js'
+import { html, type Html } from '../web/html.js'
 import { csrfField, notice } from './layout.js'
-import { PASSWORD_MAX, PASSWORD_MIN } from './passwords.js'
+import { PASSWORD_MAX, PASSWORD_MIN } from '../web/passwords.js'
 
 const emailField = (email = '', autofocus = true) =>
   html`<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${email}"${autofocus ? html` autofocus` : ''}></div>`

@@ -2,8 +2,11 @@
 // confirmation steps of Roll and Revoke (a page each, so they work without JavaScript).
 import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
 import { endsAt, shownState } from '../accounts/key-display.js'
-import { html, type Html } from './html.js'
+import { html, type Html } from '../web/html.js'
+import { whenCell } from '../web/when.js'
 import { csrfField, notice } from './layout.js'
+import { createButtons, narrowLink, permissionsGroup } from './key-scopes.pages.js'
+import { scopesCell } from '../web/scopes-cell.js'
 
 export const GRACE_CHOICES = [
   { value: '0', label: 'None: the old key stops now' },
@@ -20,12 +23,8 @@ export const EXPIRY_CHOICES = [
   { value: '365', label: 'In 1 year' },
 ] as const
 
-/** An instant as people read it, to the minute, in UTC. */
-export const when = (iso: string | null, none = '—'): string => (iso === null ? none : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)
-
-/** An instant in a table cell: the day and the time each kept whole, so a narrow column breaks between them. */
-const whenCell = (iso: string | null, none: string) =>
-  iso === null ? none : html`<span class="day">${iso.slice(0, 10)}</span> <span class="time">${iso.slice(11, 16)} UTC</span>`
+// How instants read (the console's pages share them).
+export { when } from '../web/when.js'
 
 export const keyName = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
 
@@ -35,23 +34,24 @@ function stateCell(key: ApiKeyInfo): Html {
   return html`<span class="state-${state}">${state}</span>`
 }
 
-function actions(key: ApiKeyInfo): Html {
+function actions(key: ApiKeyInfo, suspended: boolean): Html {
   if (key.state !== 'active') return html``
   // The buttons only open the confirmation step; nothing changes until it is confirmed there.
   const button = (action: 'roll' | 'revoke', label: string) =>
     html`<form method="get" action="/portal/keys/${key.id}/${action}"><button type="submit" class="small secondary" aria-describedby="name-${key.id}">${label}</button></form>`
-  return html`${key.replacedBy ? '' : button('roll', 'Roll')}${button('revoke', 'Revoke')}`
+  // A suspended account gets no new key, so no Roll (a roll makes one); revoking stays its owner's choice.
+  return html`${key.replacedBy || suspended ? '' : button('roll', 'Roll')}${button('revoke', 'Revoke')}`
 }
 
 // `data-label` names each cell where a narrow screen shows one card per key instead of columns (assets.ts).
-export function keysTable(keys: ApiKeyInfo[]): Html {
+export function keysTable(keys: ApiKeyInfo[], suspended = false): Html {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const rows = keys.map(
     (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
-<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td><td data-label="State">${stateCell(k)}</td><td class="actions">${actions(k)}</td></tr>`,
+<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k, narrowLink(k))}<td data-label="State">${stateCell(k)}</td><td class="actions">${actions(k, suspended)}</td></tr>`,
   )
   return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only; a secret is shown once, when it is made.</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Permissions</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody></table>`
 }
 
@@ -59,26 +59,35 @@ export function keysTable(keys: ApiKeyInfo[]): Html {
 export const keyLimitMessage = (active: number, max: number) =>
   `You have ${active} working keys (active, or rolled and still in their grace period); an account may have at most ${max}. To create another, revoke a key you no longer use: press Revoke in its row on your keys page, then confirm.`
 
-export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: boolean; sent: boolean; maxKeys: number }): Html {
+/** What a suspended account's owner is told, wherever the portal refuses to make a key. */
+export function suspendedMessage(reason: string | null): string {
+  const why = reason ? ` The reason given: ${reason}` : ''
+  return `Your account is suspended: every API request with its keys is refused (403 account_suspended), and no key can be created or rolled until it is reactivated.${why} Contact the operator of this service to have it reactivated.`
+}
+
+export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: boolean; sent: boolean; maxKeys: number; suspension?: { reason: string | null } }): Html {
   const active = input.keys.filter((k) => k.state === 'active').length
-  const create = input.verified
+  const create = input.suspension
+    ? notice('error', suspendedMessage(input.suspension.reason))
+    : input.verified
     ? html`${active >= input.maxKeys ? notice('info', keyLimitMessage(active, input.maxKeys)) : ''}<form method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
     : html`${notice('info', input.sent ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.' : 'Verify your email address to create keys: open the link we sent you.')}
 <form method="post" action="/portal/verify/resend">${csrfField(input.csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
-  return html`${create}<h2>Your keys</h2>${keysTable(input.keys)}
+  return html`${create}<h2>Your keys</h2>${keysTable(input.keys, input.suspension !== undefined)}
 <p class="muted">Call the API with <code>Authorization: Bearer &lt;key&gt;</code>. See <a href="/docs">the API reference</a>.</p>`
 }
 
 const select = (id: string, label: string, choices: readonly { value: string; label: string }[], selected = '') =>
   html`<div><label for="${id}">${label}</label><select id="${id}" name="${id}">${choices.map((c) => html`<option value="${c.value}"${c.value === selected ? html` selected` : ''}>${c.label}</option>`)}</select></div>`
 
-export function newKeyForm(csrf: string, input: { name?: string; expires?: string; error?: string } = {}): Html {
+export function newKeyForm(csrf: string, input: { name?: string; expires?: string; scopes?: readonly string[]; error?: string } = {}): Html {
   return html`${notice('error', input.error)}
 <form method="post" action="/portal/keys" class="stacked">${csrfField(csrf)}
 <div><label for="name">Key name</label><span class="hint" id="name-hint">For you to recognise it, e.g. "production server".</span>
 <input id="name" name="name" type="text" required maxlength="100" value="${input.name ?? ''}" aria-describedby="name-hint" autofocus></div>
 ${select('expires', 'Expires', EXPIRY_CHOICES, input.expires)}
-<div class="row-actions"><button type="submit">Create</button><a href="/portal/keys">Cancel</a></div>
+${permissionsGroup(input.scopes)}
+<div class="row-actions">${createButtons}<a href="/portal/keys">Cancel</a></div>
 </form>`
 }
 

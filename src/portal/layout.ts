@@ -1,7 +1,9 @@
-// The frame of every portal page: document head (our stylesheet, script and icon; no inline style or script), a
-// skip link, the site header with the product's name and the navigation, the page's own content in <main>, and a
-// footer pointing to the API's documentation.
-import { html, type Html } from './html.js'
+// The frame of every portal page (src/web/layout.ts): the portal's stylesheet, script and icon, its navigation
+// (Keys, Usage, Activity, Account and Log out when signed in), and a footer pointing to the API's documentation.
+import { html, type Html } from '../web/html.js'
+import { documentPage, logoutForm, navLink } from '../web/layout.js'
+
+export { csrfField, notice } from '../web/layout.js'
 
 export interface PageContext {
   /** The signed-in user's address, if any (shows the navigation and Log out). */
@@ -12,45 +14,20 @@ export interface PageContext {
   path?: string
 }
 
-export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`
-
-/** A notice above a form: an error (`alert`, read out at once) or a confirmation. */
-export function notice(kind: 'error' | 'info' | 'success', text: string | Html | undefined): Html {
-  if (!text) return html``
-  return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</div>`
-}
-
 function navigation(ctx: PageContext): Html {
   if (!ctx.email) return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a href="/portal/signup">Sign up</a></li></ul></nav>`
-  const link = (href: string, label: string) => html`<li><a href="${href}"${ctx.path === href ? html` aria-current="page"` : ''}>${label}</a></li>`
-  return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}${link('/portal/account', 'Account')}</ul>
-    <form method="post" action="/portal/logout" class="logout"><span class="who" title="${ctx.email}">${ctx.email}</span>${csrfField(ctx.csrf)}<button type="submit" class="secondary">Log out</button></form></nav>`
+  const link = (href: string, label: string) => navLink(ctx.path, href, label)
+  return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>
+    ${logoutForm('/portal/logout', ctx.email, ctx.csrf)}</nav>`
 }
 
 // The API's own documents, for integrators: the same links GET /v1 lists (src/app.ts registers both).
 const footer = html`<footer class="site"><nav aria-label="API documentation"><span class="product">Petstore API</span><ul>
 <li><a href="/docs">API reference</a></li><li><a href="/v1/openapi.json">OpenAPI document</a> <span class="muted">(JSON)</span></li></ul></nav></footer>`
 
+const assets = { css: '/portal/assets/portal.css', js: '/portal/assets/portal.js', icon: '/portal/assets/favicon.svg' }
+const brand = { href: '/portal/keys', name: 'Petstore', tagline: 'developer portal' }
+
 export function page(ctx: PageContext, title: string, content: Html): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Petstore developer portal</title>
-<link rel="stylesheet" href="/portal/assets/portal.css">
-<script src="/portal/assets/portal.js" defer></script>
-<link rel="icon" type="image/svg+xml" href="/portal/assets/favicon.svg">
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="site"><a class="brand" href="/portal/keys">Petstore <span>developer portal</span></a>${navigation(ctx)}</header>
-<main id="main" tabindex="-1">
-<h1>${title}</h1>
-${content}
-</main>
-${footer}
-</body>
-</html>
-`.text
+  return documentPage({ site: 'Petstore developer portal', assets, brand, navigation: navigation(ctx), footer }, title, content)
 }

@@ -4,10 +4,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { loginForm } from './account.pages.js'
-import { emailKeyOf } from './email-address.js'
+import { emailKeyOf } from '../web/email-address.js'
 import { page } from './layout.js'
-import { verifyAgainstNobody, verifyPassword } from './passwords.js'
-import { redirect, sendPage } from './reply.js'
+import { verifyAgainstNobody, verifyPassword } from '../web/passwords.js'
+import { redirect, sendPage } from '../web/reply.js'
 import type { Portal } from './portal.plugin.js'
 import { LoginBody, LoginQuery, NoQuery, pageResponses } from './portal.schemas.js'
 import { safeNext } from './safe-next.js'
@@ -31,13 +31,15 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
     const next = safeNext(request.body.next)
     const user = await repo.findUserByEmail(email)
     const who = { email: emailKeyOf(email), address: request.ip }
-    await throttle.check({ ...who, passwordChangedAt: user?.password_changed_at })
-    const ok = user ? await verifyPassword(password, user.password_hash) : await verifyAgainstNobody(password)
+    const attempt = await throttle.attempt({ ...who, passwordChangedAt: user?.password_changed_at })
+    const ok = user ? await verifyPassword(password, user.password_hash) : await verifyAgainstNobody(password, app.config.passwordHashCost)
     if (!user || !ok) {
-      await throttle.failed(who)
+      portal.metrics.loginFailures.inc()
       const ctx = portal.context(request, reply)
       return sendPage(reply, 400, page(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: 'Email or password is incorrect.' })))
     }
+    await attempt.succeeded()
+    portal.metrics.logins.inc()
     await sessions.start(request, reply, request.visitor, user)
     return redirect(reply, next)
   })

@@ -1,19 +1,12 @@
 // The text of every message the portal sends. Plain text (wrapped by mail-format.ts); each link is a whole URL
 // on a line of its own, so it can be copied out of the raw message.
-import type { MailMessage } from './mail.js'
+import { PORTAL_MAIL_SIGNATURE } from '../accounts/verification.js'
+import type { MailMessage } from '../web/mail.js'
 
-export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000
 export const RESET_TTL_MS = 60 * 60 * 1000
 
-const signature = '\n\n-- \nPetstore developer portal\n'
-
-export function verifyMessage(to: string, link: string): MailMessage {
-  return {
-    to,
-    subject: 'Verify your email address',
-    text: `Welcome to Petstore.\n\nOpen this link to verify your address (it works once, for 24 hours):\n\n${link}\n\nIf you did not sign up, ignore this message.${signature}`,
-  }
-}
+// The verification message is the console's too (an operator's `Resend verification`): see accounts/verification.ts.
+const signature = PORTAL_MAIL_SIGNATURE
 
 export function alreadyRegisteredMessage(to: string, loginLink: string, resetLink: string): MailMessage {
   return {

@@ -2,7 +2,7 @@
 // the SDK's first lines; opened again, it says the secret was shown once and shows only what the table shows.
 import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
 import { endsAt, shownState } from '../accounts/key-display.js'
-import { html, type Html } from './html.js'
+import { html, type Html } from '../web/html.js'
 import { notice } from './layout.js'
 import { keyName, when } from './keys.pages.js'
 

@@ -1,25 +1,29 @@
-// The developer portal under /portal: its own scope on the pet store listener, with form and cookie parsing,
-// security headers, the visitor (session) of every request, CSRF checks on every POST, and HTML error pages.
+// The developer portal under /portal: its own scope on the pet store listener (src/web/site-scope.ts: form and
+// cookie parsing, security headers, the visitor (session) of every request, CSRF checks on every POST, HTML error
+// pages), its context for the route modules, and its routes.
 // The /v1 API's error shape, rate limiting and quota are untouched: nothing here runs for /v1.
-import cookie from '@fastify/cookie'
-import formbody from '@fastify/formbody'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsRepository } from '../accounts/accounts.repository.js'
+import type { Verification } from '../accounts/verification.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
-import { isDatabaseUnavailable } from '../db/unavailable.js'
-import { PORTAL_CSS, PORTAL_FAVICON, PORTAL_JS } from './assets.js'
-import { createCsrf, type Csrf } from './csrf.js'
-import { html } from './html.js'
+import { PORTAL_CSS, PORTAL_FAVICON, PORTAL_JS } from '../web/assets.js'
+import { createCsrf, type Csrf } from '../web/csrf.js'
+import { activityRoutes } from './activity.routes.js'
+import type { AuditRepository } from '../audit/audit.repository.js'
+import type { Metrics } from '../ops/metrics.js'
 import { keysRoutes } from './keys.routes.js'
 import { loginRoutes } from './login.routes.js'
 import { page, type PageContext } from './layout.js'
-import type { Mailer } from './mail.js'
-import type { PortalRepository } from './portal.repository.js'
+import type { Mailer } from '../web/mail.js'
+import type { PlanRequests } from '../plan-requests/plan-requests.service.js'
+import { planRequestsRoutes } from './plan-requests.routes.js'
+import type { PortalRepository, PortalUser } from './portal.repository.js'
 import { settingsRoutes } from './settings.routes.js'
 import type { SettingsRepository } from './settings.repository.js'
 import { createSessions, type Sessions, type Visitor } from './session.js'
-import { PortalError, redirect, sendPage } from './reply.js'
+import { redirect } from '../web/reply.js'
+import { siteScope } from '../web/site-scope.js'
 import { resetRoutes } from './reset.routes.js'
 import { loginFor } from './safe-next.js'
 import { signupRoutes } from './signup.routes.js'
@@ -34,10 +38,18 @@ export interface PortalOptions {
   /** The account settings page's reads and changes (settings.repository.ts). */
   settings: SettingsRepository
   mailer: Mailer
+  /** Verification links and their message (shared with the console: accounts/verification.ts). */
+  verification: Verification
   /** Signs CSRF tokens (kept in the database, so every instance agrees). */
   csrfSecret: string
   /** Seals a new key's secret in a cookie across the redirect that shows it (secret-flash.ts). */
   flashSecret: string
+  /** Requests for a higher plan (src/plan-requests/), asked for on the usage page. */
+  planRequests: PlanRequests
+  /** The audit log, read for the account's own entries (/portal/activity). */
+  audit: AuditRepository
+  /** Sign-ups and log-ins, counted for /metrics. */
+  metrics: Metrics['portal']
 }
 
 /** What a portal route handler needs besides the request. */
@@ -55,9 +67,6 @@ declare module 'fastify' {
     visitor: Visitor
   }
 }
-
-// No inline script or style anywhere; forms post only to ourselves; nobody may frame the portal.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 /** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
 const PUBLIC_PAGES = ['/portal/signup', '/portal/login', '/portal/reset', '/portal/verify', '/portal/account/email/', '/portal/assets/']
@@ -77,66 +86,22 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     link: (path) => `${options.config.publicUrl}${path}`,
   }
 
-  // Mail still being sent when the app closes goes out first.
-  app.addHook('onClose', async () => options.mailer.settled())
-  await app.register(cookie)
-  await app.register(formbody, { bodyLimit: 16 * 1024 })
-  app.decorateRequest('visitor', null as unknown as Visitor)
-
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.headers({
-      'content-security-policy': CSP,
-      'x-frame-options': 'DENY',
-      'x-content-type-options': 'nosniff',
-      // `same-origin`: our own form posts keep their Origin header (the CSRF check reads it); nothing leaks out.
-      'referrer-policy': 'same-origin',
-      // Pages carry CSRF tokens and account data, some a secret: never stored by a browser or a proxy.
-      'cache-control': 'no-store',
-    })
+  await siteScope<PortalUser>(app, {
+    name: 'portal',
+    home: '/portal/keys',
+    visitorProperty: 'visitor',
+    sessions,
+    csrf,
+    mailer: options.mailer,
+    isPublicPage,
+    loginFor,
+    page: (frame, title, content) => page({ email: frame.user?.email, csrf: frame.csrf }, title, content),
+    assets: {
+      'portal.css': { type: 'text/css; charset=utf-8', body: PORTAL_CSS },
+      'portal.js': { type: 'text/javascript; charset=utf-8', body: PORTAL_JS },
+      'favicon.svg': { type: 'image/svg+xml', body: PORTAL_FAVICON },
+    },
   })
-  app.addHook('preValidation', async (request, reply) => {
-    request.visitor = await sessions.identify(request)
-    // A page that needs a signed-in visitor sends the others to log in, and back here afterwards.
-    if (request.method === 'GET' && !request.visitor.user && request.routeOptions.url !== undefined && !isPublicPage(request.routeOptions.url)) {
-      return reply.code(303).header('location', loginFor(request.url)).send()
-    }
-    if (request.method !== 'POST') return
-    const presented = (request.body as Record<string, unknown> | undefined)?._csrf
-    if (!csrf.allows(request, request.visitor.binding, presented)) {
-      throw new PortalError(403, 'Request refused', 'This form was sent from another site, or has expired. Go back, reload the page and try again.')
-    }
-  })
-
-  // The visitor is known once the preValidation hook ran (it runs before a 404 too): a signed-in user keeps the
-  // navigation and Log out on an error or missing page.
-  const frameOf = (request: FastifyRequest): PageContext => {
-    const visitor = request.visitor as Visitor | null
-    return visitor?.user && visitor.binding ? { email: visitor.user.email, csrf: csrf.token(visitor.binding) } : { csrf: '' }
-  }
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const ctx = frameOf(request)
-    const show = (status: number, title: string, message: string) =>
-      sendPage(reply, status, page(ctx, title, html`<p>${message}</p><p><a href="/portal/keys">Back to the portal</a></p>`))
-    if (error instanceof PortalError) return show(error.status, error.title, error.message).headers(error.headers)
-    if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-      return show(400, 'Something is missing', 'The form was incomplete or not understood. Go back, reload the page and try again.')
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable')
-      return show(503, 'Try again shortly', 'The portal cannot reach its database right now. Try again in a moment.').header('retry-after', '2')
-    }
-    request.log.error({ err: error }, 'unhandled error')
-    return show(500, 'Something went wrong', 'Something went wrong on our side. Try again later.')
-  })
-  app.setNotFoundHandler((request, reply) => {
-    sendPage(reply, 404, page(frameOf(request), 'Page not found', html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="/portal/keys">Go to the portal</a></p>`))
-  })
-
-  const asset = (type: string, body: string) => async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.header('content-type', type).header('cache-control', 'public, max-age=3600').send(body)
-  app.get('/assets/portal.css', { schema: { hide: true } }, asset('text/css; charset=utf-8', PORTAL_CSS))
-  app.get('/assets/portal.js', { schema: { hide: true } }, asset('text/javascript; charset=utf-8', PORTAL_JS))
-  app.get('/assets/favicon.svg', { schema: { hide: true } }, asset('image/svg+xml', PORTAL_FAVICON))
   app.get('/', { schema: { hide: true } }, async (request, reply) => redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'))
 
   await signupRoutes(app, portal)
@@ -144,5 +109,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
   await resetRoutes(app, portal)
   await keysRoutes(app, portal)
   await usageRoutes(app, portal)
+  await planRequestsRoutes(app, portal)
+  await activityRoutes(app, portal)
   await settingsRoutes(app, portal)
 }

@@ -4,12 +4,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { linkUnusable, newPasswordForm, resetRequestedPage, resetRequestForm } from './account.pages.js'
-import { parseEmailAddress } from './email-address.js'
-import { html } from './html.js'
+import { parseEmailAddress } from '../web/email-address.js'
+import { html } from '../web/html.js'
 import { page } from './layout.js'
 import { resetMessage, RESET_TTL_MS } from './mail-messages.js'
-import { hashPassword, passwordProblem } from './passwords.js'
-import { sendPage } from './reply.js'
+import { hashPassword, passwordProblem } from '../web/passwords.js'
+import { sendPage } from '../web/reply.js'
 import type { Portal } from './portal.plugin.js'
 import { EmailBody, NewPasswordBody, NoQuery, pageResponses, TokenParams, TokenQuery } from './portal.schemas.js'
 import { mailFailed } from './signup.routes.js'
@@ -35,7 +35,7 @@ export async function resetRoutes(app: FastifyInstance, portal: Portal): Promise
       // At most one link a minute (issueToken): the answer is the same either way.
       const token = user ? await repo.issueToken(user.id, 'reset', RESET_TTL_MS) : undefined
       return user && token ? resetMessage(user.email, portal.link(`/portal/reset/${token}`)) : undefined
-    }, mailFailed(request))
+    }, mailFailed(request), reply)
     return sendPage(reply, 200, page(ctx, 'Check your email', resetRequestedPage(parsed.email)))
   })
 
@@ -60,12 +60,12 @@ export async function resetRoutes(app: FastifyInstance, portal: Portal): Promise
     // A refused password does not use the link up.
     const problem = passwordProblem(password, { email: owner.email })
     if (problem) return sendPage(reply, 400, page(ctx, 'Choose a new password', newPasswordForm(ctx.csrf, token, problem)))
-    const passwordHash = await hashPassword(password)
+    const passwordHash = await hashPassword(password, app.config.passwordHashCost)
     const userId = await repo.consumeToken(token, 'reset')
     if (!userId) return sendPage(reply, 400, page(ctx, 'Choose a new password', linkUnusable(askAgain)))
     // Every session of the user ends, this browser's too; the link proved the address, so it is verified.
-    await repo.setPassword(userId, passwordHash)
-    await repo.markVerified(userId)
+    await repo.setPassword(userId, passwordHash, request.ip)
+    await repo.markVerified(userId, request.ip)
     await repo.clearFailures(owner.email)
     await sessions.end(reply, request.visitor)
     const after = { ...ctx, email: undefined }

@@ -1,7 +1,7 @@
 // The account settings page (/portal/account): address, password, sessions and deletion, one section each with
 // its own form, and the pages of a change of address. Every form that changes something asks for the current
 // password but "Log out other sessions" (it only takes access away).
-import { html, type Html } from './html.js'
+import { html, type Html } from '../web/html.js'
 import { when } from './keys.pages.js'
 import { csrfField, notice } from './layout.js'
 import { passwordInput } from './account.pages.js'
@@ -38,7 +38,7 @@ export function sessionsTable(sessions: SessionListing[]): Html {
     (s) => html`<tr${s.current ? html` class="current"` : ''}><th scope="row" data-label="Browser">${browserSummary(s.userAgent)}${s.current ? html` <span class="tag">This session</span>` : ''}</th>
 <td data-label="Address"><code>${readableAddress(s.address)}</code></td><td data-label="Signed in">${at(s.createdAt)}</td><td data-label="Last seen">${at(s.lastSeenAt)}</td></tr>`,
   )
-  return html`<table class="sessions"><caption class="muted">Browsers signed in to your account. A session ends after 30 idle minutes, 12 hours after log-in, or at log-out.</caption>
+  return html`<table class="sessions cards"><caption class="muted">Browsers signed in to your account. A session ends after 30 idle minutes, 12 hours after log-in, or at log-out.</caption>
 <thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last seen</th></tr></thead>
 <tbody>${rows}</tbody></table>`
 }

@@ -6,7 +6,9 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../clock.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
 import type { Database } from '../db/schema.js'
-import { randomSecret, secretHash } from './secrets.js'
+import { randomSecret, secretHash } from '../web/secrets.js'
+import { writeAudit } from '../audit/audit.repository.js'
+import { integratorActor, passwordChanged } from './actor.js'
 
 export interface SessionListing {
   createdAt: number
@@ -74,11 +76,13 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
      * thief's included), and emailed reset and change-of-address links voided (a pending change of address
      * made by someone else is cancelled by it).
      */
-    changePassword: (userId: string, passwordHash: string, keepSessionId: string): Promise<void> =>
+    changePassword: (userId: string, passwordHash: string, keepSessionId: string, address?: string): Promise<void> =>
       engine.transaction(async (trx) => {
-        await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: now() }).where('id', '=', userId).execute()
+        const at = now()
+        await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: at }).where('id', '=', userId).execute()
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).where('id_hash', '!=', secretHash(keepSessionId)).execute()
         await trx.deleteFrom('portal_tokens').where('user_id', '=', userId).where('purpose', 'in', ['reset', 'email']).execute()
+        await passwordChanged(trx, at, userId, address, 'settings')
       }),
 
     /**
@@ -106,7 +110,7 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
      * one transaction. The address stays verified (the link proved it), the user's other emailed links die (they
      * went to the old address), and the account's name follows the address when it was the address.
      */
-    async applyEmailChange(token: string, keyOf: (email: string) => string): Promise<EmailChangeResult> {
+    async applyEmailChange(token: string, keyOf: (email: string) => string, address?: string): Promise<EmailChangeResult> {
       let newEmail = ''
       try {
         return await engine.transaction(async (trx): Promise<EmailChangeResult> => {
@@ -124,6 +128,12 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
           await trx.updateTable('portal_users').set({ email: target.newEmail, email_key: newKey, verified_at: verifiedAt }).where('id', '=', target.userId).execute()
           await trx.deleteFrom('portal_tokens').where('user_id', '=', target.userId).where('token_hash', '!=', secretHash(token)).execute()
           await trx.updateTable('accounts').set({ name: target.newEmail }).where('id', '=', user.account_id).where('name', '=', user.email).execute()
+          await writeAudit(trx, now(), integratorActor(user, address), {
+            action: 'account.email_changed',
+            accountId: user.account_id,
+            target: { kind: 'account', id: user.account_id },
+            changes: { before: { email: user.email }, after: { email: target.newEmail } },
+          })
           return { outcome: 'changed', userId: target.userId, oldEmail: user.email, newEmail: target.newEmail }
         })
       } catch (error) {

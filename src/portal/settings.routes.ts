@@ -6,8 +6,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { linkUnusable } from './account.pages.js'
-import { emailKeyOf, parseEmailAddress } from './email-address.js'
-import { html } from './html.js'
+import { integratorActor } from './actor.js'
+import { emailKeyOf, parseEmailAddress } from '../web/email-address.js'
+import { html } from '../web/html.js'
 import { page } from './layout.js'
 import {
   accountDeletedMessage,
@@ -17,11 +18,11 @@ import {
   emailChangeTakenMessage,
   passwordChangedMessage,
 } from './mail-messages.js'
-import { hashPassword, passwordProblem, verifyPassword } from './passwords.js'
+import { hashPassword, passwordProblem, verifyPassword } from '../web/passwords.js'
 import type { Portal } from './portal.plugin.js'
 import type { PortalUser } from './portal.repository.js'
 import { AccountQuery, ChangeEmailBody, ChangePasswordBody, CsrfOnlyBody, NoQuery, pageResponses, PasswordOnlyBody, TokenParams } from './portal.schemas.js'
-import { redirect, sendPage } from './reply.js'
+import { redirect, sendPage } from '../web/reply.js'
 import { loginFor } from './safe-next.js'
 import { SESSION_IDLE_MS } from './session.js'
 import { emailChangeConfirm, emailChangeSent, settingsPage, type SettingsInput } from './settings.pages.js'
@@ -49,10 +50,10 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
   /** Whether `password` is the user's; a wrong one is a failed log-in for this address and client (429 when too many). */
   async function passwordConfirms(request: FastifyRequest, user: PortalUser, password: string): Promise<boolean> {
     const who = { email: emailKeyOf(user.email), address: request.ip }
-    await throttle.check({ ...who, passwordChangedAt: user.password_changed_at })
-    if (await verifyPassword(password, user.password_hash)) return true
-    await throttle.failed(who)
-    return false
+    const attempt = await throttle.attempt({ ...who, passwordChangedAt: user.password_changed_at })
+    if (!(await verifyPassword(password, user.password_hash))) return false
+    await attempt.succeeded()
+    return true
   }
 
   r.get('/account', { schema: { hide, querystring: AccountQuery, response: pageResponses({ 200: 'Account settings' }) } }, async (request, reply) => {
@@ -70,7 +71,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
     if (next === current) return refuse('The new password is the current one: choose another.')
     const problem = passwordProblem(next, { email: user.email })
     if (problem) return refuse(problem)
-    await settings.changePassword(user.id, await hashPassword(next), request.visitor.sessionId!)
+    await settings.changePassword(user.id, await hashPassword(next, app.config.passwordHashCost), request.visitor.sessionId!, request.ip)
     mailer.sendLater(passwordChangedMessage(user.email, portal.link('/portal/reset-request')), mailFailed(request))
     return redirect(reply, '/portal/account?done=password')
   })
@@ -92,7 +93,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
       const taken = await portal.repo.findUserByEmail(parsed.email)
       await mailer.send(taken ? emailChangeTakenMessage(parsed.email) : emailChangeLinkMessage(parsed.email, portal.link(`/portal/account/email/${token}`)))
       return emailChangeRequestedMessage(user.email, parsed.email, portal.link('/portal/reset-request'))
-    }, mailFailed(request))
+    }, mailFailed(request), reply)
     const ctx = portal.context(request, reply)
     return sendPage(reply, 200, page(ctx, 'Check your new address', emailChangeSent(parsed.email, user.email)))
   })
@@ -107,7 +108,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
 
   r.post('/account/email/:token', { schema: { hide, params: TokenParams, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({ 200: 'The address is changed', 409: 'Another account has the address' }) } }, async (request, reply) => {
     const ctx = portal.context(request, reply)
-    const result = await settings.applyEmailChange(request.params.token, emailKeyOf)
+    const result = await settings.applyEmailChange(request.params.token, emailKeyOf, request.ip)
     if (result.outcome === 'unusable') return sendPage(reply, 400, page(ctx, 'Confirm your new address', linkUnusable(askAgain)))
     if (result.outcome === 'taken') {
       const message = html`<p><strong>${result.newEmail}</strong> has an account of its own now, so your address was not changed. To use it for this account, delete that other account first, then ask for a new link on your <a href="/portal/account">account page</a>.</p>`
@@ -133,7 +134,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
       return settingsAnswer(request, reply, user, 400, { error: { form: 'delete', message: `${WRONG_PASSWORD} Your account was not deleted.` } })
     }
     // The accounts service's deletion (an operator's too): keys refused on every instance, portal user gone.
-    await accounts.deleteAccount(user.account_id)
+    await accounts.deleteAccount(user.account_id, { actor: integratorActor(user, request.ip) })
     await sessions.end(reply, request.visitor)
     mailer.sendLater(accountDeletedMessage(user.email), mailFailed(request))
     const message = html`<p>Your account is deleted: its API keys no longer work, and its pets, orders and messages are removed within a day. You can <a href="/portal/signup">sign up</a> again with the same address at any time.</p>`

@@ -5,43 +5,42 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { checkEmailPage, linkUnusable, signupForm, tokenForm } from './account.pages.js'
-import { parseEmailAddress } from './email-address.js'
-import { html } from './html.js'
+import { parseEmailAddress } from '../web/email-address.js'
+import { html } from '../web/html.js'
+import { integratorActor } from './actor.js'
 import { page } from './layout.js'
-import { alreadyRegisteredMessage, verifyMessage, VERIFY_TTL_MS } from './mail-messages.js'
-import type { MailMessage } from './mail.js'
-import { hashPassword, passwordProblem } from './passwords.js'
-import { redirect, sendPage } from './reply.js'
+import { alreadyRegisteredMessage } from './mail-messages.js'
+import type { MailMessage } from '../web/mail.js'
+import { hashPassword, passwordProblem } from '../web/passwords.js'
+import { redirect, sendPage } from '../web/reply.js'
 import type { Portal } from './portal.plugin.js'
 import { CredentialsBody, NoQuery, pageResponses, TokenBody, TokenParams, TokenQuery } from './portal.schemas.js'
+import { reasonOf } from '../ops/outage-log.js'
 
 /** What an unusable verification link offers instead: a logged-in page sends the link again. */
 const verifyAgain = html`<a href="/portal/login">Log in</a> to send a new link.`
 
 // The error only: a message holds a link with a token, which must not reach the log.
-export const mailFailed = (request: FastifyRequest) => (error: unknown) => request.log.error({ err: error }, 'portal mail not sent')
+/** One line per mail not sent, with the reason and no stack: the mail server's outage is logged once (ops/outage-log.ts). */
+export const mailFailed = (request: FastifyRequest) => (error: unknown) => request.log.warn({ reason: reasonOf(error) }, 'portal mail not sent')
 
 export async function signupRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
-  const { repo, mailer, sessions } = portal
+  const { repo, mailer, sessions, verification } = portal
   const hide = true
-  const verifyLink = (token: string) => portal.link(`/portal/verify/${token}`)
 
   /** Runs off the request path: decides what this sign-up does to the address's account and what is mailed. */
-  async function signUp(email: string, passwordHash: string): Promise<MailMessage | undefined> {
+  async function signUp(email: string, passwordHash: string, address: string): Promise<MailMessage | undefined> {
     const existing = await repo.findUserByEmail(email)
     if (!existing) {
-      const user = await repo.createUser({ email, passwordHash })
-      if (user) {
-        const token = await repo.issueToken(user.id, 'verify', VERIFY_TTL_MS)
-        return token ? verifyMessage(user.email, verifyLink(token)) : undefined
-      }
+      const user = await repo.createUser({ email, passwordHash, address })
+      if (user) portal.metrics.signups.inc()
+      if (user) return verification.freshLinkMessage(user)
       return undefined // another sign-up took the address this instant: its mail is on its way
     }
-    if (existing.verified_at === null && (await repo.replaceUnverified(existing.id, passwordHash))) {
+    if (existing.verified_at === null && (await repo.replaceUnverified(existing.id, passwordHash, address))) {
       // A fresh link voids the older ones; within a minute of the last one, that one (still fresh) stays the link.
-      const token = await repo.issueToken(existing.id, 'verify', VERIFY_TTL_MS)
-      return token ? verifyMessage(existing.email, verifyLink(token)) : undefined
+      return verification.freshLinkMessage(existing)
     }
     return alreadyRegisteredMessage(existing.email, portal.link('/portal/login'), portal.link('/portal/reset-request'))
   }
@@ -57,8 +56,8 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
     const parsed = parseEmailAddress(typed)
     const problem = 'problem' in parsed ? parsed.problem : passwordProblem(password, { email: parsed.email })
     if (problem || 'problem' in parsed) return sendPage(reply, 400, page(ctx, 'Create your account', signupForm(ctx.csrf, { email: typed, error: problem })))
-    const passwordHash = await hashPassword(password)
-    mailer.sendLater(() => signUp(parsed.email, passwordHash), mailFailed(request))
+    const passwordHash = await hashPassword(password, app.config.passwordHashCost)
+    mailer.sendLater(() => signUp(parsed.email, passwordHash, request.ip), mailFailed(request))
     return sendPage(reply, 200, page(ctx, 'Check your email', checkEmailPage(parsed.email)))
   })
 
@@ -80,7 +79,7 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
     const ctx = portal.context(request, reply)
     const userId = await repo.consumeToken(request.body.token, 'verify')
     if (!userId) return sendPage(reply, 400, page(ctx, 'Verify your email address', linkUnusable(verifyAgain)))
-    await repo.markVerified(userId)
+    await repo.markVerified(userId, request.ip)
     await sessions.endOthers(userId, request.visitor)
     const signedIn = request.visitor.user?.id === userId
     const next = signedIn ? html`<a href="/portal/keys">Create your first key</a>` : html`<a href="/portal/login">Log in</a> to create your first key`
@@ -93,8 +92,13 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
     const user = request.visitor.user
     if (!user) return redirect(reply, '/portal/login')
     if (!user.verified_at) {
-      const token = await repo.issueToken(user.id, 'verify', VERIFY_TTL_MS)
-      if (token) await mailer.send(verifyMessage(user.email, verifyLink(token)))
+      const message = await verification.freshLinkMessage(user)
+      if (message) {
+        await mailer.send(message)
+        // As the console's `Resend verification` is: the account's activity shows who asked for another link.
+        const accountId = user.account_id
+        await portal.audit.record(integratorActor(user, request.ip), { action: 'account.verification_resent', accountId, target: { kind: 'account', id: accountId }, changes: { email: user.email } })
+      }
     }
     return redirect(reply, '/portal/keys?sent=1')
   })

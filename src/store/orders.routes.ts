@@ -26,6 +26,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/store/orders',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'listOrders',
         ...store,
@@ -54,6 +55,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/store/orders',
     {
       preParsing: [refuseEncodedBody, requireJsonContentType],
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'placeOrder',
         ...store,
@@ -83,6 +85,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/store/orders/:orderId',
     {
+      config: { scope: 'orders:read' },
       schema: {
         operationId: 'getOrder',
         ...store,
@@ -102,6 +105,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/store/orders/:orderId',
     {
+      config: { scope: 'orders:write' },
       schema: {
         operationId: 'cancelOrder',
         ...store,

@@ -2,7 +2,7 @@
 // TypeScript types and OpenAPI for the experimental store area.
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../http/paging.js'
-import { int64 } from '../http/schemas.js'
+import { int64, requestText } from '../http/schemas.js'
 
 export const ORDER_STATUSES = ['placed', 'approved', 'delivered'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
@@ -23,7 +23,7 @@ export const NewOrderSchema = Type.Object(
   {
     petId: int64('The animal ordered: a pet of your account.'),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: QUANTITY_MAX, default: 1, description: 'How many: 1 to 1000.' })),
-    shipDate: Type.Optional(shipDate('When to ship: an RFC 3339 date-time with a time zone (`Z` or an offset); answered in UTC.')),
+    shipDate: Type.Optional(requestText('When to ship: an RFC 3339 date-time with a time zone (`Z` or an offset); answered in UTC.', { format: 'date-time' })),
     status: Type.Optional(Type.Unsafe<OrderStatus>({ $ref: 'OrderStatus', default: 'placed' })),
     complete: Type.Optional(Type.Boolean({ default: false, description: 'Whether the order is complete.' })),
   },

@@ -11,6 +11,7 @@ const owner = (keyId: string): KeyOwner => ({
   accountId: 'acct_1',
   environment: 'test',
   lifetime: { revokedAt: null, expiresAt: null, graceEndsAt: null },
+  scopes: ['pets:read'],
   quota: { perMinute: 60, perDay: 1000 },
 })
 

@@ -5,6 +5,7 @@ import { backend } from '../helpers/backend.js'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
 import { recordQueries } from '../helpers/query-log.js'
 import { pollUntil } from '../helpers/within.js'
+import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:00Z')
 
@@ -43,7 +44,7 @@ test('last used is written with minute precision, once per key per minute howeve
 test('a refused key (revoked) is not marked as used', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount()
-  await h.app.accounts.revokeApiKey(a.keyId)
+  await h.app.accounts.revokeApiKey(a.keyId, { actor: testActor })
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(a.key) })).statusCode, 401)
   await new Promise((resolve) => setTimeout(resolve, 50))
   assert.equal(await lastUsed(h, a.keyId), null)

@@ -8,9 +8,10 @@ import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { backend } from '../helpers/backend.js'
+import { repoRoot } from '../helpers/root.js'
 
 const run = promisify(execFile)
-const root = new URL('../../', import.meta.url)
+const root = repoRoot
 
 test('npm run bench -- --quick runs every scenario against its baseline and writes its results', { timeout: 600_000 }, async (t) => {
   if (backend !== 'sqlite') return t.skip('runs once, in the SQLite pass (it covers PostgreSQL + Redis itself when configured)')
@@ -24,6 +25,7 @@ test('npm run bench -- --quick runs every scenario against its baseline and writ
     assert.match(stdout, new RegExp(`\\| reference: ${reference} \\| list-20 \\|`), `the ${reference} is measured on list-20`)
   }
   const report = JSON.parse(readFileSync(out, 'utf8')) as {
+    startup: { npmStartMs: number; nodeServeMs: number; baselineMs: number; serveCpuMs: number }
     results: { target: string; scenario: string; rps: number; baselineRps: number; ratio: number; unexpected: number; rssMb: number }[]
   }
   for (const r of report.results) {
@@ -31,6 +33,8 @@ test('npm run bench -- --quick runs every scenario against its baseline and writ
     assert.ok(r.rps > 0 && r.baselineRps > 0 && r.ratio > 0, `${r.target} ${r.scenario} measured both`)
     assert.ok(r.rssMb > 0, `${r.target} ${r.scenario} peak RSS read`)
   }
+  assert.match(stdout, /start-up: npm start \d+ ms, node bin\/petstore\.js serve \d+ ms/)
+  for (const [what, ms] of Object.entries(report.startup)) assert.ok(ms > 0, `start-up ${what} measured`)
   const targets = new Set(report.results.map((r) => r.target))
   if (process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL) {
     for (const target of ['postgres+redis', 'postgres+redis, 2 workers', 'sqlite+redis, 2 workers']) assert.ok(targets.has(target), `${target} was measured`)

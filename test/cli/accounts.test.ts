@@ -1,6 +1,10 @@
 // `petstore accounts create | list | set-plan`, run as a real process on a fresh database file.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { createAccountsRepository } from '../../src/accounts/accounts.repository.js'
+import { systemClock } from '../../src/clock.js'
+import { openDatabase } from '../../src/db/database.js'
+import { testActor } from '../helpers/actors.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 
 interface Account {
@@ -108,10 +112,41 @@ test('accounts create refuses a name with a control, bidi-override or zero-width
     ['Acme\u0007', 'U+0007'],
     ['Acme\u2029Corp', 'U+2029'],
   ] as const) {
-    const line = oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json']))
-    assert.match(line, /--name cannot hold control characters, invisible formatting characters/)
+    const r = await cli.run(['accounts', 'create', '--name', name, '--json'])
+    const line = oneLineFailure(r)
+    assert.equal(r.code, 2)
+    assert.match(line, /--name.* cannot hold control characters, invisible formatting characters/)
     assert.ok(line.includes(code), line)
   }
   assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
   assert.equal((await cli.json<Account>(['accounts', 'create', '--name', 'Zoohandlung Müller 🐾'])).name, 'Zoohandlung Müller 🐾')
+})
+
+test('accounts list shows a suspended or deleted account as such; neither gets a new key from keys create', async (t) => {
+  const cli = cliOn(t)
+  const quiet = await cli.json<Account>(['accounts', 'create', '--name', 'Quiet'])
+  const gone = await cli.json<Account>(['accounts', 'create', '--name', 'Gone'])
+  // An operator's changes (the console's), made on the same database file.
+  const handle = openDatabase(cli.file)
+  try {
+    const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
+    await accounts.suspend({ accountId: quiet.id, reason: 'unpaid invoices', actor: testActor })
+    await accounts.deleteAccount(gone.id, { actor: testActor })
+  } finally {
+    await handle.close()
+  }
+  const plain = await cli.run(['accounts', 'list'])
+  assert.match(plain.stdout, new RegExp(`${quiet.id} .* suspended \\d{4}-`))
+  assert.match(plain.stdout, new RegExp(`${gone.id} .* deleted \\d{4}-`))
+  const listed = (await cli.json<{ accounts: Array<Account & { suspendedAt: string | null; deletedAt: string | null }> }>(['accounts', 'list'])).accounts
+  assert.ok(listed.find((a) => a.id === quiet.id)?.suspendedAt)
+  assert.ok(listed.find((a) => a.id === gone.id)?.deletedAt)
+
+  const suspended = await cli.run(['keys', 'create', '--account', quiet.id, '--json'])
+  assert.match(oneLineFailure(suspended), /is suspended; it gets no new key until it is reactivated/)
+  // The command line is right; the account's state refuses it: a failure at run time.
+  assert.equal(suspended.code, 1)
+  const deleted = await cli.run(['keys', 'create', '--account', gone.id, '--json'])
+  assert.match(oneLineFailure(deleted), /was deleted; it gets no new key/)
+  assert.equal(deleted.code, 1)
 })

@@ -65,7 +65,7 @@ test('keys roll KEY_ID --grace SECONDS: a new secret; the old one works during t
   assert.equal((await call(rolled.created.key)).statusCode, 200)
 
   const again = await cli.run(['keys', 'roll', old.id, '--grace', '0'])
-  assert.equal(again.code, 2)
+  assert.equal(again.code, 1)
   assert.match(again.stderr, new RegExp(`already rolled; roll its replacement ${rolled.created.id}`))
 
   const now = await cli.json<{ previous: Key; created: Key }>(['keys', 'roll', rolled.created.id, '--grace', '0'])

@@ -1,15 +1,17 @@
 // Every migration on a real, empty PostgreSQL schema: up, up again (nothing to do), down to empty, up again;
 // int64 columns are `bigint`, the keyset indexes exist, Kysely's bookkeeping stays in the schema, and several
-// instances starting at once migrate exactly once. Runs in the PostgreSQL + Redis pass.
+// instances starting at once migrate exactly once, also while other schemas of the database come and go. Runs in
+// the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
+import pg from 'pg'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateDownTo, migrateToLatest, migrations } from '../../src/db/migrate.js'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
 
 const ALL = Object.keys(migrations)
-const TABLES = ['accounts', 'api_keys', 'idempotency_keys', 'messages', 'orders', 'pets', 'portal_login_failures', 'portal_sessions', 'portal_tokens', 'portal_users', 'settings', 'usage_days', 'usage_minutes']
+const TABLES = ['accounts', 'api_keys', 'audit_events', 'idempotency_keys', 'messages', 'operator_login_failures', 'operator_recovery_codes', 'operator_sessions', 'operator_tokens', 'operators', 'orders', 'pets', 'plan_requests', 'portal_login_failures', 'portal_sessions', 'portal_tokens', 'portal_users', 'settings', 'usage_days', 'usage_minutes']
 const INDEXES: Record<string, string> = {
   api_keys_account_id: 'api_keys(account_id)',
   pets_account_id_id: 'pets(account_id, id)',
@@ -25,6 +27,21 @@ const INDEXES: Record<string, string> = {
   portal_login_failures_who: 'portal_login_failures(email_key, address, at)',
   portal_login_failures_address: 'portal_login_failures(address, at)',
   portal_login_failures_at: 'portal_login_failures(at)',
+  audit_events_account: 'audit_events(account_id, seq)',
+  audit_events_at: 'audit_events(at)',
+  audit_events_action: 'audit_events(action, seq)',
+  audit_events_actor: 'audit_events(lower(actor_email), seq)',
+  audit_events_actor_kind: 'audit_events(actor_kind, seq)',
+  operator_tokens_operator: 'operator_tokens(operator_id)',
+  operator_recovery_codes_operator: 'operator_recovery_codes(operator_id)',
+  operator_sessions_operator: 'operator_sessions(operator_id)',
+  operator_login_failures_who: 'operator_login_failures(email_key, address, at)',
+  operator_login_failures_address: 'operator_login_failures(address, at)',
+  plan_requests_state: 'plan_requests(state, created_at)',
+  plan_requests_account: 'plan_requests(account_id)',
+  usage_minutes_minute: 'usage_minutes(minute)',
+  usage_days_day: 'usage_days(day)',
+  api_keys_key_prefix: 'api_keys(key_prefix)',
 }
 
 type After = { after: (fn: () => Promise<void>) => void }
@@ -34,7 +51,7 @@ async function fresh(t: After) {
   const handle = openDatabase(url, { poolSize: 2 })
   t.after(() => handle.close())
   assert.match((await sql<{ s: string }>`select current_schema() as s`.execute(handle.db)).rows[0]!.s, /^t_/, 'a schema of its own')
-  return { db: handle.db, url }
+  return { db: handle.db, url, close: handle.close }
 }
 
 /** Tables in the connection's schema, split into ours and Kysely's migration bookkeeping. */
@@ -44,16 +61,15 @@ async function tables(db: Kysely<any>): Promise<{ ours: string[]; kysely: string
   return { ours: names.filter((n) => !n.startsWith('kysely_')), kysely: names.filter((n) => n.startsWith('kysely_')) }
 }
 
-/** index name → `table(col, …)`, in the connection's schema (primary keys and unique constraints aside). */
+/** index name → `table(col or expression, …)`, in the connection's schema (primary keys and unique constraints aside). */
 async function indexes(db: Kysely<any>): Promise<Record<string, string>> {
   const { rows } = await sql<{ name: string; def: string }>`
-    select i.relname as name, t.relname || '(' || string_agg(a.attname, ', ' order by k.n) || ')' as def
+    select i.relname as name, t.relname || '(' || string_agg(pg_get_indexdef(x.indexrelid, k.n::int, true), ', ' order by k.n) || ')' as def
     from pg_index x
     join pg_class i on i.oid = x.indexrelid
     join pg_class t on t.oid = x.indrelid
     join pg_namespace ns on ns.oid = t.relnamespace and ns.nspname = current_schema()
     cross join lateral unnest(x.indkey) with ordinality as k(attnum, n)
-    join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
     where not x.indisprimary and not x.indisunique
     group by i.relname, t.relname`.execute(db)
   return Object.fromEntries(rows.map((r) => [r.name, r.def]))
@@ -117,4 +133,30 @@ test('postgres: several instances starting at once on an empty schema migrate it
   const applied = await Promise.all(handles.map((h) => migrateToLatest(h.db)))
   assert.deepEqual(applied.flat().sort(), [...ALL].sort(), 'each migration was applied by exactly one of them')
   assert.deepEqual((await tables(handles[0]!.db)).ours, TABLES)
+})
+
+test('postgres: a schema migrates while other schemas of the database are created and dropped', async (t) => {
+  if (postgresOnly(t)) return
+  // Another service (or test) on the same database: its schemas come and go while we start. Kysely's own catalog
+  // look-up read every schema and failed on one dropped under it ("schema … does not exist").
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+  await admin.connect()
+  t.after(() => admin.end())
+  let churning = true
+  const churn = (async () => {
+    for (let i = 0; churning; i++) {
+      const other = `t_churn_${process.pid}_${i}`
+      await admin.query(`create schema ${other}; create table ${other}.a (id serial primary key, b int, c text); create table ${other}.d (id serial, e int)`)
+      await admin.query(`drop schema ${other} cascade`)
+    }
+  })()
+  try {
+    for (let i = 0; i < 12; i++) {
+      const { db } = await fresh(t)
+      assert.deepEqual(await migrateToLatest(db), ALL)
+    }
+  } finally {
+    churning = false
+    await churn
+  }
 })

@@ -14,6 +14,7 @@ import { postgresOnly, postgresSchema, redisStore } from '../helpers/backend.js'
 import { bearer, errorOf } from '../helpers/harness.js'
 import { tcpProxy } from '../helpers/tcp-proxy.js'
 import { pollUntil, within } from '../helpers/within.js'
+import { testActor } from '../helpers/actors.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
@@ -34,8 +35,8 @@ async function appBehindProxy(t: After, env: Record<string, string> = {}) {
     await rateLimitStore.close()
     await handle.close()
   })
-  const account = await app.accounts.createAccount({ name: 'outage', plan: 'business' })
-  const { key } = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+  const account = await app.accounts.createAccount({ actor: testActor, name: 'outage', plan: 'business' })
+  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
   const send = (method: 'GET' | 'POST', url: string, body?: object, headers: Record<string, string> = {}) =>
     within(app.inject({ method, url, headers: { ...bearer(key), ...headers }, ...(body ? { payload: body } : {}) }), `${method} ${url}`)
   /** Like `send`, and how long the answer took (ms). */
@@ -123,8 +124,8 @@ test('database unreachable: a well-formed key gets 503 every time, never 429: fa
   assert.deepEqual(await names(), [])
   // A key not used before the outage, so that no server has its look-up in memory (see key-cache.ts): its look-up
   // must reach the database, and fails.
-  const account = await app.accounts.createAccount({ name: 'outage, unseen key', plan: 'business' })
-  const unseen = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(app.config.environment) })
+  const account = await app.accounts.createAccount({ actor: testActor, name: 'outage, unseen key', plan: 'business' })
+  const unseen = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(app.config.environment) })
   await proxy.stop()
   for (let i = 1; i <= 10; i++) {
     const started = performance.now()

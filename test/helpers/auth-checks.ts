@@ -6,6 +6,7 @@ import { describe, test } from 'node:test'
 import { bearer, startHarness, type Harness, type TestAccount } from './harness.js'
 import { expectError, sender, type HttpResponse } from './http.js'
 import { createPet } from './pets.js'
+import { testActor } from './actors.js'
 
 export interface Operation {
   name: string
@@ -123,7 +124,7 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
     test('a revoked key is refused from the very next request on', async (t) => {
       const { call, account, h } = await setup(t)
       assert.equal((await call(bearer(account.key))).statusCode, op.ok)
-      await h.app.accounts.revokeApiKey(account.keyId)
+      await h.app.accounts.revokeApiKey(account.keyId, { actor: testActor })
       expectUnauthorized(await call(bearer(account.key)), 'invalid_api_key', 'invalid_token')
     })
 
@@ -131,13 +132,13 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       const { call, account, h } = await setup(t, { PETSTORE_ENV: 'production' })
       assert.match(account.key, /^ps_live_/)
       assert.equal((await call(bearer(account.key))).statusCode, op.ok)
-      const testKey = await h.app.accounts.createApiKey({ accountId: account.accountId, environment: 'test' })
+      const testKey = await h.app.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test' })
       expectUnauthorized(await call(bearer(testKey.key)), 'invalid_api_key', 'invalid_token')
     })
 
     test('development refuses a ps_live_ key from its own database', async (t) => {
       const { call, account, h } = await setup(t)
-      const liveKey = await h.app.accounts.createApiKey({ accountId: account.accountId, environment: 'live' })
+      const liveKey = await h.app.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'live' })
       expectUnauthorized(await call(bearer(liveKey.key)), 'invalid_api_key', 'invalid_token')
     })
 

@@ -1,20 +1,22 @@
 // Debian's chromium driven by playwright-core (which downloads no browser). A missing chromium fails the
 // test with the install command: CI installs it (`.ci/run`), and a browser test must never skip silently.
+import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { emailKeyOf } from '../../src/portal/email-address.js'
+import { emailKeyOf } from '../../src/web/email-address.js'
 import type { Harness } from './harness.js'
 import { linkIn, mails } from './portal.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
-export async function launchChromium(t: { after: (fn: () => Promise<void>) => void }): Promise<Browser> {
+/** `extraArgs`: more switches, e.g. `--host-resolver-rules=MAP sdk.test 127.0.0.1` for a host name of the test's own. */
+export async function launchChromium(t: { after: (fn: () => Promise<void>) => void }, extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does)`)
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs] })
   t.after(() => browser.close())
   return browser
 }
@@ -37,6 +39,25 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (!dir) return
   mkdirSync(dir, { recursive: true })
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
+}
+
+/** The widths the portal's pages are checked at: a desktop window and a phone. */
+export const VIEWPORTS = [
+  { suffix: 'desktop', width: 1100, height: 800 },
+  { suffix: 'phone', width: 375, height: 800 },
+] as const
+
+/** At both widths: nothing scrolls sideways, axe is clean, a screenshot each (`name-desktop`, `name-phone`). Ends at desktop width. */
+export async function checkBothWidths(page: Page, name: string): Promise<void> {
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize({ width: viewport.width, height: viewport.height })
+    const where = `${name} at ${viewport.width} px`
+    await screenshot(page, `${name}-${viewport.suffix}`)
+    const width = (await page.evaluate('document.documentElement.scrollWidth')) as number
+    assert.ok(width <= viewport.width, `${where}: nothing scrolls sideways (scrollWidth ${width})`)
+    assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`)
+  }
+  await page.setViewportSize(VIEWPORTS[0])
 }
 
 /**

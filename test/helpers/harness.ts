@@ -1,6 +1,5 @@
 // The shared test harness: a real app on a real (in-memory) SQLite with every migration applied.
 // Tests talk to it through HTTP: `inject` for most, a listening server and `fetch` where sockets matter.
-import { createServer, type AddressInfo } from 'node:net'
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { KyselyPlugin } from 'kysely'
@@ -11,6 +10,8 @@ import { loadConfig, type Config } from '../../src/config.js'
 import type { DatabaseHandle } from '../../src/db/database.js'
 import { testBackend } from './backend.js'
 import { recordResponses } from './contract.js'
+import { testActor } from './actors.js'
+import { freePort } from './ports.js'
 
 export interface TestAccount {
   accountId: string
@@ -35,6 +36,8 @@ export async function startHarness(
     config?: Partial<Config>
     env?: NodeJS.ProcessEnv
     now?: Date | number
+    /** The app's clock follows real time (for a client that sleeps real seconds until a rate-limit window resets). */
+    realTime?: boolean
     listen?: boolean
     /** Kysely plugins on the app's own database handle (e.g. to record the SQL a request runs). */
     plugins?: KyselyPlugin[]
@@ -53,9 +56,13 @@ export async function startHarness(
   // portal's origin check), as a server started with that PORT has.
   const port = options.listen ? await freePort() : undefined
   // On the PostgreSQL pass the limits live in Redis: the config says so too (readiness checks what it names).
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...(port ? { PORT: String(port) } : {}), ...options.env }, { databaseUrl: store.url, ...(store.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config })
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', ...testPasswordCost(options), ...(port ? { PORT: String(port) } : {}), ...options.env },
+    { databaseUrl: store.url, ...(store.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config },
+  )
   const handle = store.handle
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
+  if (options.realTime) clock.now = () => Date.now()
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
   // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
   const engine = options.plugins ? undefined : handle.engine
@@ -80,23 +87,23 @@ export async function startHarness(
     clock,
     baseUrl,
     async newAccount(input = {}) {
-      const account = await app.accounts.createAccount({ name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
-      const key = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+      const account = await app.accounts.createAccount({ actor: testActor, name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
+      const key = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
   }
 }
 
-/** A port nobody listens on now (the OS's pick, released at once). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
+
+/**
+ * New password hashes at scrypt N = 2^4 instead of 2^15 (PASSWORD_HASH_COST): the suite signs up and logs in
+ * hundreds of times, and a production-cost hash is about 0.1 s of a core. Not where the test's config is production
+ * (which refuses it), nor where the test names PASSWORD_HASH_COST itself (`undefined`: the production default, as
+ * test/portal/passwords.security.test.ts and test/web/password-cost.test.ts use it).
+ */
+export function testPasswordCost(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config> }): NodeJS.ProcessEnv {
+  const production = (options.config?.environment ?? options.env?.PETSTORE_ENV) === 'production'
+  return production || (options.env !== undefined && 'PASSWORD_HASH_COST' in options.env) ? {} : { PASSWORD_HASH_COST: '4' }
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })

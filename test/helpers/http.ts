@@ -45,7 +45,11 @@ export function fetchSender(baseUrl: string): Send {
   return async (request) => {
     const { headers, body } = encode(request)
     const url = /^https?:/.test(request.url) ? request.url : baseUrl + request.url
-    const response = await fetch(url, { method: request.method ?? 'GET', headers, body })
+    const response = await fetch(url, { method: request.method ?? 'GET', headers, body }).catch((error: unknown) => {
+      // undici says only "fetch failed": name the request and the cause (a reset, a refusal, a parse error).
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause
+      throw new Error(`${request.method ?? 'GET'} ${url}: fetch failed: ${cause?.code ?? ''} ${cause?.message ?? String(error)}`, { cause: error })
+    })
     return { statusCode: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }
   }
 }

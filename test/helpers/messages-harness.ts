@@ -20,6 +20,7 @@ import { createMessageWorker, type MessageWorker } from '../../src/messages/work
 import { buildServices, type Services } from '../../src/services.js'
 import { testBackend } from './backend.js'
 import { bearer, type Harness, type TestAccount } from './harness.js'
+import { testActor } from './actors.js'
 
 type After = TestContext | { after: (fn: () => Promise<void>) => void }
 
@@ -77,7 +78,7 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
     options.sink ??
     (config.messagesSink === 'webhook'
       ? createWebhookSink({ url: config.webhookUrl!, secret: config.webhookSecret!, timeoutMs: config.webhookTimeoutMs })
-      : createLogSink(app.log))
+      : createLogSink(app.log, { text: config.messagesLogText }))
   const worker = createMessageWorker({
     messages: services.messages,
     sink,
@@ -123,8 +124,8 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
     log: () => lines.map((line) => JSON.parse(line) as LogLine),
     rawLog: () => [...lines],
     async newAccount(input = {}): Promise<TestAccount> {
-      const account = await services.accounts.createAccount({ name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
-      const key = await services.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+      const account = await services.accounts.createAccount({ actor: testActor, name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
+      const key = await services.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
   }

@@ -15,9 +15,17 @@ export const GOOD_PASSWORD = 'correct horse battery staple'
 export const newOutbox = () => mkdtemp(join(tmpdir(), 'petstore-outbox-'))
 export const removeOutbox = (dir: string) => rm(dir, { recursive: true, force: true })
 
-export async function portalHarness(t: TestContext, options: Parameters<typeof startHarness>[1] = {}): Promise<Harness & { outbox: string }> {
+/**
+ * The app with its mail written to an outbox folder (`outbox`). Its public URL is ORIGIN, which the injected
+ * client sends; `ownOrigin` (with `listen`): the listener's own origin instead, the one a browser visits.
+ */
+export async function portalHarness(
+  t: TestContext,
+  { ownOrigin = false, ...options }: NonNullable<Parameters<typeof startHarness>[1]> & { ownOrigin?: boolean } = {},
+): Promise<Harness & { outbox: string }> {
   const outbox = await newOutbox()
-  const harness = await startHarness(t, { ...options, env: { MAIL_URL: `file:${outbox}`, PETSTORE_PUBLIC_URL: ORIGIN, ...options.env } })
+  const publicUrl = ownOrigin ? {} : { PETSTORE_PUBLIC_URL: ORIGIN }
+  const harness = await startHarness(t, { ...options, env: { MAIL_URL: `file:${outbox}`, ...publicUrl, ...options.env } })
   t.after(() => removeOutbox(outbox))
   return { ...harness, outbox }
 }

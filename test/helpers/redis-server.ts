@@ -2,8 +2,11 @@
 // Nothing persists (`--save "" --appendonly no`): a restart starts empty, like a Redis that lost its data.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { connect, createServer, type AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { pollUntil } from './within.js'
+import { freePort } from './ports.js'
+
+export { freePort }
 
 export interface RedisServer {
   port: number
@@ -15,17 +18,6 @@ export interface RedisServer {
   /** SIGSTOP: it keeps every connection open and stops answering (a hung Redis). `resume` sends SIGCONT. */
   pause: () => void
   resume: () => void
-}
-
-/** A TCP port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 /** True when something on 127.0.0.1:port answers a Redis PING with PONG. */

@@ -1,16 +1,9 @@
 // Runs `node bin/petstore.js serve` as a child process and watches what it prints.
 import { spawn } from 'node:child_process'
-import { createServer, type AddressInfo } from 'node:net'
 import { BIN, childEnv } from './cli.js'
+import { freePort } from './ports.js'
 
-/** A port nobody listens on right now (listen on 0, read the port, close). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+export { freePort }
 
 export interface Exit {
   code: number | null
@@ -20,7 +13,10 @@ export interface Exit {
 export interface ServeProcess {
   stdout: () => string
   stderr: () => string
-  /** Resolves with the first match of `pattern` on stdout; rejects if the process exits first or time runs out. */
+  /**
+   * Resolves with the first match of `pattern` on stdout (the log), else on stderr (the start-up banner); rejects if
+   * the process exits first or time runs out.
+   */
   waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
   /** Sends SIGTERM and resolves when the process has exited (rejects if it has not after 20 s). */
   stop: () => Promise<Exit>
@@ -67,7 +63,7 @@ export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env:
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}`)), timeoutMs)
         const check = () => {
-          const match = pattern.exec(out)
+          const match = pattern.exec(out) ?? pattern.exec(err)
           if (match) done(undefined, match)
           else if (!running) done(new Error(`the server exited before printing ${pattern}`))
         }

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
+import { repoRoot } from '../helpers/root.js'
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+const pkg = JSON.parse(readFileSync(new URL('package.json', repoRoot), 'utf8')) as { name: string; version: string }
 
 for (const url of ['/', '/v1']) {
   test(`GET ${url} (no key) is the index: name, version and links that answer`, async (t) => {

@@ -47,7 +47,7 @@ test('servers list the configured production and staging base URLs, each ending 
   assert.ok(!customUrls.includes('https://api.petstore.example/v1'))
 })
 
-test('one global bearer scheme secures every operation', async (t) => {
+test('one global bearer scheme secures every operation, each naming the scope it needs (issue 26) in its security and description', async (t) => {
   const doc = await documentOf(t)
   const schemes = Object.entries(doc.components.securitySchemes as Doc)
   assert.equal(schemes.length, 1)
@@ -55,8 +55,14 @@ test('one global bearer scheme secures every operation', async (t) => {
   assert.equal(scheme.type, 'http')
   assert.equal(scheme.scheme, 'bearer')
   assert.deepEqual(doc.security, [{ [name]: [] }])
+  const needs: Record<string, string> = { listPets: 'pets:read', getPet: 'pets:read', createPet: 'pets:write', listOrders: 'orders:read', getOrder: 'orders:read', placeOrder: 'orders:write', cancelOrder: 'orders:write' }
   for (const [path, method, op] of operations(doc)) {
-    assert.ok(op.security === undefined || JSON.stringify(op.security) === JSON.stringify(doc.security), `${method} ${path} overrides security`)
+    const scope = needs[op.operationId]
+    assert.ok(scope, `${method} ${path}: no scope expected for ${op.operationId}`)
+    assert.deepEqual(op.security, [{ [name]: [scope] }], `${method} ${path} security`)
+    assert.ok(op.description.includes(`\`${scope}\` scope`), `${method} ${path} description names ${scope}`)
+    assert.ok(op.responses['403'].description.includes('insufficient_scope'), `${method} ${path} 403`)
+    assert.deepEqual(Object.keys(op.responses['403'].content['application/json'].examples).sort(), ['account_suspended', 'insufficient_scope'])
   }
 })
 

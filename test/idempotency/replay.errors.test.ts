@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { refuseInserts } from '../helpers/backend.js'
-import { startHarness, type Harness } from '../helpers/harness.js'
+import { startHarness } from '../helpers/harness.js'
 import { petsOf } from '../helpers/pets.js'
 import { limitHeaders } from '../limits/support.js'
-import { expectCode, keyRows, postPet, REX, roomy } from './support.js'
+import { expectCode, inProgress, keyRows, postPet, REX, roomy } from './support.js'
 
 test('same key, different body: 422 idempotency_key_reused; nothing is created and the first response still replays', async (t) => {
   const h = await startHarness(t)
@@ -23,33 +23,12 @@ test('same key, different body: 422 idempotency_key_reused; nothing is created a
   assert.equal(again.headers['idempotent-replayed'], 'true')
 })
 
-/** Leaves a record of `key` in progress, as a request still running would: same fingerprint as `body`. */
-async function inProgress(h: Harness, accountId: string, key: string, body: string, apiKey: string) {
-  await postPet(h, apiKey, '"probe"', body) // learn the body's fingerprint from a real record
-  const probe = (await keyRows(h)).find((r) => r.idempotency_key === 'probe')!
-  const now = new Date(h.clock.now())
-  await h.handle.db
-    .insertInto('idempotency_keys')
-    .values({
-      account_id: accountId,
-      idempotency_key: key,
-      fingerprint: probe.fingerprint,
-      state: 'in_progress',
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
-      response_status: null,
-      response_body: null,
-      response_location: null,
-    })
-    .execute()
-}
-
 test('while the first request with the key is in progress: 409 idempotency_key_in_progress, nothing created', async (t) => {
   const h = await startHarness(t)
   const { key, accountId } = await h.newAccount(roomy)
   await inProgress(h, accountId, 'busy', REX, key)
   const before = (await petsOf(h, accountId)).length
-  h.clock.advance(59_999)
+  h.clock.advance(34_999) // REQUEST_TIMEOUT_MS (30 s by default) + 5 s, less 1 ms
   const res = await postPet(h, key, '"busy"', REX)
   expectCode(res, 409, 'idempotency_key_in_progress')
   limitHeaders(res)
@@ -58,11 +37,11 @@ test('while the first request with the key is in progress: 409 idempotency_key_i
   expectCode(other, 422, 'idempotency_key_reused')
 })
 
-test('a record left in progress for a minute (a crashed request) is taken over by the retry', async (t) => {
+test('a record left in progress for REQUEST_TIMEOUT_MS + 5 s (35 s by default: a crashed request) is taken over by the retry', async (t) => {
   const h = await startHarness(t)
   const { key, accountId } = await h.newAccount(roomy)
   await inProgress(h, accountId, 'crashed', REX, key)
-  h.clock.advance(60_000)
+  h.clock.advance(35_000)
   const res = await postPet(h, key, '"crashed"', REX)
   assert.equal(res.statusCode, 201, res.body)
   assert.equal(res.headers['idempotent-replayed'], undefined)

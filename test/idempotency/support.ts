@@ -1,6 +1,7 @@
 // What the Idempotency-Key tests share: POST /v1/pets with a key, and the rows of the idempotency_keys table.
 import assert from 'node:assert/strict'
 import { bearer, errorOf, type Harness } from '../helpers/harness.js'
+import { IDEMPOTENCY_TTL_MS } from '../../src/idempotency/idempotency.repository.js'
 
 export const REX = '{"name":"Rex","categoryId":7,"status":"available"}'
 
@@ -25,4 +26,25 @@ export function expectCode(res: { statusCode: number; headers: Record<string, un
   assert.equal(res.statusCode, status, res.body)
   assert.equal(body.code, code, res.body)
   return body
+}
+
+/** Leaves a record of `key` in progress, as a request still running would: same fingerprint as `body`. */
+export async function inProgress(h: Harness, accountId: string, key: string, body: string, apiKey: string) {
+  await postPet(h, apiKey, '"probe"', body) // learn the body's fingerprint from a real record
+  const probe = (await keyRows(h)).find((r) => r.idempotency_key === 'probe')!
+  const now = new Date(h.clock.now())
+  await h.handle.db
+    .insertInto('idempotency_keys')
+    .values({
+      account_id: accountId,
+      idempotency_key: key,
+      fingerprint: probe.fingerprint,
+      state: 'in_progress',
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+      response_status: null,
+      response_body: null,
+      response_location: null,
+    })
+    .execute()
 }

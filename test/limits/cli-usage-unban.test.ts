@@ -11,6 +11,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { oneLineFailure, runCli, tempDir } from '../helpers/cli.js'
 import { bearer } from '../helpers/harness.js'
 import { expect429, type Usage } from './support.js'
+import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:10Z')
 
@@ -30,8 +31,8 @@ async function listeningOnFile(t: TestContext) {
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   const url = `http://127.0.0.1:${address.port}`
-  const account = await app.accounts.createAccount({ name: 'cli', plan: 'free' })
-  const key = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+  const account = await app.accounts.createAccount({ actor: testActor, name: 'cli', plan: 'free' })
+  const key = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
   const list = () => app.inject({ url: '/v1/pets', headers: bearer(key.key) })
   const send = async (n: number, status: number) => {
     for (let i = 0; i < n; i++) assert.equal((await list()).statusCode, status, `request ${i + 1}`)

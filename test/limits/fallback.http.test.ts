@@ -18,6 +18,7 @@ import { bearer, errorOf } from '../helpers/harness.js'
 import { redisServer, type RedisServer } from '../helpers/redis-server.js'
 import { createRedisClient } from '../../src/limits/redis.store.js'
 import { pollUntil, within } from '../helpers/within.js'
+import { testActor } from '../helpers/actors.js'
 
 async function startApp(t: { after: (fn: () => Promise<void>) => void }, redis: RedisServer, extraEnv: Record<string, string> = {}, plan: { plan: 'free' } | { plan: 'enterprise'; perMinute: number; perDay: number } = { plan: 'free' }) {
   const databaseUrl = await postgresSchema(t)
@@ -35,8 +36,8 @@ async function startApp(t: { after: (fn: () => Promise<void>) => void }, redis: 
     await store.close()
     await handle.close()
   })
-  const account = await app.accounts.createAccount({ name: 'fallback', ...plan })
-  const { key } = await app.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment) })
+  const account = await app.accounts.createAccount({ actor: testActor, name: 'fallback', ...plan })
+  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
   const get = (url: string) => within(app.inject({ url, headers: bearer(key) }), `GET ${url}`)
   return { app, count, get, clock, config }
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
 import { expect429, limitHeaders, list, spend, usedOf } from './support.js'
+import { testActor } from '../helpers/actors.js'
 
 const PLANS = [
   { plan: 'free', perMinute: 60, perDay: 1_000 },
@@ -59,7 +60,7 @@ test('enterprise: the figures set on the account apply (7/min, 20/day)', async (
 test('the quota is per account: a second key of the account shares it, another account has its own', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T08:00:00Z') })
   const first = await h.newAccount()
-  const second = await h.app.accounts.createApiKey({ accountId: first.accountId, environment: 'test' })
+  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: first.accountId, environment: 'test' })
   const stranger = await h.newAccount()
   await spend(h, first.key, 30)
   await spend(h, second.key, 30)
@@ -76,7 +77,7 @@ test('upgrading applies on the next request: a limited free account becomes pro 
   const { key, accountId } = await h.newAccount()
   await spend(h, key, 60)
   expect429(await list(h, key), 'rate_limit_exceeded')
-  await h.app.accounts.setPlan({ id: accountId, plan: 'pro' })
+  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'pro' })
   const res = await list(h, key)
   assert.equal(res.statusCode, 200)
   const headers = limitHeaders(res)
@@ -87,11 +88,11 @@ test('downgrading applies on the next request: pro with 100 used this minute, no
   const h = await startHarness(t, { now: new Date('2027-01-01T08:00:00Z') })
   const { key, accountId } = await h.newAccount({ plan: 'pro' })
   await spend(h, key, 100)
-  await h.app.accounts.setPlan({ id: accountId, plan: 'free' })
+  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'free' })
   const refused = await list(h, key)
   expect429(refused, 'rate_limit_exceeded')
   assert.deepEqual([limitHeaders(refused).limit, limitHeaders(refused).remaining], [60, 0])
-  await h.app.accounts.setPlan({ id: accountId, plan: 'enterprise', perMinute: 101, perDay: 5000 })
+  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 101, perDay: 5000 })
   assert.equal((await list(h, key)).statusCode, 200, 'enterprise figures apply at once too')
   expect429(await list(h, key), 'rate_limit_exceeded')
 })

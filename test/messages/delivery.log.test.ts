@@ -1,13 +1,16 @@
 // Delivery through the default `log` sink (issue 4): the worker takes queued messages oldest first, writes
-// each as one structured line in the service log, and marks it delivered. Driven with `runOnce`.
+// each as one structured line in the service log, and marks it delivered. Driven with `runOnce`. The line has the
+// message's text only with MESSAGES_LOG_TEXT=on; by default its length (customer content stays out of the log).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { getMessage, messageRows, sendMessage, startMessagesHarness, type LogLine, type MessageJson, type MessagesHarness } from '../helpers/messages-harness.js'
 
 const deliveredLines = (h: MessagesHarness): LogLine[] => h.log().filter((line) => line.msg === 'message delivered')
 
+const withText = { env: { MESSAGES_LOG_TEXT: 'on' } }
+
 test('after runOnce the message is delivered (GET shows it) and the log has one structured line with it', async (t) => {
-  const h = await startMessagesHarness(t)
+  const h = await startMessagesHarness(t, withText)
   const { key, accountId } = await h.newAccount()
   const sent = await sendMessage(h, key, 'Hello, log 👋 "quoted"\nsecond line')
   assert.deepEqual(deliveredLines(h), [], 'nothing is delivered before the worker runs')
@@ -25,8 +28,19 @@ test('after runOnce the message is delivered (GET shows it) and the log has one 
   assert.equal(line.createdAt, sent.createdAt)
 })
 
-test('the line is one line of JSON even when the message has newlines', async (t) => {
+test('by default the line has the message id and length, never its text', async (t) => {
   const h = await startMessagesHarness(t)
+  const { key, accountId } = await h.newAccount()
+  const sent = await sendMessage(h, key, 'My card is 4111 1111 1111 1111')
+  await h.worker.runOnce()
+  const [line, ...more] = deliveredLines(h)
+  assert.equal(more.length, 0)
+  assert.deepEqual({ ...line, time: 0, pid: 0, hostname: '' }, { level: 30, time: 0, pid: 0, hostname: '', messageId: sent.id, accountId, createdAt: sent.createdAt, length: sent.message.length, msg: 'message delivered' })
+  assert.ok(!h.rawLog().join('').includes('4111'), 'the text is nowhere in the log')
+})
+
+test('the line is one line of JSON even when the message has newlines', async (t) => {
+  const h = await startMessagesHarness(t, withText)
   const { key } = await h.newAccount()
   await sendMessage(h, key, 'one\ntwo\r\nthree')
   await h.worker.runOnce()
@@ -69,7 +83,7 @@ test('messages are delivered oldest first, across accounts, in one run', async (
 })
 
 test('oldest first, one at a time: with a batch of 1 each run delivers the oldest still queued', async (t) => {
-  const h = await startMessagesHarness(t, { batchSize: 1 })
+  const h = await startMessagesHarness(t, { batchSize: 1, ...withText })
   const { key } = await h.newAccount()
   const sent: MessageJson[] = []
   for (const text of ['first', 'second', 'third']) sent.push(await sendMessage(h, key, text))

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { bearer } from '../helpers/harness.js'
 import { getMessage, sendMessage, startMessagesHarness } from '../helpers/messages-harness.js'
+import { testActor } from '../helpers/actors.js'
 
 test('own message: 200 with the same Message the 202 gave, while queued', async (t) => {
   const h = await startMessagesHarness(t)
@@ -30,7 +31,7 @@ test('the current state: delivered after the worker ran, the rest of the Message
 test('another key of the same account sees the message', async (t) => {
   const h = await startMessagesHarness(t)
   const account = await h.newAccount()
-  const second = await h.services.accounts.createApiKey({ accountId: account.accountId, environment: 'test' })
+  const second = await h.services.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test' })
   const sent = await sendMessage(h, account.key, 'shared within the account')
   assert.deepEqual(await getMessage(h, second.key, sent.id), sent)
 })

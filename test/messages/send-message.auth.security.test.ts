@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { expectUnauthorized } from '../helpers/auth-checks.js'
 import { injectSender, type HttpResponse } from '../helpers/http.js'
 import { messageRows, startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
+import { testActor } from '../helpers/actors.js'
 
 async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   const h = await startMessagesHarness(t)
@@ -75,7 +76,7 @@ test('a revoked key: 401 invalid_api_key from the next request on', async (t) =>
   const { h, post, account } = await setup(t)
   const accepted = await post({ authorization: `Bearer ${account.key}` })
   assert.equal(accepted.statusCode, 202, accepted.body)
-  await h.services.accounts.revokeApiKey(account.keyId)
+  await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })
   expectUnauthorized(await post({ authorization: `Bearer ${account.key}` }), 'invalid_api_key', 'invalid_token')
   assert.equal((await messageRows(h)).length, 1, 'only the message sent before the revocation is stored')
 })

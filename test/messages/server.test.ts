@@ -35,7 +35,7 @@ test('serve --only messages: prints its base URL, the key works (202), the worke
   const [, key] = await server.waitFor(/^\s*(ps_test_\S+)\s*$/m)
   const [curl] = await server.waitFor(/^\s*curl .*$/m)
   assert.ok(curl.includes(`Bearer ${key}`) && curl.includes(`${base}/messages`), curl)
-  assert.doesNotMatch(server.stdout(), /Pet store API/, 'the pet store is not announced')
+  assert.doesNotMatch(server.stderr(), /Pet store API/, 'the pet store is not announced')
 
   const response = await fetch(`${base}/messages`, {
     method: 'POST',

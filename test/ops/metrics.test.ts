@@ -1,26 +1,23 @@
-// GET /metrics: Prometheus text with requests by route pattern and status, rate-limit refusals and bans,
-// process metrics and (PostgreSQL) pool use; guarded by METRICS_TOKEN, or answered on loopback only.
+// GET /metrics: Prometheus text with requests by route pattern and status, rate-limit refusals (by reason and
+// subject; by limit and plan) and bans, build and worker start, portal sign-ups and log-ins, message delivery
+// failures, the outbox and accounts by plan read at scrape, process metrics and (PostgreSQL) pool use; guarded
+// by METRICS_TOKEN, or answered on loopback only. Each series is read through HTTP after doing the thing.
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
+import { createWebhookSink, type MessageSink } from '../../src/messages/sinks.js'
+import { packageInfo } from '../../src/version.js'
+import { testActor } from '../helpers/actors.js'
 import { backend } from '../helpers/backend.js'
 import { bearer, errorOf, startHarness, type Harness } from '../helpers/harness.js'
+import { startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
+import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { parseMetrics, type Sample } from '../helpers/prometheus.js'
 
 const REMOTE = '10.0.0.1'
 
-type Sample = { name: string; labels: Record<string, string>; value: number }
-
-/** The samples of a Prometheus text exposition (comments skipped). */
-function parse(text: string): Sample[] {
-  return text
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-      assert.ok(m, `not a sample line: ${line}`)
-      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]))
-      return { name: m[1]!, labels, value: Number(m[3]) }
-    })
-}
 
 /** The value of the one sample with exactly these labels; undefined if there is none. */
 function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
@@ -29,13 +26,13 @@ function valueOf(samples: Sample[], name: string, labels: Record<string, string>
   return matching[0]?.value
 }
 
-async function scrape(h: Harness, headers: Record<string, string> = {}): Promise<Sample[]> {
+async function scrape(h: Pick<Harness, 'app'>, headers: Record<string, string> = {}): Promise<Sample[]> {
   const response = await h.app.inject({ url: '/metrics', headers })
   assert.equal(response.statusCode, 200, response.body)
   assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/)
   assert.match(response.body, /^# HELP petstore_http_request_duration_seconds /m)
   assert.match(response.body, /^# TYPE petstore_http_request_duration_seconds histogram$/m)
-  return parse(response.body)
+  return parseMetrics(response.body)
 }
 
 const requests = (route: string, status: number, method = 'GET') => ({ listener: 'pets', method, route, status: String(status) })
@@ -91,6 +88,109 @@ test('/metrics counts 429 refusals by reason and subject, and bans when they sta
   assert.equal(valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'address' }), 1)
   assert.equal(valueOf(after, 'petstore_rate_limit_bans_total'), 1, 'one ban started, however many requests it refused')
   assert.equal(valueOf(after, 'petstore_http_request_duration_seconds_count', requests('/v1/pets', 429)), 6)
+  // The same refusals by what refused them and the account's plan.
+  assert.equal(valueOf(after, 'petstore_requests_refused_total', { limit: 'minute', plan: 'enterprise' }), 2)
+  assert.equal(valueOf(after, 'petstore_requests_refused_total', { limit: 'ban', plan: 'enterprise' }), 3)
+  assert.equal(valueOf(after, 'petstore_requests_refused_total', { limit: 'address', plan: 'none' }), 1)
+})
+
+test('/metrics counts refusals by limit and plan: a free account past its minute, an enterprise account past its day', async (t) => {
+  const h = await startHarness(t)
+  const free = await h.newAccount({ plan: 'free' })
+  const daily = await h.newAccount({ plan: 'enterprise', perMinute: 100, perDay: 2 })
+  const statuses = async (key: string, n: number) => {
+    const seen: number[] = []
+    for (let i = 0; i < n; i++) seen.push((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode)
+    return seen
+  }
+  assert.deepEqual(await statuses(free.key, 61), [...Array(60).fill(200), 429])
+  assert.deepEqual(await statuses(daily.key, 3), [200, 200, 429])
+  const samples = await scrape(h)
+  const refused = samples.filter((s) => s.name === 'petstore_requests_refused_total')
+  assert.deepEqual(
+    refused.map((s) => [s.labels.limit, s.labels.plan, s.value]).sort(),
+    [['day', 'enterprise', 1], ['minute', 'free', 1]],
+  )
+})
+
+test('/metrics: build info (version, Node.js) and this process\'s start time as worker 0', async (t) => {
+  const h = await startHarness(t)
+  const before = Date.now() / 1000
+  const samples = await scrape(h)
+  assert.equal(valueOf(samples, 'petstore_build_info', { version: packageInfo().version, node: process.version }), 1)
+  assert.equal(samples.filter((s) => s.name === 'petstore_build_info').length, 1)
+  const started = valueOf(samples, 'petstore_worker_start_time_seconds', { worker: '0' })
+  assert.ok(started !== undefined && started <= before && started >= before - process.uptime() - 1, `start time ${started}, now ${before}, up ${process.uptime()} s`)
+})
+
+test('/metrics counts portal sign-ups (new accounts only), log-ins and failed log-ins; accounts by plan, deleted ones left out', async (t) => {
+  const h = await portalHarness(t)
+  const before = await scrape(h)
+  for (const name of ['petstore_portal_signups_total', 'petstore_portal_logins_total', 'petstore_portal_login_failures_total']) assert.equal(valueOf(before, name), 0, name)
+  assert.deepEqual(
+    before.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
+    [['free', 0], ['pro', 0], ['business', 0], ['enterprise', 0]],
+  )
+
+  await signedUpUser(h, 'ada@example.com') // sign-up, verification, log-in
+  const again = client(h.app)
+  await again.get('/portal/signup')
+  assert.equal((await again.post('/portal/signup', { email: 'ada@example.com', password: GOOD_PASSWORD })).statusCode, 200)
+  await h.app.portal?.mailer.settled()
+  await again.get('/portal/login')
+  assert.equal((await again.post('/portal/login', { email: 'ada@example.com', password: 'not the password at all' })).statusCode, 400)
+  assert.equal((await again.post('/portal/login', { email: 'nobody@example.com', password: GOOD_PASSWORD })).statusCode, 400)
+  await h.newAccount({ plan: 'pro' })
+  await h.newAccount({ plan: 'enterprise', perMinute: 10, perDay: 100 })
+  const gone = await h.newAccount({ plan: 'pro' })
+  await h.app.accounts.deleteAccount(gone.accountId, { actor: testActor })
+
+  const after = await scrape(h)
+  assert.equal(valueOf(after, 'petstore_portal_signups_total'), 1, 'the repeated address created no account')
+  assert.equal(valueOf(after, 'petstore_portal_logins_total'), 1)
+  assert.equal(valueOf(after, 'petstore_portal_login_failures_total'), 2)
+  assert.deepEqual(
+    after.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
+    [['free', 1], ['pro', 1], ['business', 0], ['enterprise', 1]],
+  )
+})
+
+test('/metrics: outbox depth and oldest age read at scrape; failed webhook deliveries counted by sink', async (t) => {
+  // A receiver that always fails: every attempt is a failed delivery, and the messages stay queued for a retry.
+  let received = 0
+  const receiver = createServer((_req, res) => {
+    received++
+    res.writeHead(500).end()
+  }).listen(0, '127.0.0.1')
+  await once(receiver, 'listening')
+  t.after(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+  const webhook = createWebhookSink({ url, secret: `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`, timeoutMs: 2_000 })
+  // As the server wires it (server.ts): the webhook sink, its failures counted under its name. The harness builds
+  // the services, so the counting sink is made on first use.
+  let counted: MessageSink | undefined
+  const h: MessagesHarness = await startMessagesHarness(t, { sink: { deliver: (m) => (counted ??= h.services.metrics.countingFailures('webhook', webhook)).deliver(m) } })
+  const { key } = await h.newAccount()
+  const empty = await scrape(h)
+  assert.equal(valueOf(empty, 'petstore_messages_outbox_depth'), 0)
+  assert.equal(valueOf(empty, 'petstore_messages_outbox_oldest_age_seconds'), 0)
+
+  for (const message of ['first', 'second']) {
+    const r = await h.app.inject({ method: 'POST', url: '/messages', headers: bearer(key), payload: { message } })
+    assert.equal(r.statusCode, 202, r.body)
+    h.clock.advance(30_000)
+  }
+  h.clock.advance(60_000) // the first is 120 s old, the second 90 s
+  const queued = await scrape(h)
+  assert.equal(valueOf(queued, 'petstore_messages_outbox_depth'), 2)
+  assert.equal(valueOf(queued, 'petstore_messages_outbox_oldest_age_seconds'), 120)
+
+  assert.equal(await h.worker.runOnce(), 2)
+  assert.equal(received, 2)
+  const failed = await scrape(h)
+  assert.equal(valueOf(failed, 'petstore_message_delivery_failures_total', { sink: 'webhook' }), 2)
+  assert.equal(valueOf(failed, 'petstore_messages_outbox_depth'), 2, 'both wait for their retry')
+  assert.equal(valueOf(failed, 'petstore_messages_outbox_oldest_age_seconds'), 120)
 })
 
 test('/metrics without METRICS_TOKEN answers loopback only: a remote client gets 404, even claiming to be local', async (t) => {

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
 import { expectError, injectSender } from '../helpers/http.js'
 import { roomyAccount, seedPets, type PetJson } from '../helpers/pets.js'
+import { testActor } from '../helpers/actors.js'
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
@@ -98,7 +99,7 @@ test('a cursor from another installation (another signing secret) is refused', a
   // Same account id in the second installation, so only the secret differs.
   const row = await one.handle.db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow()
   await two.handle.db.insertInto('accounts').values(row).execute()
-  const twinKey = await two.app.accounts.createApiKey({ accountId: a.accountId, environment: 'test' })
+  const twinKey = await two.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test' })
   await seedPets(two, a.accountId, 5)
   await expectInvalidCursor(two, twinKey.key, `limit=2&cursor=${encodeURIComponent(cursor)}`)
 })

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import { bearer, startHarness } from '../helpers/harness.js'
 import { expectError, injectSender, type HttpResponse } from '../helpers/http.js'
 import { createPet, idsOf, type PetJson } from '../helpers/pets.js'
+import { testActor } from '../helpers/actors.js'
 
 /**
  * What a client could tell two 404s apart by: status, header names, the values of the headers that do
@@ -81,7 +82,7 @@ test('pet ids are unique across accounts', async (t) => {
 test('two keys of the same account share its store', async (t) => {
   const h = await startHarness(t)
   const a = await h.newAccount()
-  const second = await h.app.accounts.createApiKey({ accountId: a.accountId, environment: 'test' })
+  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test' })
   const pet = await createPet(h, a.key, { name: 'Rex', categoryId: 1 })
   const response = await h.app.inject({ url: `/v1/pets/${pet.id}`, headers: bearer(second.key) })
   assert.deepEqual(response.json(), pet)

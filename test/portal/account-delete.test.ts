@@ -18,6 +18,7 @@ import { keyCachingServer } from '../helpers/servers.js'
 import { createPet } from '../helpers/pets.js'
 import { client, GOOD_PASSWORD, mails, ORIGIN, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
 import { pollUntil } from '../helpers/within.js'
+import { testActor } from '../helpers/actors.js'
 
 const DELETED = 'This API key belongs to an account that was deleted.'
 /** Whether a raw message's To header is `to` (bare or in angle brackets). */
@@ -27,7 +28,7 @@ const isTo = (mail: string, to: string) => mail.split(/\r?\n/).some((line) => li
 async function accountWithKey(h: Pick<Harness, 'app' | 'config'>, email: string) {
   const user = await h.app.portal!.repo.findUserByEmail(email)
   assert.ok(user)
-  const key = await h.app.accounts.createApiKey({ accountId: user.account_id, environment: keyEnvironment(h.config.environment) })
+  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId: user.account_id, environment: keyEnvironment(h.config.environment) })
   return { accountId: user.account_id, key: key.key }
 }
 
@@ -61,7 +62,7 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
   await phone.get('/portal/login')
   assert.equal((await phone.post('/portal/login', { email: 'leaving@example.com', password: GOOD_PASSWORD })).statusCode, 303)
   const { accountId, key } = await accountWithKey(h, 'leaving@example.com')
-  const second = await h.app.accounts.createApiKey({ accountId, environment: keyEnvironment(h.config.environment) })
+  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: keyEnvironment(h.config.environment) })
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
 
   const deleted = await deleteAccount(c)

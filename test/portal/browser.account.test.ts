@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { startHarness } from '../helpers/harness.js'
 import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { GOOD_PASSWORD, linkIn, mails, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.js'
 
 const EMAIL = 'grace@example.com'
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'
@@ -15,9 +14,8 @@ const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100
 
 test('account settings in Chromium: sessions, log out others, change password and address, delete; axe at 1100 and 375 px', { timeout: 240_000 }, async (t) => {
   const browser = await launchChromium(t)
-  const outbox = await newOutbox()
-  const h = await startHarness(t, { listen: true, env: { MAIL_URL: `file:${outbox}` } })
-  t.after(() => removeOutbox(outbox))
+  const h = await portalHarness(t, { listen: true, ownOrigin: true })
+  const { outbox } = h
   const base = h.baseUrl
   // Sign up and verify in a browser of its own.
   const signup = await (await browser.newContext()).newPage()

@@ -4,36 +4,16 @@
 // serious or critical violation at either width. Screenshots `keys-*` go to PORTAL_SCREENSHOTS when it is set.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Page } from 'playwright-core'
-import { launchChromium, screenshot, seriousViolations, signUpInBrowser } from '../helpers/browser.js'
-import { startHarness } from '../helpers/harness.js'
-import { GOOD_PASSWORD, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../helpers/browser.js'
+import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
 
 const EMAIL = 'keys-browser@example.com'
 const LONG_NAME = `deploy-${'x'.repeat(93)}`
-const VIEWPORTS = [
-  { suffix: 'desktop', width: 1100, height: 800 },
-  { suffix: 'phone', width: 375, height: 800 },
-] as const
-
-/** At both widths: nothing scrolls sideways on the phone, axe is clean, a screenshot each. Ends at desktop width. */
-async function checkBothWidths(page: Page, name: string): Promise<void> {
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize({ width: viewport.width, height: viewport.height })
-    const where = `${name} at ${viewport.width} px`
-    await screenshot(page, `${name}-${viewport.suffix}`)
-    const width = (await page.evaluate('document.documentElement.scrollWidth')) as number
-    assert.ok(width <= viewport.width, `${where}: nothing scrolls sideways (scrollWidth ${width})`)
-    assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`)
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
 
 test('keys in Chromium: created once, reloaded without a secret, rolled; cards on a phone with a 100-character name', { timeout: 240_000 }, async (t) => {
   const browser = await launchChromium(t)
-  const outbox = await newOutbox()
-  const h = await startHarness(t, { listen: true, env: { MAIL_URL: `file:${outbox}` } })
-  t.after(() => removeOutbox(outbox))
+  const h = await portalHarness(t, { listen: true, ownOrigin: true })
+  const { outbox } = h
   const base = h.baseUrl
   const api = (key: string) => fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
   const page = await (await browser.newContext({ viewport: VIEWPORTS[0] })).newPage()

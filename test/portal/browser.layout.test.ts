@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { startHarness } from '../helpers/harness.js'
 import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { GOOD_PASSWORD, linkIn, mails, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.js'
 
 // 254 characters, the most an address may have: 64 in the local part, labels of at most 63.
 const LONG_EMAIL = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(53)}.example`
@@ -40,9 +39,8 @@ async function checkFrame(page: Page, name: string): Promise<void> {
 
 test('every portal page has the frame and fits a phone, with a 254-character address and a 100-character key name', { timeout: 240_000 }, async (t) => {
   const browser = await launchChromium(t)
-  const outbox = await newOutbox()
-  const h = await startHarness(t, { listen: true, env: { MAIL_URL: `file:${outbox}` } })
-  t.after(() => removeOutbox(outbox))
+  const h = await portalHarness(t, { listen: true, ownOrigin: true })
+  const { outbox } = h
   const base = h.baseUrl
   const path = (link: string) => base + new URL(link).pathname + new URL(link).search
 

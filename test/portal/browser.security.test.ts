@@ -8,8 +8,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { startHarness } from '../helpers/harness.js'
-import { newOutbox, removeOutbox } from '../helpers/portal.js'
+import { portalHarness } from '../helpers/portal.js'
 
 const PASSWORD = 'violet-harbor-quartz-lantern'
 
@@ -43,9 +42,8 @@ async function signUp(browser: Browser, base: string, email: string, password: s
 
 test('in Chromium: raw mail links, one mailbox per field, no foothold from a sign-up in another name, return to the page', { timeout: 240_000 }, async (t) => {
   const browser = await launchChromium(t)
-  const outbox = await newOutbox()
-  const h = await startHarness(t, { listen: true, env: { MAIL_URL: `file:${outbox}` } })
-  t.after(() => removeOutbox(outbox))
+  const h = await portalHarness(t, { listen: true, ownOrigin: true })
+  const { outbox } = h
   const base = h.baseUrl
   assert.equal(h.config.publicUrl, base, 'no PETSTORE_PUBLIC_URL: the listener\'s own origin')
 

@@ -7,17 +7,15 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { startHarness } from '../helpers/harness.js'
 import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { GOOD_PASSWORD, linkIn, mails, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.js'
 
 const EMAIL = 'ada@example.com'
 
 test('an integrator signs up, manages keys and sees usage in Chromium; the refusals hold', { timeout: 240_000 }, async (t) => {
   const browser = await launchChromium(t)
-  const outbox = await newOutbox()
-  const h = await startHarness(t, { listen: true, env: { MAIL_URL: `file:${outbox}` } })
-  t.after(() => removeOutbox(outbox))
+  const h = await portalHarness(t, { listen: true, ownOrigin: true })
+  const { outbox } = h
   const base = h.baseUrl
   const api = (key: string) => fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
   const lastLink = async (path: string) => linkIn((await mails(h.app, outbox)).at(-1)!, path)

@@ -8,8 +8,8 @@ import type { Page } from 'playwright-core'
 import { keyEnvironment } from '../../src/accounts/api-keys.js'
 import { refuseInserts } from '../helpers/backend.js'
 import { launchChromium, screenshot, seriousViolations, signUpInBrowser } from '../helpers/browser.js'
-import { startHarness } from '../helpers/harness.js'
-import { GOOD_PASSWORD, newOutbox, removeOutbox } from '../helpers/portal.js'
+import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
+import { testActor } from '../helpers/actors.js'
 
 const EMAIL = 'outcomes@example.com'
 const LONG_KEY_NAME = `build-server-${'x'.repeat(87)}`
@@ -45,9 +45,8 @@ async function checkBothWidths(page: Page, name: string): Promise<void> {
 
 test('the usage page shows requests by outcome in Chromium, for the account and per key, on a desktop and a phone', { timeout: 240_000 }, async (t) => {
   const browser = await launchChromium(t)
-  const outbox = await newOutbox()
-  const h = await startHarness(t, { listen: true, now: T0, env: { MAIL_URL: `file:${outbox}` } })
-  t.after(() => removeOutbox(outbox))
+  const h = await portalHarness(t, { listen: true, now: T0, ownOrigin: true })
+  const { outbox } = h
   const base = h.baseUrl
   const page = await (await browser.newContext({ viewport: VIEWPORTS[0] })).newPage()
 
@@ -55,10 +54,10 @@ test('the usage page shows requests by outcome in Chromium, for the account and 
   const accountId = await signUpInBrowser(page, h, outbox, EMAIL, GOOD_PASSWORD)
 
   // Traffic of every outcome: a small plan, one key with a 100-character name doing it all, a second key once.
-  await h.app.accounts.setPlan({ id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
+  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
   const environment = keyEnvironment(h.config.environment)
-  const busy = await h.app.accounts.createApiKey({ accountId, environment, name: LONG_KEY_NAME })
-  const quiet = await h.app.accounts.createApiKey({ accountId, environment, name: 'quiet' })
+  const busy = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: LONG_KEY_NAME })
+  const quiet = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'quiet' })
   const call = async (key: string, method: 'GET' | 'POST', path: string, body?: object) => {
     const headers = { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }
     const response = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined })

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { KeyLimitError } from '../../src/accounts/accounts.repository.js'
 import { portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
+import { testActor } from '../helpers/actors.js'
 
 const created = (c: Client, name: string) => c.post('/portal/keys', { name, expires: '' })
 
@@ -64,14 +65,14 @@ test('the 26th working key is refused with how many there are and how to revoke 
 
 test('creates racing for the last places: exactly as many succeed as there is room for', async (t) => {
   const h = await portalHarness(t)
-  const account = await h.app.accounts.createAccount({ name: 'racing', plan: 'free' })
-  const make = () => h.app.accounts.createApiKey({ accountId: account.id, environment: 'test', name: 'racer', maxActive: 5 })
+  const account = await h.app.accounts.createAccount({ actor: testActor, name: 'racing', plan: 'free' })
+  const make = () => h.app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: 'test', name: 'racer', maxActive: 5 })
   for (let i = 0; i < 3; i++) await make()
   const results = await Promise.allSettled(Array.from({ length: 20 }, make))
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 2)
   for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof KeyLimitError, String(r.reason))
   assert.equal((await h.app.accounts.listApiKeys(account.id)).length, 5)
   // Without a cap (the CLI's --force) the service creates regardless.
-  await h.app.accounts.createApiKey({ accountId: account.id, environment: 'test' })
+  await h.app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: 'test' })
   assert.equal((await h.app.accounts.listApiKeys(account.id)).length, 6)
 })

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { bearer, type Harness } from '../helpers/harness.js'
 import { client, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
+import { testActor } from '../helpers/actors.js'
 
 const TRACKING = 'utm_source=x&fbclid=y'
 const withTracking = (path: string) => `${path}${path.includes('?') ? '&' : '?'}${TRACKING}`
@@ -51,7 +52,7 @@ async function sameWithTracking(c: Client, path: string, who: string): Promise<v
 async function signedUp(h: Harness & { outbox: string }, email: string) {
   const c = await signedUpUser(h, email)
   const user = (await h.app.portal!.repo.findUserByEmail(email))!
-  const key = await h.app.accounts.createApiKey({ accountId: user.account_id, environment: 'test', name: 'ci' })
+  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId: user.account_id, environment: 'test', name: 'ci' })
   return { c, keyId: key.id }
 }
 

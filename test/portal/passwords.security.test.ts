@@ -58,7 +58,8 @@ test('an easy-to-guess password is refused by the sign-up form, which says which
 })
 
 test('the password is stored as scrypt with a salt, never as itself', async (t) => {
-  const h = await portalHarness(t)
+  // At the production cost (PASSWORD_HASH_COST unset: its default), not the suite's cheap one; signing up logs in too.
+  const h = await portalHarness(t, { env: { PASSWORD_HASH_COST: undefined } })
   await signedUpUser(h, 'hash@example.com')
   const user = await h.app.portal!.repo.findUserByEmail('hash@example.com')
   assert.match(user!.password_hash, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/)

@@ -55,6 +55,8 @@ test('an unverified user can log in but cannot create keys, and can have the lin
   const c = client(h.app)
   await c.get('/portal/signup')
   await c.post('/portal/signup', { email: 'late@example.com', password: GOOD_PASSWORD })
+  // The sign-up itself runs after the answer (same timing whatever the address); a person cannot log in faster.
+  await h.app.portal!.mailer.settled()
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email: 'late@example.com', password: GOOD_PASSWORD })).statusCode, 303)
   const keys = await c.get('/portal/keys')
@@ -73,6 +75,11 @@ test('an unverified user can log in but cannot create keys, and can have the lin
   assert.equal(resend.statusCode, 303)
   const sent = (await mails(h.app, h.outbox)).filter((m) => m.includes('/portal/verify'))
   assert.equal(sent.length, 2)
+  // The link sent again is on the account's record (once: the refused resend within the minute sent nothing).
+  const accountId = (await h.app.portal!.repo.findUserByEmail('late@example.com'))!.account_id
+  const resent = await h.app.audit.list({ accountId, action: 'account.verification_resent', limit: 50 })
+  assert.equal(resent.length, 1)
+  assert.deepEqual({ kind: resent[0]!.actor.kind, email: resent[0]!.actor.email }, { kind: 'account', email: 'late@example.com' })
   // The first link stopped working when the second was issued; the second works.
   const first = tokenOf(linkIn(sent[0]!, '/portal/verify'))
   const second = tokenOf(linkIn(sent[1]!, '/portal/verify'))

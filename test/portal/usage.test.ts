@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import { keyEnvironment } from '../../src/accounts/api-keys.js'
 import { refuseInserts } from '../helpers/backend.js'
 import { portalHarness, signedUpUser } from '../helpers/portal.js'
+import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const described = (body: string, id: 'minute' | 'day') => new RegExp(`<desc id="${id}-desc">([^<]*)</desc>`).exec(body)![1]!
@@ -25,10 +26,10 @@ test('the usage page splits requests by outcome, per minute and per day, for the
   const c = await signedUpUser(h, 'usage@example.com')
   const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', 'usage@example.com').executeTakeFirstOrThrow()
   // A small plan: the two successes, the 400, the 404 and the 500 use the minute up; the next two are refused.
-  await h.app.accounts.setPlan({ id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
+  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
   const environment = keyEnvironment(h.config.environment)
-  const busy = await h.app.accounts.createApiKey({ accountId, environment, name: 'busy' })
-  const quiet = await h.app.accounts.createApiKey({ accountId, environment, name: 'quiet' })
+  const busy = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'busy' })
+  const quiet = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'quiet' })
   const call = async (key: string, method: 'GET' | 'POST', path: string, body?: object) => {
     const headers = { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }
     const response = await fetch(h.baseUrl + path, { method, headers, body: body ? JSON.stringify(body) : undefined })

@@ -97,7 +97,7 @@ for (const database of ['a SQLite file', 'PostgreSQL'] as const) {
     const redis = redisPrefix(t)
     // Redis healthy, with a timeout a 300-request burst on this shared machine cannot trip (see three-instances).
     const { origin, process: primary } = await startInstance(t, { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, REDIS_TIMEOUT_MS: '1000' }, ['--workers', '2'])
-    assert.equal(primary.stdout().match(/Pet store API/g)?.length, 1, 'one banner for the instance, printed once both workers listen')
+    assert.equal(primary.stderr().match(/Pet store API/g)?.length, 1, 'one banner for the instance (on stderr), printed once both workers listen')
     const workers = childrenOf(primary.pid)
     assert.equal(workers.length, 2, `children of the primary: ${workers.join(' ')}`)
     const started = new Map(workers.map((pid) => [pid, startTimeOf(pid)!]))

@@ -13,8 +13,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
 import { startHarness } from '../helpers/harness.js'
+import { repoRoot } from '../helpers/root.js'
 
-const root = new URL('../../', import.meta.url)
+const root = repoRoot
 
 function findChromium(): string | undefined {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH
@@ -34,7 +35,7 @@ const pageFor = (key: string) => `<!doctype html><html><head>
 import { NotFoundError, Petstore } from '/sdk/index.js'
 const out = []
 try {
-  const ps = new Petstore({ apiKey: ${JSON.stringify(key)}, baseUrl: location.origin + '/v1', onResponse: (info) => out.push(info.status) })
+  const ps = new Petstore({ apiKey: ${JSON.stringify(key)}, baseUrl: location.origin + '/v1', dangerouslyAllowBrowser: true, onResponse: (info) => out.push(info.status) })
   const pet = await ps.pets.create({ name: 'Rex', categoryId: 9223372036854775807n })
   out.push(String(pet.categoryId), typeof pet.id)
   for await (const p of ps.pets.list({ limit: 1 })) out.push(p.name)

@@ -18,15 +18,17 @@ test('back-off: 0.5 s doubling, capped at 8 s, less up to 25 % of jitter', () =>
   }
 })
 
-test('Retry-After up to 60 s is the wait; longer, or no retries left, or a ban: no retry', () => {
-  assert.equal(retryDelayMs(error429('1'), 1, 2), 1000)
-  assert.equal(retryDelayMs(error429('60'), 1, 2), 60_000)
+test('Retry-After up to 60 s is the wait plus jitter over up to 1 s or 10 %; longer, or no retries left, or a ban: no retry', () => {
+  assert.equal(retryDelayMs(error429('1'), 1, 2, 0), 1000)
+  assert.equal(retryDelayMs(error429('1'), 1, 2, 0.5), 1500, 'under 10 s: spread over 1 s')
+  assert.equal(retryDelayMs(error429('60'), 1, 2, 0), 60_000)
+  assert.equal(retryDelayMs(error429('60'), 1, 2, 0.5), 63_000, '10 % of 60 s: spread over 6 s')
   assert.equal(retryDelayMs(error429('61'), 1, 2), undefined)
   assert.equal(retryDelayMs(error429('1'), 3, 2), undefined)
   assert.equal(retryDelayMs(error429('1', 'temporarily_banned'), 1, 2), undefined)
   assert.equal(retryDelayMs(error429(), 2, 2, 0), 1000, 'no Retry-After: the back-off')
   const inTenSeconds = new Date(Date.now() + 10_000).toUTCString()
-  const wait = retryDelayMs(error429(inTenSeconds), 1, 2)!
+  const wait = retryDelayMs(error429(inTenSeconds), 1, 2, 0)!
   assert.ok(wait >= 9000 && wait <= 11_000, `an HTTP-date Retry-After: ${wait}`)
   assert.equal(error429('7').retryAfter, 7)
 })

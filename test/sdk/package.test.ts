@@ -6,8 +6,9 @@ import { execFile } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { promisify } from 'node:util'
+import { repoRoot } from '../helpers/root.js'
 
-const root = new URL('../../', import.meta.url)
+const root = repoRoot
 const sdkSrc = new URL('sdk/src/', root)
 
 function sources(dir: URL): URL[] {
@@ -26,8 +27,11 @@ test('sdk/src imports only its own files and lossless-json, and uses no Node.js 
     }
     assert.doesNotMatch(text, /\bBuffer\b|\brequire\(|\b__dirname\b|\bprocess\.(?!env)/, file.pathname)
   }
-  const pkg = JSON.parse(readFileSync(new URL('sdk/package.json', root), 'utf8')) as { dependencies: Record<string, string> }
+  const pkg = JSON.parse(readFileSync(new URL('sdk/package.json', root), 'utf8')) as { dependencies: Record<string, string>; version: string; license: string }
   assert.deepEqual(Object.keys(pkg.dependencies), ['lossless-json'])
+  assert.match(readFileSync(new URL('sdk/src/version.ts', root), 'utf8'), new RegExp(`SDK_VERSION = '${pkg.version}'`), 'the User-Agent names the package version')
+  assert.equal(pkg.license, 'MIT')
+  assert.match(readFileSync(new URL('sdk/LICENSE', root), 'utf8'), /^MIT License/)
 })
 
 test('after the build, `import { Petstore } from "@petstore/sdk"` works from the repository root', async () => {
@@ -45,7 +49,7 @@ test('ps.pets.get is @deprecated with the sunset date the service publishes for 
   const sunset = /Removed on (\d{4}-\d{2}-\d{2})T/.exec(generated)?.[1]
   assert.ok(sunset, 'the served getPet description names its removal date')
   const pets = readFileSync(new URL('sdk/src/resources/pets.ts', root), 'utf8')
-  const jsdoc = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*async get\(/.exec(pets)?.[1] ?? ''
+  const jsdoc = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*get\(/.exec(pets)?.[1] ?? ''
   assert.match(jsdoc, /@deprecated/)
   assert.ok(jsdoc.includes(`removes it on ${sunset}`), `the JSDoc of get names ${sunset}`)
 })

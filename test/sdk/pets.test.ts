@@ -88,7 +88,8 @@ test('listPage gives one page and the cursor of the next; the last page has none
   assert.deepEqual(second.data.map((p) => p.id), seeded.slice(3).map(BigInt))
   assert.equal(second.nextCursor, undefined)
   const empty = await clientOf(h.baseUrl, (await h.newAccount()).key).ps.pets.listPage()
-  assert.deepEqual(empty, { data: [], nextCursor: undefined })
+  assert.deepEqual(empty, { data: [], nextCursor: undefined, requestId: empty.requestId, rateLimit: { limit: 60, remaining: 59, reset: new Date('2027-01-01T00:01:00Z') } })
+  assert.match(empty.requestId ?? '', /^[0-9a-f-]{36}$/, 'a page carries its request id')
 })
 
 test('onResponse sees every answer with the request id and the quota (reset as a Date)', async (t) => {

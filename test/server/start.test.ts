@@ -32,8 +32,10 @@ test('first start: creates the folder, prints the base URL, one ps_test_ key and
   const [curl] = await server.waitFor(CURL_LINE)
   assert.ok(existsSync(file), 'the database file is created')
 
-  const keys = new Set(server.stdout().match(ANY_KEY))
-  assert.equal(keys.size, 1, server.stdout())
+  // The banner (and the key shown once) is on stderr: stdout is the log, JSON lines only.
+  const keys = new Set(server.stderr().match(ANY_KEY))
+  assert.equal(keys.size, 1, server.stderr())
+  assert.equal(server.stdout().match(ANY_KEY), null, 'the key is on stdout (the log)')
   const [key] = [...keys] as [string]
   assert.match(key, /^ps_test_/)
   assert.ok(curl.includes(`Bearer ${key}`) && curl.includes(`${base}/pets`), curl)
@@ -54,7 +56,7 @@ test('a restart on the same database prints no new key, and the first key still 
   const { env } = await setup(t)
   const first = spawnServe(t, env)
   await first.waitFor(CURL_LINE)
-  const [key] = first.stdout().match(ANY_KEY)!
+  const [key] = first.stderr().match(ANY_KEY)!
   assert.deepEqual(await first.stop(), { code: 0, signal: null })
 
   const again = spawnServe(t, env)
@@ -62,8 +64,8 @@ test('a restart on the same database prints no new key, and the first key still 
   const listed = await call(base!, key!)
   assert.equal(listed.status, 200)
   assert.deepEqual(await again.stop(), { code: 0, signal: null })
-  assert.equal(again.stdout().match(ANY_KEY), null, again.stdout())
-  assert.doesNotMatch(again.stdout(), CURL_LINE)
+  assert.equal((again.stdout() + again.stderr()).match(ANY_KEY), null, again.stderr())
+  assert.doesNotMatch(again.stdout() + again.stderr(), CURL_LINE)
   const accounts = await runCli(['accounts', 'list', '--json'], { DATABASE_URL: env.DATABASE_URL })
   assert.equal(JSON.parse(accounts.stdout).accounts.length, 1, 'the restart created another account')
 })
@@ -74,8 +76,8 @@ test('production: the first start prints no key and creates no account', async (
   const [, base] = await server.waitFor(START_LINE)
   assert.equal(base, `http://127.0.0.1:${port}/v1`)
   assert.deepEqual(await server.stop(), { code: 0, signal: null })
-  assert.equal(server.stdout().match(ANY_KEY), null, server.stdout())
-  assert.doesNotMatch(server.stdout(), CURL_LINE)
+  assert.equal((server.stdout() + server.stderr()).match(ANY_KEY), null, server.stderr())
+  assert.doesNotMatch(server.stdout() + server.stderr(), CURL_LINE)
 
   const accounts = await runCli(['accounts', 'list', '--json'], { DATABASE_URL: env.DATABASE_URL, PETSTORE_ENV: 'production' })
   assert.equal(accounts.code, 0, accounts.stderr)
@@ -106,7 +108,7 @@ test('serve with PETSTORE_GETPET_SUNSET alone in the past starts, and GET /v1/pe
   const server = spawnServe(t, env)
   const [, base] = await server.waitFor(START_LINE)
   await server.waitFor(CURL_LINE)
-  const [key] = server.stdout().match(ANY_KEY)!
+  const [key] = server.stderr().match(ANY_KEY)!
   const gone = await fetch(`${base}/pets/1`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
   assert.equal(gone.status, 410)
   assert.equal(((await gone.json()) as { code: string }).code, 'operation_sunset')

@@ -3,6 +3,7 @@
 // not use its key up, and the stored response commits in the same transaction as the order.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { ABANDON_GRACE_MS } from '../../src/idempotency/idempotency.repository.js'
 import { sql } from 'kysely'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
 import { ordersOf } from '../helpers/orders.js'
@@ -65,7 +66,8 @@ test('while the first request with the key is in progress: 409 idempotency_key_i
     .insertInto('idempotency_keys')
     .values({ ...probe, idempotency_key: 'busy', state: 'in_progress', created_at: now.toISOString(), response_status: null, response_body: null, response_location: null })
     .execute()
-  h.clock.advance(59_999)
+  // Still possibly running until REQUEST_TIMEOUT_MS + 5 s (idempotency.repository.ts): 409 up to then.
+  h.clock.advance(h.config.requestTimeoutMs + ABANDON_GRACE_MS - 1)
   expectCode(await post('"busy"', body), 409, 'idempotency_key_in_progress')
   assert.equal((await ordersOf(h, accountId)).length, 1)
 })

@@ -9,6 +9,7 @@ import { createUsageBuffer } from '../../src/usage/usage-buffer.js'
 import { refuseInserts } from '../helpers/backend.js'
 import { startHarness } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'
+import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const MINUTE = 60_000
@@ -32,7 +33,7 @@ test('each request with a valid key counts under its outcome, per key and per ac
   const h = await startHarness(t, { now: T0, listen: true })
   // Five requests a minute: the two successes, the 400, the 404 and the 500 use them up; the next two are refused.
   const a = await h.newAccount({ plan: 'enterprise', perMinute: 5, perDay: 100 })
-  const quiet = await h.app.accounts.createApiKey({ accountId: a.accountId, environment: 'test', name: 'quiet' })
+  const quiet = await h.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test', name: 'quiet' })
   const call = caller(h.baseUrl, a.key)
 
   assert.equal(await call('GET', '/v1/pets'), 200)

@@ -14,7 +14,7 @@ test('SIGTERM writes the buffered usage counts before the process exits', async 
   const server = spawnServe(t, { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: file })
   const [, base] = await server.waitFor(/at (http:\/\/\S+\/v1)\s/)
   await server.waitFor(/^\s*curl .*$/m)
-  const [key] = server.stdout().match(/ps_test_[A-Za-z0-9_-]+/)!
+  const [key] = server.stderr().match(/ps_test_[A-Za-z0-9_-]+/)!
   for (let i = 0; i < 7; i++) assert.equal((await fetch(`${base}/pets`, { headers: { authorization: `Bearer ${key}` } })).status, 200)
   assert.deepEqual(await server.stop(), { code: 0, signal: null })
 

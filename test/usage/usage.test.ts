@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/db/database.js'
 import { backend, refuseInserts } from '../helpers/backend.js'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
+import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const MINUTE = 60_000
@@ -36,7 +37,7 @@ const last = <T>(list: T[]) => list[list.length - 1]!
 test('requests are counted per key and per account, successes and refused (429) apart, in zero-filled series', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount({ plan: 'enterprise', perMinute: 3, perDay: 100 })
-  const second = await h.app.accounts.createApiKey({ accountId: a.accountId, environment: 'test', name: 'second' })
+  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test', name: 'second' })
   const other = await h.newAccount()
 
   await calls(h.app, a.key, 3, 200)

@@ -13,7 +13,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description Queues a message and answers 202 at once: `status` is `queued`. The message is stored durably before the answer; a worker then delivers it and sets `status` to `delivered` (or `failed` once every attempt failed). Poll `GET /messages/{id}` to follow it.
+         * @description Queues a message and answers 202 at once: `status` is `queued`. The message is stored durably before the answer; a worker then delivers it and sets `status` to `delivered` (or `failed` once every attempt failed). Poll `GET /messages/{id}` to follow it. Needs an API key with the `messages:write` scope (a key without it is answered `403` `insufficient_scope`).
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * Get a message
-         * @description The current state of one of your messages.
+         * @description The current state of one of your messages. Needs an API key with the `messages:write` scope (a key without it is answered `403` `insufficient_scope`).
          */
         get: operations["getMessage"];
         put?: never;
@@ -52,7 +52,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "account_suspended" | "insufficient_scope" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -90,7 +90,7 @@ export interface components {
          *     }
          */
         NewMessage: {
-            /** @description The text to send: 1 to 4096 characters. */
+            /** @description The text to send: 1 to 4096 characters. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
             message: string;
         };
     };
@@ -189,6 +189,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `messages:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="messages:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -361,7 +384,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The message id. */
+                /** @description The message id. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
                 id: string;
             };
             cookie?: never;
@@ -427,6 +450,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `messages:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="messages:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */

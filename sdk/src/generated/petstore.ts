@@ -11,13 +11,13 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Pets of your account ordered by id ascending, optionally filtered by status. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page.
+         * @description Pets of your account ordered by id ascending, optionally filtered by status. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page. Needs an API key with the `pets:read` scope (a key without it is answered `403` `insufficient_scope`).
          */
         get: operations["listPets"];
         put?: never;
         /**
          * Add an animal
-         * @description Adds a pet to your account. The pet is committed to the database before the 201 is sent.
+         * @description Adds a pet to your account. The pet is committed to the database before the 201 is sent. Needs an API key with the `pets:write` scope (a key without it is answered `403` `insufficient_scope`).
          */
         post: operations["createPet"];
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated: use `GET /pets` with the `status` filter. Removed on 2030-12-05T00:00:00.000Z: from then on it answers 410. Every response carries `Deprecation`, `Sunset` and `Link` headers.
+         * @description Deprecated: use `GET /pets` with the `status` filter. Removed on 2030-12-05T00:00:00.000Z: from then on it answers 410. Every response carries `Deprecation`, `Sunset` and `Link` headers. Needs an API key with the `pets:read` scope (a key without it is answered `403` `insufficient_scope`).
          */
         get: operations["getPet"];
         put?: never;
@@ -56,13 +56,13 @@ export interface paths {
         };
         /**
          * List orders (experimental)
-         * @description Orders of your account ordered by id ascending, optionally filtered by status; cancelled orders are not listed. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page.
+         * @description Orders of your account ordered by id ascending, optionally filtered by status; cancelled orders are not listed. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page. Needs an API key with the `orders:read` scope (a key without it is answered `403` `insufficient_scope`).
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Place an order for a pet (experimental)
-         * @description Places an order for a pet of your account. The order is committed to the database before the 201 is sent.
+         * @description Places an order for a pet of your account. The order is committed to the database before the 201 is sent. Needs an API key with the `orders:write` scope (a key without it is answered `403` `insufficient_scope`).
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -78,13 +78,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an order (experimental) */
+        /**
+         * Get an order (experimental)
+         * @description Needs an API key with the `orders:read` scope (a key without it is answered `403` `insufficient_scope`).
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;
         /**
          * Cancel an order (experimental)
-         * @description Cancels the order: from then on it is answered as missing (404), by this operation too.
+         * @description Cancels the order: from then on it is answered as missing (404), by this operation too. Needs an API key with the `orders:write` scope (a key without it is answered `403` `insufficient_scope`).
          */
         delete: operations["cancelOrder"];
         options?: never;
@@ -102,7 +105,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "account_suspended" | "insufficient_scope" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -127,7 +130,7 @@ export interface components {
             quantity?: number;
             /**
              * Format: date-time
-             * @description When to ship: an RFC 3339 date-time with a time zone (`Z` or an offset); answered in UTC.
+             * @description When to ship: an RFC 3339 date-time with a time zone (`Z` or an offset); answered in UTC. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode.
              */
             shipDate?: string;
             status?: components["schemas"]["OrderStatus"];
@@ -146,7 +149,7 @@ export interface components {
              * @description Identifier of the category the animal belongs to (1 to 9223372036854775807).
              */
             categoryId: number;
-            /** @description The animal's name: 1 to 100 characters, not only white space */
+            /** @description The animal's name: 1 to 100 characters, not only white space. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
             name: string;
             status?: components["schemas"]["PetStatus"];
         };
@@ -253,7 +256,7 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging. */
+                /** @description Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
                 cursor?: string;
                 /** @description Maximum number of animals to return. */
                 limit?: number;
@@ -333,6 +336,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `pets:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="pets:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -505,6 +531,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `pets:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="pets:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -775,6 +824,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `pets:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="pets:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description RFC 9745: `@<epoch seconds>` of the deprecation. */
+                    Deprecation: string;
+                    /** @description `<…>; rel="successor-version"` (the replacement) and `<…>; rel="deprecation"` (its documentation). */
+                    Link: string;
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description RFC 8594: HTTP-date of the removal. */
+                    Sunset: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The requested resource could not be found. */
             404: {
                 headers: {
@@ -919,7 +997,7 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging. */
+                /** @description Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
                 cursor?: string;
                 /** @description Maximum number of orders to return. */
                 limit?: number;
@@ -984,6 +1062,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `orders:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="orders:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1141,6 +1242,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `orders:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="orders:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1385,6 +1509,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `orders:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="orders:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No order with that id in your account (`order_not_found`): missing, another account's, or cancelled. */
             404: {
                 headers: {
@@ -1536,6 +1683,29 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `orders:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="orders:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */

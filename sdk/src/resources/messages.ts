@@ -1,4 +1,5 @@
-import { send, type RequestOptions, type TransportSettings } from '../transport.js'
+import type { ApiPromise } from '../api-promise.js'
+import { call, type RequestOptions, type TransportSettings } from '../transport.js'
 import type { Message } from '../types.js'
 
 /** `ps.messages`: the quickstart messages interface, at `messagesUrl` (its own listener, no version segment). */
@@ -9,14 +10,12 @@ export class Messages {
   ) {}
 
   /** `POST /messages`: queues a message (1–4,096 characters); sent with an Idempotency-Key. */
-  async send(text: string, options?: RequestOptions): Promise<Message> {
-    const answer = await send(this.settings, { method: 'POST', url: `${this.messagesUrl}/messages`, body: { message: text }, options })
-    return answer.data as Message
+  send(text: string, options?: RequestOptions): ApiPromise<Message> {
+    return call(this.settings, () => ({ method: 'POST', url: `${this.messagesUrl}/messages`, body: { message: text }, options }), (answer) => answer.data as Message)
   }
 
   /** `GET /messages/{id}`: the message in its current state (`queued`, `delivered` or `failed`). */
-  async get(id: string, options?: RequestOptions): Promise<Message> {
-    const answer = await send(this.settings, { method: 'GET', url: `${this.messagesUrl}/messages/${encodeURIComponent(id)}`, options })
-    return answer.data as Message
+  get(id: string, options?: RequestOptions): ApiPromise<Message> {
+    return call(this.settings, () => ({ method: 'GET', url: `${this.messagesUrl}/messages/${encodeURIComponent(id)}`, options }), (answer) => answer.data as Message)
   }
 }

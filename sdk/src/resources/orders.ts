@@ -1,6 +1,7 @@
 import { toInt64, type Int64Input } from '../json.js'
 import { everyItem, getPage, urlOf, type Page } from '../paging.js'
-import { send, type RequestOptions, type TransportSettings } from '../transport.js'
+import type { ApiPromise } from '../api-promise.js'
+import { call, type RequestOptions, type TransportSettings } from '../transport.js'
 import type { ListOrdersPageParams, ListOrdersParams, NewOrder, Order } from '../types.js'
 
 /**
@@ -14,16 +15,15 @@ export class Orders {
   ) {}
 
   /** `POST /store/orders`: places an order for a pet of your account; sent with an Idempotency-Key. */
-  async place(order: NewOrder, options?: RequestOptions): Promise<Order> {
-    const body = {
+  place(order: NewOrder, options?: RequestOptions): ApiPromise<Order> {
+    const body = () => ({
       petId: toInt64(order.petId, 'petId'),
       quantity: order.quantity,
       shipDate: order.shipDate instanceof Date ? order.shipDate.toISOString() : order.shipDate,
       status: order.status,
       complete: order.complete,
-    }
-    const answer = await send(this.settings, { method: 'POST', url: `${this.baseUrl}/store/orders`, body, options })
-    return answer.data as Order
+    })
+    return call(this.settings, () => ({ method: 'POST', url: `${this.baseUrl}/store/orders`, body: body(), options }), (answer) => answer.data as Order)
   }
 
   /** Every order matching `params`, page after page, as it is read. */
@@ -32,15 +32,14 @@ export class Orders {
   }
 
   /** `GET /store/orders`: one page of orders, ordered by id, and the cursor of the next page (if any). */
-  async listPage(params: ListOrdersPageParams = {}, options?: RequestOptions): Promise<Page<Order>> {
+  listPage(params: ListOrdersPageParams = {}, options?: RequestOptions): ApiPromise<Page<Order>> {
     const url = urlOf(this.baseUrl, '/store/orders', { limit: params.limit, status: params.status, cursor: params.cursor })
     return getPage<Order>(this.settings, url, options)
   }
 
   /** `GET /store/orders/{orderId}`: one order (a cancelled one is a NotFoundError). */
-  async get(id: Int64Input, options?: RequestOptions): Promise<Order> {
-    const answer = await send(this.settings, { method: 'GET', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options })
-    return answer.data as Order
+  get(id: Int64Input, options?: RequestOptions): ApiPromise<Order> {
+    return call(this.settings, () => ({ method: 'GET', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options }), (answer) => answer.data as Order)
   }
 
   /**
@@ -48,7 +47,7 @@ export class Orders {
    * Retried like every call: when an attempt got no answer (or a 5xx) and the retry finds no order, the earlier
    * attempt is taken to have cancelled it, and the call succeeds.
    */
-  async cancel(id: Int64Input, options?: RequestOptions): Promise<void> {
-    await send(this.settings, { method: 'DELETE', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options, goneMeansDone: true })
+  cancel(id: Int64Input, options?: RequestOptions): ApiPromise<void> {
+    return call(this.settings, () => ({ method: 'DELETE', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options, goneMeansDone: true }), () => undefined)
   }
 }

@@ -1,6 +1,7 @@
 import { toInt64, type Int64Input } from '../json.js'
 import { everyItem, getPage, urlOf, type Page } from '../paging.js'
-import { send, type RequestOptions, type TransportSettings } from '../transport.js'
+import type { ApiPromise } from '../api-promise.js'
+import { call, type RequestOptions, type TransportSettings } from '../transport.js'
 import type { ListPetsPageParams, ListPetsParams, NewPet, Pet } from '../types.js'
 
 /** `ps.pets`: the pet operations of `/v1/pets`. */
@@ -11,10 +12,9 @@ export class Pets {
   ) {}
 
   /** `POST /pets`: adds a pet. Sent with an Idempotency-Key (yours, or a fresh UUID), so a retry never adds it twice. */
-  async create(pet: NewPet, options?: RequestOptions): Promise<Pet> {
-    const body = { name: pet.name, categoryId: toInt64(pet.categoryId, 'categoryId'), status: pet.status }
-    const answer = await send(this.settings, { method: 'POST', url: `${this.baseUrl}/pets`, body, options })
-    return answer.data as Pet
+  create(pet: NewPet, options?: RequestOptions): ApiPromise<Pet> {
+    const body = () => ({ name: pet.name, categoryId: toInt64(pet.categoryId, 'categoryId'), status: pet.status })
+    return call(this.settings, () => ({ method: 'POST', url: `${this.baseUrl}/pets`, body: body(), options }), (answer) => answer.data as Pet)
   }
 
   /** Every pet matching `params`, page after page (following each page's `Link: rel="next"`), as it is read. */
@@ -23,7 +23,7 @@ export class Pets {
   }
 
   /** `GET /pets`: one page of pets, ordered by id, and the cursor of the next page (if any). */
-  async listPage(params: ListPetsPageParams = {}, options?: RequestOptions): Promise<Page<Pet>> {
+  listPage(params: ListPetsPageParams = {}, options?: RequestOptions): ApiPromise<Page<Pet>> {
     const url = urlOf(this.baseUrl, '/pets', { limit: params.limit, status: params.status, cursor: params.cursor })
     return getPage<Pet>(this.settings, url, options)
   }
@@ -34,8 +34,7 @@ export class Pets {
    * (`Sunset: Thu, 05 Dec 2030 00:00:00 GMT`); from then on it answers 410 (a PetstoreError with code
    * `operation_sunset`). Use {@link Pets.list} or {@link Pets.listPage} instead.
    */
-  async get(id: Int64Input, options?: RequestOptions): Promise<Pet> {
-    const answer = await send(this.settings, { method: 'GET', url: `${this.baseUrl}/pets/${toInt64(id, 'id')}`, options })
-    return answer.data as Pet
+  get(id: Int64Input, options?: RequestOptions): ApiPromise<Pet> {
+    return call(this.settings, () => ({ method: 'GET', url: `${this.baseUrl}/pets/${toInt64(id, 'id')}`, options }), (answer) => answer.data as Pet)
   }
 }

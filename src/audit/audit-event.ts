@@ -1,0 +1,59 @@
+// What an audit entry says: who did it (the actor), what they did (one of a closed list of actions), to what, and
+// what changed. A shared type of its own: the account, portal, operator and console modules all write entries.
+
+/** Who made a change. `address` is the client address of the request that made it (none for the CLI). */
+export type AuditActor =
+  | { kind: 'account'; accountId: string; email: string | null; address?: string }
+  | { kind: 'operator'; operatorId: string; email: string; address?: string }
+  | { kind: 'cli'; user: string }
+  /** The service itself (the retention job, a sweeper). */
+  | { kind: 'system' }
+
+export const AUDIT_ACTIONS = [
+  'account.created',
+  'account.verified',
+  'account.email_changed',
+  'account.password_changed',
+  'account.plan_changed',
+  'account.suspended',
+  'account.reactivated',
+  'account.deleted',
+  'account.verification_resent',
+  'key.created',
+  'key.rolled',
+  'key.revoked',
+  'key.expiry_changed',
+  'key.scopes_restricted',
+  'ban.lifted',
+  'operator.created',
+  'operator.setup_completed',
+  'operator.disabled',
+  'operator.role_changed',
+  'operator.login',
+  'operator.login_failed',
+  'plan_request.created',
+  'plan_request.approved',
+  'plan_request.declined',
+] as const
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+export interface AuditEntry {
+  action: AuditAction
+  /** The account the change concerns, if any (what account pages and /portal/activity filter by). */
+  accountId?: string | null
+  target?: { kind: 'account' | 'key' | 'operator' | 'plan_request'; id: string }
+  /** Before and after, and other details. Never a secret, a password, a token or a TOTP secret. */
+  changes?: Record<string, unknown>
+}
+
+/** An entry as read back, newest first. */
+export interface AuditEvent {
+  seq: string
+  at: string
+  actor: { kind: AuditActor['kind']; id: string | null; email: string | null; address: string | null }
+  action: AuditAction
+  accountId: string | null
+  target: { kind: string; id: string } | null
+  changes: Record<string, unknown> | null
+}

@@ -1,0 +1,19 @@
+// Console sessions (src/web/sessions.ts) in operator_sessions, apart from the portal's: cookies on Path=/console,
+// HttpOnly, SameSite=Strict; Secure and `__Secure-` when PETSTORE_PUBLIC_URL is https (`__Host-` would need
+// Path=/). Idle expiry 30 minutes, absolute 12 hours. A disabled operator's sessions end.
+import type { Clock } from '../clock.js'
+import type { Operator } from '../operators/operator.js'
+import type { OperatorsRepository } from '../operators/operators.repository.js'
+import { createSessions, sessionCookies, type Visitor } from '../web/sessions.js'
+
+export const CONSOLE_SESSION_IDLE_MS = 30 * 60 * 1000
+export const CONSOLE_SESSION_MAX_MS = 12 * 60 * 60 * 1000
+
+export type OperatorVisitor = Visitor<Operator>
+
+export function createConsoleSessions({ operators, clock, publicUrl }: { operators: OperatorsRepository; clock: Clock; publicUrl: string }) {
+  const cookies = sessionCookies({ publicUrl, base: 'console', path: '/console', sameSite: 'strict' })
+  return createSessions<Operator>({ store: operators, clock, cookies, idleMs: CONSOLE_SESSION_IDLE_MS, maxMs: CONSOLE_SESSION_MAX_MS })
+}
+
+export type ConsoleSessions = ReturnType<typeof createConsoleSessions>
