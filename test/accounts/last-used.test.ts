@@ -23,20 +23,25 @@ test('last used is written with minute precision, once per key per minute howeve
   assert.equal(await lastUsed(h, a.keyId), null, 'a new key was never used')
   const updates = () => log.queries.filter((q) => /^update "api_keys" set "last_used_at"/.test(q.sql)).length
 
+  // Wait on the query log, not the row: another connection can read the committed row before this process has
+  // handled the UPDATE's own answer (and so before the log has it); CI saw that under load.
+  const written = (keyId: string) => log.queries.some((q) => /^update "api_keys" set "last_used_at"/.test(q.sql) && q.parameters.includes(keyId))
   await call(h, a.key, 5)
-  await pollUntil('the first use written', async () => ((await lastUsed(h, a.keyId)) === null ? undefined : true))
+  await pollUntil('the first use written', async () => written(a.keyId) || undefined)
   assert.equal(await lastUsed(h, a.keyId), '2027-01-01T00:00:00.000Z', 'the start of the minute')
   assert.equal(updates(), 1, 'five requests in one minute: one UPDATE')
 
   h.clock.advance(40_000) // 00:00:52, same minute
   await call(h, a.key, 3)
   await call(h, b.key)
-  await pollUntil('b written', async () => ((await lastUsed(h, b.keyId)) === null ? undefined : true))
+  await pollUntil('b written', async () => written(b.keyId) || undefined)
+  assert.notEqual(await lastUsed(h, b.keyId), null)
   assert.equal(updates(), 2, 'same minute: no more UPDATE for a; one for b')
 
   h.clock.advance(10_000) // 00:01:02
   await call(h, a.key, 3)
-  await pollUntil('the next minute written', async () => ((await lastUsed(h, a.keyId)) === '2027-01-01T00:01:00.000Z' ? true : undefined))
+  await pollUntil('the next minute written', async () => (updates() === 3 ? true : undefined))
+  assert.equal(await lastUsed(h, a.keyId), '2027-01-01T00:01:00.000Z')
   assert.equal(updates(), 3)
   assert.equal(await lastUsed(h, b.keyId), '2027-01-01T00:00:00.000Z', 'b unchanged')
 })
