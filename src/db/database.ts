@@ -114,7 +114,16 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     // int8 (bigint) columns come back as bigint, never as a rounded number or a string.
     types: { getTypeParser: (oid: number, format?: string) => (oid === PG_INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) } as never,
   }
-  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 })
+  // pg-pool bounds two waits with its one connectionTimeoutMillis: opening a new connection, and waiting for a
+  // free one. A burst of requests queued for a busy but healthy database may wait as long as a statement may run;
+  // a connection that cannot be opened in CONNECT_TIMEOUT_MS is an outage. So the pool gets the longer bound and
+  // each client enforces the connect timeout itself (pg's Client honours its own connectionTimeoutMillis).
+  class Client extends pg.Client {
+    constructor(config?: import('pg').ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+    }
+  }
+  const pool = new pg.Pool({ ...connection, Client, connectionTimeoutMillis: Math.max(timeoutMs, CONNECT_TIMEOUT_MS), max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 })
   // An idle client that loses its server emits 'error' on the pool; the next checkout reconnects.
   pool.on('error', () => {})
   // A checked-out client (a query or transaction under way) that loses its server fails its queries (the
