@@ -4,11 +4,11 @@
 # dependencies, bin/ and package.json) and runs it as an unprivileged user.
 
 FROM node:20-bookworm-slim AS build
-# better-sqlite3 compiles its native module when no prebuilt one fits.
+# better-sqlite3 compiles its native module (.prebuild-installrc: no prebuilt binary is downloaded).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Dependencies first, in their own layer: a change to the code does not download them again.
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .prebuild-installrc ./
 COPY sdk/package.json sdk/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

@@ -153,3 +153,19 @@ test('.ci/run installs haproxy and nginx when they are missing', () => {
   assert.match(run, /apt-get install -y[^\n]*\bhaproxy\b/)
   assert.match(run, /apt-get install -y[^\n]*\bnginx\b/)
 })
+
+test('installing downloads no binary: prebuild-install, as npm runs it for better-sqlite3 (npm ci, the image), is set to compile', () => {
+  // prebuild-install's own settings, resolved from the package's folder as its install script runs there.
+  const packageDir = deployFile('node_modules/better-sqlite3')
+  const readSettings = `process.stdout.write(JSON.stringify(require(${JSON.stringify(deployFile('node_modules/prebuild-install/rc.js'))})(require('./package.json'))))`
+  const resolved = spawnSync(process.execPath, ['-e', readSettings], { cwd: packageDir, encoding: 'utf8', env: { PATH: process.env.PATH } })
+  assert.equal(resolved.status, 0, resolved.stderr)
+  assert.equal(String((JSON.parse(resolved.stdout) as { buildFromSource: unknown }).buildFromSource), 'true', resolved.stdout)
+  const installScript = (JSON.parse(readFileSync(`${packageDir}/package.json`, 'utf8')) as { scripts: { install: string } }).scripts.install
+  assert.match(installScript, /^prebuild-install \|\| node-gyp rebuild/, 'better-sqlite3 still installs through prebuild-install')
+  // The image's build stage has the file before it compiles better-sqlite3.
+  const steps = dockerfile()
+  const copied = steps.findIndex((s) => s.name === 'COPY' && copyArgs(s.rest).sources.includes('.prebuild-installrc'))
+  const rebuilt = steps.findIndex((s) => s.name === 'RUN' && /npm rebuild better-sqlite3/.test(s.rest))
+  assert.ok(copied >= 0 && copied < rebuilt, 'COPY .prebuild-installrc comes before npm rebuild better-sqlite3')
+})
