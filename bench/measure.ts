@@ -12,12 +12,16 @@ export interface RunFigures {
   total: number
 }
 
-export async function load(url: string, scenario: Scenario, options: { connections: number; seconds: number }): Promise<RunFigures> {
+/**
+ * `requests`, when given, replaces `seconds`: that many requests and no more (a smoke run that proves a scenario
+ * works; autocannon still takes its one-second sample, so the figures of such a run measure nothing).
+ */
+export async function load(url: string, scenario: Scenario, options: { connections: number; seconds: number; requests?: number | undefined }): Promise<RunFigures> {
   let n = 0
   const result = await autocannon({
     url,
     connections: options.connections,
-    duration: options.seconds,
+    ...(options.requests === undefined ? { duration: options.seconds } : { amount: options.requests }),
     requests: [
       {
         method: scenario.method,

@@ -25,7 +25,7 @@ interface Report {
   results: ScenarioResult[]
   startup?: StartupResult
   skipped: string[]
-  settings: { pets: number; deepRows: number; connections: number; seconds: number; warmup: number; rounds: number }
+  settings: { pets: number; deepRows: number; connections: number; seconds: number; warmup: number; rounds: number; requests?: number | undefined }
   quick: boolean
   out?: string
 }

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--rounds R] [--targets LIST] [--scenarios LIST]`
+// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--warmup S] [--rounds R] [--requests N] [--targets LIST] [--scenarios LIST]`
 // Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
 // and loads each from this process, alternating service and baseline, round after round. The issue's two
 // reference servers (bench/references/) are measured the same way on list-20. PostgreSQL and Redis are found or
@@ -25,7 +25,14 @@ const { values: args } = parseArgs({
     'deep-rows': { type: 'string' },
     connections: { type: 'string', default: '50' },
     seconds: { type: 'string' },
+    /** Seconds of load before the measured rounds, for the service and its baseline each. */
+    warmup: { type: 'string' },
     rounds: { type: 'string' },
+    /**
+     * Each load run sends N requests instead of running for seconds: a smoke run (the test suite's) that proves every
+     * scenario works at a fraction of the CPU; its figures measure nothing.
+     */
+    requests: { type: 'string' },
     /** Where to write the JSON results (default bench/results/<time>.json). */
     out: { type: 'string' },
     /** Comma-separated names from TARGETS; all of them by default. */
@@ -39,15 +46,16 @@ const chosen = args.targets === undefined ? [...TARGETS] : args.targets.split(',
 for (const t of chosen) if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown target ${t}; the targets are ${TARGETS.join(', ')}`)
 const runs = (target: (typeof TARGETS)[number]) => chosen.includes(target)
 const onlyScenarios = args.scenarios?.split(',').map((s) => s.trim())
-// A partial run writes its JSON but not BENCHMARKS.md, like a quick one.
-const quick = args.quick! || chosen.length < TARGETS.length || onlyScenarios !== undefined
+// A partial run (or a smoke run) writes its JSON but not BENCHMARKS.md, like a quick one.
+const quick = args.quick! || chosen.length < TARGETS.length || onlyScenarios !== undefined || args.requests !== undefined
 const settings = {
   pets: Number(args.pets ?? (quick ? 1_000 : 10_000)),
   deepRows: Number(args['deep-rows'] ?? (quick ? 20_000 : 1_000_000)),
   connections: Number(args.connections),
   seconds: Number(args.seconds ?? (quick ? 1 : 5)),
-  warmup: quick ? 1 : 2,
+  warmup: Number(args.warmup ?? (quick ? 1 : 2)),
   rounds: Number(args.rounds ?? (quick ? 1 : 3)),
+  requests: args.requests === undefined ? undefined : Number(args.requests),
 }
 /** The run's database files and the processes' logs. */
 const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-'))
@@ -69,7 +77,7 @@ async function measureScenario(service: Running, ports: { pets: number; messages
   const baselinePort = await freePort()
   const baseline = await startBaseline(baselinePort, probe.status, body, join(dir, 'baseline.log'))
   const baselineUrl = `http://127.0.0.1:${baselinePort}`
-  const opts = { connections: settings.connections, seconds: settings.warmup }
+  const opts = { connections: settings.connections, seconds: settings.warmup, requests: settings.requests }
   await load(url, scenario, opts)
   await load(baselineUrl, scenario, opts)
   const svc: RunFigures[] = []
