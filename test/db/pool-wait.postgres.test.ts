@@ -3,13 +3,12 @@
 // exceeded when trying to connect"). Opening a connection that does not answer still fails after 2 s. Runs in the
 // PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { createServer, type Socket } from 'node:net'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { openDatabase } from '../../src/db/database.js'
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
+import { tcpProxy } from '../helpers/tcp-proxy.js'
 
 test('a query that waits 2.5 s for the only pooled connection is served', async (t) => {
   if (postgresOnly(t)) return
@@ -26,15 +25,9 @@ test('a query that waits 2.5 s for the only pooled connection is served', async 
 
 test('a database that accepts the connection and never answers: the connect gives up after 2 s, as unavailable', async (t) => {
   if (postgresOnly(t)) return
-  const sockets: Socket[] = []
-  const silent = createServer((socket) => void sockets.push(socket)).listen(0, '127.0.0.1')
-  await once(silent, 'listening')
-  t.after(() => {
-    for (const socket of sockets) socket.destroy()
-    silent.close()
-  })
-  const { port } = silent.address() as { port: number }
-  const handle = openDatabase(`postgres://postgres@127.0.0.1:${port}/postgres`, { poolSize: 1, pipelinedConnections: 0, timeoutMs: 5_000 })
+  const silent = await tcpProxy(t, { host: '127.0.0.1', port: 5432 })
+  await silent.start('blackhole')
+  const handle = openDatabase(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { poolSize: 1, pipelinedConnections: 0, timeoutMs: 5_000 })
   t.after(() => handle.close())
   const started = performance.now()
   const error = await sql`select 1`.execute(handle.db).then(
