@@ -1,8 +1,10 @@
 // The single-use tokens of mailed links (verify an address, reset a password, confirm a new address), stored only
 // as hashes in portal_tokens. Issued here for the portal and the console alike (an operator's `Resend
 // verification` mails the same link as the portal's sign-up); they are used up where the link leads (the portal).
+import type { Kysely } from 'kysely'
 import { dialectOf } from '../db/database.js'
 import type { Engine } from '../db/engine.js'
+import type { Database } from '../db/schema.js'
 import { randomSecret, secretHash } from '../web/secrets.js'
 
 export type LinkPurpose = 'verify' | 'reset' | 'email'
@@ -37,4 +39,19 @@ export async function issueLinkToken(
     return true
   })
   return issued ? token : undefined
+}
+
+/**
+ * Voids every pending mailed link of the user, of every purpose: run inside the transaction of any change of who
+ * controls the account (a sign-up replacing an unverified one, a verification, a reset, a password change), so no
+ * link mailed before it outlives it. `keepVerifyIssuedAfter`: a verify link issued after this instant stays. Only a
+ * sign-up that replaces an unverified account keeps one: verify links go to the account's own address, which an
+ * unverified account cannot change, and the one-link-a-minute rule mails no second link within that minute.
+ */
+export async function voidLinkTokens(trx: Kysely<Database>, userId: string, keepVerifyIssuedAfter?: number): Promise<void> {
+  let voided = trx.deleteFrom('portal_tokens').where('user_id', '=', userId)
+  if (keepVerifyIssuedAfter !== undefined) {
+    voided = voided.where((eb) => eb.or([eb('purpose', '!=', 'verify'), eb('created_at', '<=', keepVerifyIssuedAfter)]))
+  }
+  await voided.execute()
 }

@@ -85,3 +85,16 @@ export function accountDeletedMessage(to: string): MailMessage {
       `time.${signature}`,
   }
 }
+
+/** To the old address once a change of address is made: the owner learns at once if it was not them. */
+export function emailChangedMessage(to: string, newEmail: string): MailMessage {
+  return {
+    to,
+    subject: 'Your email address was changed',
+    text:
+      `The address of your Petstore account was changed to ${newEmail}: from now on you log in with it, and ` +
+      `our mail goes there. This address no longer opens the account.\n\nIf this was not you, reply to this ` +
+      `message or contact the Petstore operators straight away: they can suspend the account and its keys ` +
+      `while they find out what happened.${signature}`,
+  }
+}

@@ -3,14 +3,14 @@
 import type { Kysely } from 'kysely'
 import type { AccountsRepository } from '../accounts/accounts.repository.js'
 import { newId } from '../accounts/api-keys.js'
-import { writeAudit } from '../audit/audit.repository.js'
-import { issueLinkToken, LINK_MIN_INTERVAL_MS, type LinkPurpose } from '../accounts/link-tokens.js'
+import { issueLinkToken, LINK_MIN_INTERVAL_MS, voidLinkTokens, type LinkPurpose } from '../accounts/link-tokens.js'
 import type { Clock } from '../clock.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
 import type { Database, PortalUsersTable } from '../db/schema.js'
 import { emailKeyOf } from '../web/email-address.js'
 import { secretHash } from '../web/secrets.js'
 import { integratorActor, passwordChanged } from './actor.js'
+import { linkUses } from './link-uses.js'
 import { portalSessionsStore } from './portal-sessions.js'
 
 export type PortalUser = PortalUsersTable
@@ -78,36 +78,21 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
       }
     },
 
-    /** Marks the address verified (once: an account.verified entry with it); `address`: the client's. */
-    markVerified: (userId: string, address?: string): Promise<void> =>
-      engine.transaction(async (trx) => {
-        const at = now()
-        const updated = await trx.updateTable('portal_users').set({ verified_at: new Date(at).toISOString() }).where('id', '=', userId).where('verified_at', 'is', null).executeTakeFirst()
-        if (updated.numUpdatedRows !== 1n) return
-        const user = await trx.selectFrom('portal_users').select(['account_id', 'email']).where('id', '=', userId).executeTakeFirstOrThrow()
-        await writeAudit(trx, at, integratorActor(user, address), { action: 'account.verified', accountId: user.account_id, target: { kind: 'account', id: user.account_id }, changes: { email: user.email } })
-      }),
-
-    /** A password change by a reset link: the new hash, and every session of the user ends (a thief's included). */
-    setPassword: (userId: string, passwordHash: string, address?: string): Promise<void> =>
-      engine.transaction(async (trx) => {
-        const at = now()
-        await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: at }).where('id', '=', userId).execute()
-        await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
-        await passwordChanged(trx, at, userId, address, 'reset')
-      }),
-
     /**
-     * A new sign-up for an address whose account is still unverified: the newest sign-up's password wins and every
-     * session of the account ends, so whoever signed up first in someone else's name keeps no foothold. False when
-     * the account was verified meanwhile (then nothing changes).
+     * A new sign-up for an address whose account is still unverified: the newest sign-up's password wins, every
+     * session of the account ends and every pending link dies (a change of address asked for by whoever signed up
+     * first goes with it), so whoever signed up first in someone else's name keeps no foothold. A verify link
+     * issued within the last minute stays: it went to this same address, and no second one is mailed within a
+     * minute. False when the account was verified meanwhile (then nothing changes).
      */
     replaceUnverified: (userId: string, passwordHash: string, address?: string): Promise<boolean> =>
       engine.transaction(async (trx) => {
+        const at = now()
         const updated = await trx.updateTable('portal_users').set({ password_hash: passwordHash }).where('id', '=', userId).where('verified_at', 'is', null).executeTakeFirst()
         if (updated.numUpdatedRows !== 1n) return false
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
-        await passwordChanged(trx, now(), userId, address, 'sign_up')
+        await voidLinkTokens(trx, userId, at - LINK_MIN_INTERVAL_MS)
+        await passwordChanged(trx, at, userId, address, 'sign_up')
         return true
       }),
 
@@ -119,27 +104,15 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
       return issueLinkToken(engine, { userId, purpose, ttlMs, at: now(), minIntervalMs })
     },
 
-    /** Uses a token up (one statement, so two clicks cannot both succeed); the user's id, or undefined. */
-    async consumeToken(token: string, purpose: TokenPurpose): Promise<string | undefined> {
-      const at = now()
-      const row = await db
-        .updateTable('portal_tokens')
-        .set({ used_at: at })
-        .where('token_hash', '=', secretHash(token))
-        .where('purpose', '=', purpose)
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', at)
-        .returning('user_id')
-        .executeTakeFirst()
-      return row?.user_id
-    },
-
     tokenOwner,
 
     /** Whether a token would be accepted now (to show its form), without using it. */
     async tokenUsable(token: string, purpose: TokenPurpose): Promise<boolean> {
       return (await tokenOwner(token, purpose)) !== undefined
     },
+
+    /** Opening a verify or a reset link (link-uses.ts). */
+    ...linkUses({ engine, clock }),
 
     /** Sessions and failed log-ins (portal-sessions.ts). */
     ...portalSessionsStore({ db, clock }),

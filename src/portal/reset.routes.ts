@@ -61,11 +61,10 @@ export async function resetRoutes(app: FastifyInstance, portal: Portal): Promise
     const problem = passwordProblem(password, { email: owner.email })
     if (problem) return sendPage(reply, 400, page(ctx, 'Choose a new password', newPasswordForm(ctx.csrf, token, problem)))
     const passwordHash = await hashPassword(password, app.config.passwordHashCost)
-    const userId = await repo.consumeToken(token, 'reset')
+    // One transaction: the link used up, the new password, every session of the user ended (this browser's too),
+    // the address verified (the link proved it) and every other pending link voided.
+    const userId = await repo.resetPassword(token, passwordHash, request.ip)
     if (!userId) return sendPage(reply, 400, page(ctx, 'Choose a new password', linkUnusable(askAgain)))
-    // Every session of the user ends, this browser's too; the link proved the address, so it is verified.
-    await repo.setPassword(userId, passwordHash, request.ip)
-    await repo.markVerified(userId, request.ip)
     await repo.clearFailures(owner.email)
     await sessions.end(reply, request.visitor)
     const after = { ...ctx, email: undefined }

@@ -13,6 +13,8 @@ export type SettingsForm = 'email' | 'password' | 'sessions' | 'delete'
 export interface SettingsInput {
   csrf: string
   email: string
+  /** Whether the address is verified: only a verified one can be changed. */
+  verified: boolean
   sessions: SessionListing[]
   /** What was just done (after a redirect): a confirmation on top. */
   done?: string
@@ -43,15 +45,25 @@ export function sessionsTable(sessions: SessionListing[]): Html {
 <tbody>${rows}</tbody></table>`
 }
 
+function emailForm(input: SettingsInput, error: Html): Html {
+  return html`${error}<p>Your address is <strong>${input.email}</strong>. A new one takes effect when you open the link we send to it.</p>
+<form method="post" action="/portal/account/email" class="stacked">${csrfField(input.csrf)}
+<div><label for="new-email">New email</label><input id="new-email" name="new_email" type="email" autocomplete="email" required maxlength="254" value="${input.newEmail ?? ''}"></div>
+${passwordInput('email-password', 'password', 'Current password')}
+<div><button type="submit">Change email</button></div></form>`
+}
+
+/** An unverified address cannot be changed: whoever signed up in someone else's name must not move the account. */
+const unverifiedEmail = (input: SettingsInput): Html =>
+  html`${notice('error', input.error?.form === 'email' ? input.error.message : undefined)}<p>Your address is <strong>${input.email}</strong>, not verified yet. ${VERIFY_FIRST}</p>`
+
+export const VERIFY_FIRST = 'Open the link we sent to it (or send it again from the keys page) before changing it.'
+
 export function settingsPage(input: SettingsInput): Html {
   const errorIn = (form: SettingsForm) => notice('error', input.error?.form === form ? input.error.message : undefined)
   const others = input.sessions.filter((s) => !s.current).length
   return html`${notice('success', input.done ? DONE[input.done] : undefined)}
-${section('email', 'Email address', html`${errorIn('email')}<p>Your address is <strong>${input.email}</strong>. A new one takes effect when you open the link we send to it.</p>
-<form method="post" action="/portal/account/email" class="stacked">${csrfField(input.csrf)}
-<div><label for="new-email">New email</label><input id="new-email" name="new_email" type="email" autocomplete="email" required maxlength="254" value="${input.newEmail ?? ''}"></div>
-${passwordInput('email-password', 'password', 'Current password')}
-<div><button type="submit">Change email</button></div></form>`)}
+${section('email', 'Email address', input.verified ? emailForm(input, errorIn('email')) : unverifiedEmail(input))}
 ${section('password', 'Password', html`${errorIn('password')}<form method="post" action="/portal/account/password" class="stacked">${csrfField(input.csrf)}
 ${passwordInput('current-password', 'current_password', 'Current password')}
 ${passwordInput('new-password', 'new_password', 'New password', true)}

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
 import type { Database } from '../db/schema.js'
 import { randomSecret, secretHash } from '../web/secrets.js'
+import { voidLinkTokens } from '../accounts/link-tokens.js'
 import { writeAudit } from '../audit/audit.repository.js'
 import { integratorActor, passwordChanged } from './actor.js'
 
@@ -73,15 +74,15 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
 
     /**
      * A password change from the settings page, in one transaction: the new hash, every other session ended (a
-     * thief's included), and emailed reset and change-of-address links voided (a pending change of address
-     * made by someone else is cancelled by it).
+     * thief's included), and every emailed link voided (a pending change of address made by someone else is
+     * cancelled by it).
      */
     changePassword: (userId: string, passwordHash: string, keepSessionId: string, address?: string): Promise<void> =>
       engine.transaction(async (trx) => {
         const at = now()
         await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: at }).where('id', '=', userId).execute()
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).where('id_hash', '!=', secretHash(keepSessionId)).execute()
-        await trx.deleteFrom('portal_tokens').where('user_id', '=', userId).where('purpose', 'in', ['reset', 'email']).execute()
+        await voidLinkTokens(trx, userId)
         await passwordChanged(trx, at, userId, address, 'settings')
       }),
 

@@ -14,6 +14,7 @@ import {
   accountDeletedMessage,
   EMAIL_CHANGE_TTL_MS,
   emailChangeLinkMessage,
+  emailChangedMessage,
   emailChangeRequestedMessage,
   emailChangeTakenMessage,
   passwordChangedMessage,
@@ -25,7 +26,7 @@ import { AccountQuery, ChangeEmailBody, ChangePasswordBody, CsrfOnlyBody, NoQuer
 import { redirect, sendPage } from '../web/reply.js'
 import { loginFor } from './safe-next.js'
 import { SESSION_IDLE_MS } from './session.js'
-import { emailChangeConfirm, emailChangeSent, settingsPage, type SettingsInput } from './settings.pages.js'
+import { emailChangeConfirm, emailChangeSent, settingsPage, VERIFY_FIRST, type SettingsInput } from './settings.pages.js'
 import { mailFailed } from './signup.routes.js'
 import { createLoginThrottle } from './throttle.js'
 
@@ -44,7 +45,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
   async function settingsAnswer(request: FastifyRequest, reply: FastifyReply, user: PortalUser, status: number, extra: Partial<SettingsInput> = {}) {
     const ctx = portal.context(request, reply)
     const list = await settings.sessionsOf(user.id, request.visitor.sessionId, SESSION_IDLE_MS)
-    return sendPage(reply, status, page(ctx, TITLE, settingsPage({ csrf: ctx.csrf, email: user.email, sessions: list, ...extra })))
+    return sendPage(reply, status, page(ctx, TITLE, settingsPage({ csrf: ctx.csrf, email: user.email, verified: user.verified_at !== null, sessions: list, ...extra })))
   }
 
   /** Whether `password` is the user's; a wrong one is a failed log-in for this address and client (429 when too many). */
@@ -76,10 +77,13 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
     return redirect(reply, '/portal/account?done=password')
   })
 
-  r.post('/account/email', { schema: { hide, querystring: NoQuery, body: ChangeEmailBody, response: pageResponses({ 200: 'A link was sent to the new address', 429: 'Too many wrong passwords' }) } }, async (request, reply) => {
+  r.post('/account/email', { schema: { hide, querystring: NoQuery, body: ChangeEmailBody, response: pageResponses({ 200: 'A link was sent to the new address', 403: 'Refused: another origin or no form token, or the current address is not verified yet', 429: 'Too many wrong passwords' }) } }, async (request, reply) => {
     const user = request.visitor.user
     if (!user) return toLogIn(reply)
-    const refuse = (message: string) => settingsAnswer(request, reply, user, 400, { error: { form: 'email', message }, newEmail: request.body.new_email })
+    const refuse = (message: string, status = 400) => settingsAnswer(request, reply, user, status, { error: { form: 'email', message }, newEmail: request.body.new_email })
+    // Until the address is verified, whoever is logged in may be someone who signed up in its owner's name: a link
+    // to an address of their choosing would let them take the account once the owner has verified it.
+    if (user.verified_at === null) return refuse(`Your address is not verified yet. ${VERIFY_FIRST}`, 403)
     const parsed = parseEmailAddress(request.body.new_email)
     if ('problem' in parsed) return refuse(parsed.problem)
     if (parsed.key === emailKeyOf(user.email)) return refuse('This is already your address.')
@@ -114,6 +118,8 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
       const message = html`<p><strong>${result.newEmail}</strong> has an account of its own now, so your address was not changed. To use it for this account, delete that other account first, then ask for a new link on your <a href="/portal/account">account page</a>.</p>`
       return sendPage(reply, 409, page(ctx, 'Address not changed', message))
     }
+    // The old address hears of it: if it was not its owner, they learn at once (and whom to ask).
+    mailer.sendLater(emailChangedMessage(result.oldEmail, result.newEmail), mailFailed(request))
     const mine = request.visitor.user?.id === result.userId
     const after = mine ? { ...ctx, email: result.newEmail } : ctx
     const next = mine ? html`<a href="/portal/account">Back to your account</a>` : html`<a href="/portal/login">Log in</a> with it`

@@ -77,9 +77,9 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
 
   r.post('/verify', { schema: { hide, querystring: NoQuery, body: TokenBody, response: pageResponses({ 200: 'The address is verified' }) } }, async (request, reply) => {
     const ctx = portal.context(request, reply)
-    const userId = await repo.consumeToken(request.body.token, 'verify')
+    // One transaction: the link used up, the address verified, every other pending link of the user voided.
+    const userId = await repo.verifyAddress(request.body.token, request.ip)
     if (!userId) return sendPage(reply, 400, page(ctx, 'Verify your email address', linkUnusable(verifyAgain)))
-    await repo.markVerified(userId, request.ip)
     await sessions.endOthers(userId, request.visitor)
     const signedIn = request.visitor.user?.id === userId
     const next = signedIn ? html`<a href="/portal/keys">Create your first key</a>` : html`<a href="/portal/login">Log in</a> to create your first key`

@@ -1,7 +1,7 @@
 // Issue 23's takeover and mail items in Chromium, as a person meets them: a mailed link copied raw out of the
 // .eml file (16) that names the configured origin (1); an address list refused by the form (3); a sign-up in
 // someone else's name loses its session when the owner signs up (4); a logged-out visitor returns to the page
-// they opened (15). Runs in both passes (SQLite, PostgreSQL + Redis). Every page: axe, desktop and phone widths.
+// they opened (15). And issue 32's pre-hijacking sequence, end to end. Every page: axe, desktop and phone widths.
 import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -97,4 +97,75 @@ test('in Chromium: raw mail links, one mailbox per field, no foothold from a sig
   await victim.getByRole('button', { name: 'Log in' }).click()
   await victim.getByRole('heading', { name: 'Usage' }).waitFor()
   assert.match(victim.url(), /\/portal\/usage\?utm_source=newsletter$/)
+})
+
+async function logIn(page: Page, base: string, email: string, password: string, landing = 'API keys'): Promise<void> {
+  await page.goto(`${base}/portal/login`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Log in' }).click()
+  await page.getByRole('heading', { name: landing }).waitFor()
+}
+
+test('in Chromium: pre-hijacking (issue 32): no change of address before verifying, and no earlier link survives the owner', { timeout: 240_000 }, async (t) => {
+  const browser = await launchChromium(t)
+  const h = await portalHarness(t, { listen: true, ownOrigin: true })
+  const base = h.baseUrl
+  const attacker = await signUp(browser, base, 'victim@example.com', 'attacker-chosen-harbor-lantern')
+  await logIn(attacker, base, 'victim@example.com', 'attacker-chosen-harbor-lantern')
+
+  // The account page offers no change of address; a forged form post (with a real CSRF token) is refused.
+  await attacker.goto(`${base}/portal/account`)
+  await attacker.getByText('not verified yet').first().waitFor()
+  assert.equal(await attacker.getByLabel('New email').count(), 0)
+  await checked(attacker, 'account-unverified')
+  await attacker.evaluate(() => {
+    const form = document.createElement('form')
+    form.method = 'post'
+    form.action = '/portal/account/email'
+    const token = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value
+    for (const [name, value] of [['_csrf', token], ['new_email', 'attacker@evil.example'], ['password', 'attacker-chosen-harbor-lantern']]) {
+      const input = document.createElement('input')
+      Object.assign(input, { type: 'hidden', name, value })
+      form.append(input)
+    }
+    document.body.append(form)
+    form.submit()
+  })
+  await attacker.getByRole('alert').filter({ hasText: 'not verified yet' }).waitFor()
+  await h.app.portal!.mailer.settled()
+  const sent = await Promise.all((await readdir(h.outbox)).map((n) => readFile(join(h.outbox, n), 'latin1')))
+  assert.ok(!sent.some((m) => m.includes('attacker@evil.example')), 'no mail to the attacker')
+
+  // A change-of-address link as an earlier version mailed it: the attacker keeps its confirmation page open.
+  const squatter = await h.app.portal!.repo.findUserByEmail('victim@example.com')
+  const token = await h.app.portal!.settings.issueEmailToken(squatter!.id, 'attacker@evil.example', 24 * 3600_000)
+  await attacker.goto(`${base}/portal/account/email/${token}`)
+  await attacker.getByRole('button', { name: 'Confirm new address' }).waitFor()
+
+  // The owner signs up, verifies from the mailed link and creates a production key.
+  h.clock.advance(2 * 60_000)
+  const victim = await signUp(browser, base, 'victim@example.com', PASSWORD)
+  const line = (await newestMail(h.app, h.outbox)).split(/\r?\n/).find((l) => l.startsWith('http'))!
+  await victim.goto(line)
+  await victim.getByRole('button', { name: 'Verify email address' }).click()
+  await victim.getByRole('heading', { name: 'Address verified' }).waitFor()
+  await logIn(victim, base, 'victim@example.com', PASSWORD)
+  await victim.getByRole('button', { name: 'Create key' }).click()
+  await victim.getByLabel('Key name').fill('production')
+  await victim.getByRole('button', { name: 'Create', exact: true }).click()
+  await victim.locator('#secret').waitFor()
+
+  // The attacker confirms the old link (their session ended with the owner's sign-up, so the open form is refused
+  // as a cross-site post), then opens it again: it is dead, and the account keeps its address and its owner.
+  await attacker.getByRole('button', { name: 'Confirm new address' }).click()
+  await attacker.waitForLoadState()
+  assert.doesNotMatch(await attacker.content(), /Address changed/)
+  await attacker.goto(`${base}/portal/account/email/${token}`)
+  await attacker.getByRole('alert').filter({ hasText: 'expired or was already used' }).waitFor()
+  await checked(attacker, 'old-email-link-void')
+  assert.equal((await h.app.portal!.repo.findUserByEmail('victim@example.com'))?.id, squatter!.id)
+  assert.equal(await h.app.portal!.repo.findUserByEmail('attacker@evil.example'), undefined)
+  const fresh = await (await browser.newContext()).newPage()
+  await logIn(fresh, base, 'victim@example.com', PASSWORD)
 })
