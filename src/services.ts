@@ -24,6 +24,7 @@ import { redisState } from './ops/dependency-checks.js'
 import { createMetrics } from './ops/metrics.js'
 import { createDependencyOutages, type DependencyOutages } from './ops/outage-log.js'
 import { createPetsRepository } from './pets/pets.repository.js'
+import { createPlanRequestThrottle } from './plan-requests/plan-request-throttle.js'
 import { createPlanRequests } from './plan-requests/plan-requests.service.js'
 import { createOrdersRepository } from './store/orders.repository.js'
 import { createOperatorsRepository } from './operators/operators.repository.js'
@@ -61,7 +62,7 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
-  const portal = config.portal ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages }) : undefined
+  const portal = config.portal ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }) : undefined
   return {
     metrics,
     /** Outages of the database and the mail server, logged once per outage for the whole process (ops/outage-log.ts). */
@@ -102,7 +103,7 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
 }
 
 /** The developer portal's own services (only when PORTAL is on: with it off nothing of it is built). */
-async function portalServices({ config, db, clock, engine, accounts, verification, log, outages }: { config: Config; db: Kysely<Database>; clock: Clock; engine: Engine; accounts: ReturnType<typeof createAccountsRepository>; verification: ReturnType<typeof createVerification>; log?: ServiceDependencies['log']; outages: DependencyOutages }) {
+async function portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }: { config: Config; db: Kysely<Database>; clock: Clock; engine: Engine; accounts: ReturnType<typeof createAccountsRepository>; verification: ReturnType<typeof createVerification>; log?: ServiceDependencies['log']; outages: DependencyOutages; rateLimitStore: RateLimitStore }) {
   // loadConfig gives MAIL_URL a default wherever the portal can be on.
   const mailer = createMailer({ url: config.mailUrl!, from: config.mailFrom, outage: outages.mail })
   return {
@@ -111,6 +112,8 @@ async function portalServices({ config, db, clock, engine, accounts, verificatio
     settings: createSettingsRepository({ db, clock }),
     mailer,
     planRequests: createPlanRequests({ db, clock, engine, accounts, mailer, publicUrl: config.publicUrl, log }),
+    // In the rate-limit store, shared by every instance like the API's limits.
+    planRequestThrottle: createPlanRequestThrottle({ store: rateLimitStore, clock }),
     csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),
     flashSecret: await loadOrCreateSecret(db, 'portal_flash_secret'),
   }

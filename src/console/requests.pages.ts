@@ -1,14 +1,20 @@
-// /console/requests: the plan requests waiting for a decision (oldest first), then the recent decisions; and the
-// confirmation page of Approve (with the quotas, for enterprise) and of Decline (with its reason). Admin controls
-// show for admins only; the server checks the role again on every one of them (requests.routes.ts).
+// /console/requests: the plan requests waiting for a decision (oldest first, a page at a time, with their total),
+// then the recent decisions; and the confirmation page of Approve (with the quotas, for enterprise) and of Decline
+// (with its reason). An owner whose address is not verified, and an account made less than NEW_ACCOUNT_DAYS ago,
+// are marked in words (a flood comes from such accounts). Admin controls show for admins only; the server checks
+// the role again on every one of them (requests.routes.ts).
 import { PLAN_QUOTAS } from '../accounts/plans.js'
-import type { PlanRequest, PlanRequestListing } from '../plan-requests/plan-requests.repository.js'
+import type { PendingPage, PlanRequest, PlanRequestListing } from '../plan-requests/plan-requests.repository.js'
 import { REASON_MAX } from '../plan-requests/plan-request-input.js'
 import { html, type Html } from '../web/html.js'
 import { when, whenCell } from '../web/when.js'
 import { csrfField, notice } from './layout.js'
 
 const number = (n: number) => n.toLocaleString('en-US')
+/** An account younger than this is marked `New account`. */
+export const NEW_ACCOUNT_DAYS = 7
+const DAY_MS = 86_400_000
+const caution = (text: string) => html` <span class="tag caution">${text}</span>`
 const accountHref = (id: string) => `/console/accounts/${encodeURIComponent(id)}`
 const requestHref = (r: PlanRequest, action: 'approve' | 'decline') => `/console/requests/${encodeURIComponent(r.id)}/${action}`
 
@@ -21,8 +27,13 @@ export function currentPlanText(account: PlanRequestListing['account']): string 
   return `${plan} (${number(account.perMinute ?? 0)}/min, ${number(account.perDay ?? 0)}/day)`
 }
 
-function accountCell(r: PlanRequestListing): Html {
-  return html`<th scope="row" id="req-${r.id}" class="account"><a href="${accountHref(r.accountId)}">${r.account.name}</a><br><code class="muted">${r.accountId}</code>${r.account.deleted ? html` <span class="muted">(deleted)</span>` : ''}</th>`
+function accountCell(r: PlanRequestListing, now: number): Html {
+  const isNew = now - Date.parse(r.account.createdAt) < NEW_ACCOUNT_DAYS * DAY_MS
+  return html`<th scope="row" id="req-${r.id}" class="account"><a href="${accountHref(r.accountId)}">${r.account.name}</a><br><code class="muted">${r.accountId}</code>${r.account.deleted ? html` <span class="muted">(deleted)</span>` : ''}${isNew ? caution('New account') : ''}</th>`
+}
+
+function emailCell(r: PlanRequestListing, none: Html | string): Html {
+  return html`<td data-label="Email">${r.email === null ? none : html`${r.email}${r.verified ? '' : caution('Unverified')}`}</td>`
 }
 
 const noteCell = (r: PlanRequest) => html`<td class="note" data-label="Note">${r.note === '' ? html`<span class="muted">—</span>` : lines(r.note)}</td>`
@@ -35,15 +46,19 @@ function actions(r: PlanRequestListing, admin: boolean): Html {
   return html`<td class="actions">${button('approve', 'Approve')}${button('decline', 'Decline')}</td>`
 }
 
-function pendingTable(requests: PlanRequestListing[], admin: boolean): Html {
-  if (requests.length === 0) return html`<p class="muted">No request is waiting.</p>`
-  const rows = requests.map(
-    (r) => html`<tr>${accountCell(r)}<td data-label="Email">${r.email ?? html`<span class="muted">none (made by the CLI)</span>`}</td><td data-label="Current plan">${currentPlanText(r.account)}</td>
+function pendingTable(page: PendingPage, paged: boolean, admin: boolean, now: number): Html {
+  const first = paged ? html`<a href="/console/requests">First page</a>` : ''
+  if (page.requests.length === 0) return html`<p class="muted">${paged ? html`No more requests are waiting. ${first}` : 'No request is waiting.'}</p>`
+  const rows = page.requests.map(
+    (r) => html`<tr>${accountCell(r, now)}${emailCell(r, html`<span class="muted">none (made by the CLI)</span>`)}<td data-label="Current plan">${currentPlanText(r.account)}</td>
 <td data-label="Requested"><strong>${r.plan}</strong></td>${noteCell(r)}<td class="when" data-label="Sent">${whenCell(r.createdAt, '—')}</td>${actions(r, admin)}</tr>`,
   )
-  return html`<table class="requests cards"><caption class="muted">Oldest first.${admin ? '' : ' Only an admin may approve or decline.'}</caption>
+  const shown = `${number(page.before + 1)}–${number(page.before + page.requests.length)} of ${number(page.total)}`
+  const last = page.requests.at(-1)!
+  const next = page.more ? html`<a href="/console/requests?after=${encodeURIComponent(last.id)}" rel="next">Next page</a>` : ''
+  return html`<table class="requests cards"><caption class="muted">Requests ${shown}, oldest first.${admin ? '' : ' Only an admin may approve or decline.'}</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Email</th><th scope="col">Current plan</th><th scope="col">Requested</th><th scope="col">Note</th><th scope="col">Sent</th>${admin ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
-<tbody>${rows}</tbody></table>`
+<tbody>${rows}</tbody></table>${first || next ? html`<nav aria-label="Pages of waiting requests" class="pager">${first} ${next}</nav>` : ''}`
 }
 
 function decisionCell(r: PlanRequestListing): Html {
@@ -52,10 +67,10 @@ function decisionCell(r: PlanRequestListing): Html {
   return html`<td data-label="Decision"><span class="state-revoked">Declined</span> ${by}.<br>Reason: ${lines(r.reason ?? '')}</td>`
 }
 
-function decidedTable(requests: PlanRequestListing[]): Html {
+function decidedTable(requests: PlanRequestListing[], now: number): Html {
   if (requests.length === 0) return html`<p class="muted">No decision yet.</p>`
   const rows = requests.map(
-    (r) => html`<tr>${accountCell(r)}<td data-label="Email">${r.email ?? '—'}</td><td data-label="Current plan">${currentPlanText(r.account)}</td>
+    (r) => html`<tr>${accountCell(r, now)}${emailCell(r, '—')}<td data-label="Current plan">${currentPlanText(r.account)}</td>
 <td data-label="Requested">${r.plan}</td>${noteCell(r)}<td class="when" data-label="Sent">${whenCell(r.createdAt, '—')}</td>${decisionCell(r)}</tr>`,
   )
   return html`<table class="requests cards"><caption class="muted">Most recently decided first.</caption>
@@ -68,10 +83,10 @@ const DONE: Record<string, string> = {
   declined: 'Declined: its owner was mailed the reason.',
 }
 
-export function requestsPage(input: { pending: PlanRequestListing[]; decided: PlanRequestListing[]; admin: boolean; done?: string }): Html {
+export function requestsPage(input: { pending: PendingPage; paged: boolean; decided: PlanRequestListing[]; admin: boolean; now: number; done?: string }): Html {
   return html`${notice('success', input.done === undefined ? undefined : DONE[input.done])}
-<h2>Waiting for a decision</h2>${pendingTable(input.pending, input.admin)}
-<h2>Recent decisions</h2>${decidedTable(input.decided)}`
+<h2>Waiting for a decision</h2>${pendingTable(input.pending, input.paged, input.admin, input.now)}
+<h2>Recent decisions</h2>${decidedTable(input.decided, input.now)}`
 }
 
 /** Which request this is about, at the top of each confirmation page. */

@@ -1,4 +1,5 @@
-// /console/requests: the plan requests integrators sent from the portal's usage page. Every operator sees the list;
+// /console/requests: the plan requests integrators sent from the portal's usage page, the waiting ones a page at a
+// time (PENDING_PAGE_SIZE, with their total, so nothing hides behind a flood). Every operator sees the list;
 // an admin approves (the account's plan changes, enterprise with the quotas given) or declines (with a reason),
 // each through a confirmation page, and the integrator is mailed the decision. Every handler of a control checks
 // the role on the server first (c.require), so a support operator's replayed POST is 403 and changes nothing; the
@@ -17,8 +18,10 @@ import { ApproveBody, DeclineBody, RequestParams, RequestsQuery } from './reques
 const hide = true
 /** How many recent decisions the list shows. */
 const RECENT_DECISIONS = 50
-/** The oldest this many waiting requests (more would be a backlog no page helps with). */
-const PENDING_SHOWN = 200
+/** Waiting requests a page (oldest first; `Next page` starts after the last one shown, `?after=ID`). */
+export const PENDING_PAGE_SIZE = 50
+/** What a request id may look like (they are preq_ and 20 hex digits): anything else is no page link of ours. */
+const REQUEST_ID = /^[A-Za-z0-9_]{1,100}$/
 
 const decisionResponses = pageResponses({ 409: 'Already decided by someone else: nothing was changed' })
 const positive = (raw: string | undefined): number | undefined => {
@@ -52,8 +55,13 @@ export async function requestsRoutes(app: FastifyInstance, c: OperatorConsole): 
   r.get('/requests', { schema: { hide, querystring: RequestsQuery, response: pageResponses({ 200: 'Plan requests' }) } }, async (request, reply) => {
     c.require(request, 'support')
     const ctx = c.context(request, reply)
-    const [pending, decided] = await Promise.all([planRequests.list('pending', PENDING_SHOWN), planRequests.list('decided', RECENT_DECISIONS)])
-    return sendPage(reply, 200, consolePage(ctx, 'Plan requests', requestsPage({ pending, decided, admin: isAdmin(ctx), done: request.query.done })))
+    const after = request.query.after?.trim() || undefined
+    const invalid = () => new PageError(400, 'Invalid page link', 'The page link is not valid: it names no plan request. Start again from the first page: /console/requests.')
+    if (after !== undefined && !REQUEST_ID.test(after)) throw invalid()
+    const [pending, decided] = await Promise.all([planRequests.pendingPage(PENDING_PAGE_SIZE, after), planRequests.list('decided', RECENT_DECISIONS)])
+    if (!pending) throw invalid()
+    const now = c.clock.now()
+    return sendPage(reply, 200, consolePage(ctx, 'Plan requests', requestsPage({ pending, paged: after !== undefined, decided, admin: isAdmin(ctx), now, done: request.query.done })))
   })
 
   r.get('/requests/:id/approve', { schema: { hide, params: RequestParams, response: pageResponses({ 200: 'Approve: the confirmation step', 409: 'Already decided' }) } }, async (request, reply) => {

@@ -5,8 +5,8 @@ import { formBody, pageQuery } from '../web/page-schemas.js'
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }))
 
-/** The list: `done`, what was just decided (its notice). */
-export const RequestsQuery = pageQuery({ done: Type.Optional(Type.String()) })
+/** The list: `done`, what was just decided (its notice); `after`, the request the page of waiting ones starts after. */
+export const RequestsQuery = pageQuery({ done: Type.Optional(Type.String()), after: Type.Optional(Type.String()) })
 export const RequestParams = Type.Object({ id: Type.String({ maxLength: 200 }) })
 /** Approve: the quotas, for a request for enterprise only. */
 export const ApproveBody = formBody({ per_minute: text(40), per_day: text(40) })

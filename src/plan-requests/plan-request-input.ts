@@ -6,6 +6,8 @@ import { isPlan, PLANS, type Plan } from '../accounts/plans.js'
 
 export const NOTE_MAX = 1000
 export const REASON_MAX = 500
+/** Requests one account may have waiting at once (and one per plan): what one account can add to the queue. */
+export const PENDING_PER_ACCOUNT = 3
 
 /** A request or a decision that cannot be made; the message is fit to show to the person who tried. */
 export class PlanRequestError extends Error {

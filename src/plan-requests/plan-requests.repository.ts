@@ -1,7 +1,7 @@
 // The plan_requests table: an integrator's request for a higher plan, pending until an operator approves or
 // declines it. Deciding is a conditional UPDATE (`state = 'pending'`), so of two operators deciding at once exactly
 // one succeeds, whatever the database.
-import type { Kysely } from 'kysely'
+import type { ExpressionBuilder, Kysely } from 'kysely'
 import type { Plan } from '../accounts/plans.js'
 import type { Database, PlanRequestsTable } from '../db/schema.js'
 
@@ -21,11 +21,24 @@ export interface PlanRequest {
   reason: string | null
 }
 
-/** A request as the console lists it: with its account's current plan, name and owner's address. */
+/** A request as the console lists it: with its account's current plan, name, age and owner's address. */
 export interface PlanRequestListing extends PlanRequest {
-  account: { name: string; plan: string; perMinute: number | null; perDay: number | null; deleted: boolean }
+  account: { name: string; plan: string; perMinute: number | null; perDay: number | null; deleted: boolean; createdAt: string }
   /** The portal user's address (none for an account made by the CLI). */
   email: string | null
+  /** Whether that address was verified (false too when there is none). */
+  verified: boolean
+}
+
+/** A page of the waiting requests, oldest first. */
+export interface PendingPage {
+  requests: PlanRequestListing[]
+  /** Every request waiting. */
+  total: number
+  /** How many wait before this page. */
+  before: number
+  /** Whether more follow it. */
+  more: boolean
 }
 
 function toRequest(row: PlanRequestsTable): PlanRequest {
@@ -50,7 +63,9 @@ interface ListingRow extends PlanRequestsTable {
   per_minute: number | bigint | null
   per_day: number | bigint | null
   deleted_at: string | null
+  account_created_at: string
   email: string | null
+  verified_at: string | null
 }
 
 function toListing(r: ListingRow): PlanRequestListing {
@@ -62,8 +77,10 @@ function toListing(r: ListingRow): PlanRequestListing {
       perMinute: r.per_minute === null ? null : Number(r.per_minute),
       perDay: r.per_day === null ? null : Number(r.per_day),
       deleted: r.deleted_at !== null,
+      createdAt: r.account_created_at,
     },
     email: r.email,
+    verified: r.verified_at !== null,
   }
 }
 
@@ -75,7 +92,7 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
       .innerJoin('accounts', 'accounts.id', 'plan_requests.account_id')
       .leftJoin('portal_users', 'portal_users.account_id', 'plan_requests.account_id')
       .select(columns.map((c) => `plan_requests.${c}` as const))
-      .select(['accounts.name as account_name', 'accounts.plan as account_plan', 'accounts.per_minute', 'accounts.per_day', 'accounts.deleted_at', 'portal_users.email'])
+      .select(['accounts.name as account_name', 'accounts.plan as account_plan', 'accounts.per_minute', 'accounts.per_day', 'accounts.deleted_at', 'accounts.created_at as account_created_at', 'portal_users.email', 'portal_users.verified_at'])
   return {
     async insert(executor: Kysely<Database>, request: PlanRequest): Promise<void> {
       const { id, accountId, plan, note, state, createdAt } = request
@@ -87,10 +104,10 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
       return row && toRequest(row)
     },
 
-    /** The account's pending request, if any (there is at most one). */
-    async pendingOf(accountId: string, executor: Kysely<Database> = db): Promise<PlanRequest | undefined> {
-      const row = await executor.selectFrom('plan_requests').select(columns).where('account_id', '=', accountId).where('state', '=', 'pending').executeTakeFirst()
-      return row && toRequest(row)
+    /** The account's pending requests, oldest first. */
+    async pendingOf(accountId: string, executor: Kysely<Database> = db): Promise<PlanRequest[]> {
+      const rows = await executor.selectFrom('plan_requests').select(columns).where('account_id', '=', accountId).where('state', '=', 'pending').orderBy('created_at').orderBy('id').execute()
+      return rows.map(toRequest)
     },
 
     /** The account's newest request, pending or decided. */
@@ -104,6 +121,28 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
       const q = listing()
       const ordered = state === 'pending' ? q.where('plan_requests.state', '=', 'pending').orderBy('plan_requests.created_at', 'asc') : q.where('plan_requests.state', '<>', 'pending').orderBy('plan_requests.decided_at', 'desc')
       return (await ordered.orderBy('plan_requests.id').limit(limit).execute()).map(toListing)
+    },
+
+    /**
+     * Up to `limit` pending requests in the queue's order (oldest first, then by id), after the request `after`
+     * (a keyset: it may have been decided since, its place stays); undefined when `after` names no request.
+     */
+    async pendingPage(limit: number, after?: string): Promise<PendingPage | undefined> {
+      const from = after === undefined ? undefined : await db.selectFrom('plan_requests').select(['created_at', 'id']).where('id', '=', after).executeTakeFirst()
+      if (after !== undefined && !from) return undefined
+      const pending = () => db.selectFrom('plan_requests').where('plan_requests.state', '=', 'pending')
+      const count = (q: ReturnType<typeof pending>) => q.select((eb) => eb.fn.countAll<number | bigint | string>().as('n')).executeTakeFirstOrThrow()
+      const afterStart = (eb: ExpressionBuilder<Database, 'plan_requests'>) =>
+        eb.or([eb('plan_requests.created_at', '>', from!.created_at), eb.and([eb('plan_requests.created_at', '=', from!.created_at), eb('plan_requests.id', '>', from!.id)])])
+      let page = listing().where('plan_requests.state', '=', 'pending')
+      if (from) page = page.where(afterStart)
+      const [rows, total, rest] = await Promise.all([
+        page.orderBy('plan_requests.created_at').orderBy('plan_requests.id').limit(limit + 1).execute(),
+        count(pending()),
+        from ? count(pending().where(afterStart)) : undefined,
+      ])
+      const all = Number(total.n)
+      return { requests: rows.slice(0, limit).map(toListing), total: all, before: rest === undefined ? 0 : all - Number(rest.n), more: rows.length > limit }
     },
 
     /** One request as the console shows it. */

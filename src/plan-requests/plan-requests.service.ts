@@ -12,7 +12,7 @@ import { kyselyEngine, type Engine } from '../db/engine.js'
 import type { Database } from '../db/schema.js'
 import type { Mailer } from '../web/mail.js'
 import { planApprovedMessage, planDeclinedMessage } from './plan-request-mail.js'
-import { checkDeclineReason, checkEnterpriseFigures, checkNote, checkRequestedPlan, isHigherPlan, PlanRequestError } from './plan-request-input.js'
+import { checkDeclineReason, checkEnterpriseFigures, checkNote, checkRequestedPlan, isHigherPlan, PENDING_PER_ACCOUNT, PlanRequestError } from './plan-request-input.js'
 import { createPlanRequestsRepository, type PlanRequest } from './plan-requests.repository.js'
 import { reasonOf } from '../ops/outage-log.js'
 
@@ -82,27 +82,41 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
 
   return {
     get: repo.get,
-    pendingOf: (accountId: string) => repo.pendingOf(accountId),
+    /** The account's oldest pending request, if any. */
+    pendingOf: async (accountId: string) => (await repo.pendingOf(accountId))[0],
+    /** Every pending request of the account (at most PENDING_PER_ACCOUNT), oldest first. */
+    allPendingOf: (accountId: string) => repo.pendingOf(accountId),
     latestOf: repo.latestOf,
     list: repo.list,
+    pendingPage: repo.pendingPage,
     getListing: repo.getListing,
 
-    /** An integrator asks for a higher plan. At most one request of an account is pending at a time. */
-    async create(input: { accountId: string; plan: string; note: string; actor: AuditActor }): Promise<PlanRequest> {
+    /**
+     * An integrator asks for a higher plan. An account has at most PENDING_PER_ACCOUNT requests pending, and one
+     * per plan: a flood from one account is three requests, however fast it sends them. `admit`, the last check
+     * (the portal's per-address throttle), runs once the request would be stored, so a refused one is not counted;
+     * it throws to refuse, and nothing is stored.
+     */
+    async create(input: { accountId: string; plan: string; note: string; actor: AuditActor; admit?: () => Promise<void> }): Promise<PlanRequest> {
       const note = checkNote(input.note)
       const at = clock.now()
       return engine.transaction(async (trx) => {
-        // The account's row is locked on PostgreSQL, so that two requests sent at once cannot both find none
-        // pending (SQLite runs one writer at a time).
+        // The account's row is locked on PostgreSQL, so that two requests sent at once cannot both count the
+        // same pending ones (SQLite runs one writer at a time).
         let query = trx.selectFrom('accounts').select(['plan', 'deleted_at']).where('id', '=', input.accountId)
         if (onPostgres) query = query.forUpdate()
         const account = await query.executeTakeFirst()
         if (!account || account.deleted_at !== null) throw new PlanRequestError('not_found', 'This account does not exist any more.')
         const plan = checkRequestedPlan(input.plan, account.plan)
         const waiting = await repo.pendingOf(input.accountId, trx)
-        if (waiting) {
-          throw new PlanRequestError('state', `Your request for the ${waiting.plan} plan, sent on ${day(waiting.createdAt)}, is still waiting for an operator. You can ask again once it is decided.`)
+        if (waiting.length >= PENDING_PER_ACCOUNT) {
+          throw new PlanRequestError('state', `Your account has ${waiting.length} requests waiting for an operator, the most it may have. You can ask again once one is decided.`)
         }
+        const same = waiting.find((w) => w.plan === plan)
+        if (same) {
+          throw new PlanRequestError('state', `Your request for the ${same.plan} plan, sent on ${day(same.createdAt)}, is still waiting for an operator. You can ask again once it is decided.`)
+        }
+        await input.admit?.()
         const request: PlanRequest = { id: `preq_${randomBytes(10).toString('hex')}`, accountId: input.accountId, plan, note, state: 'pending', createdAt: new Date(at).toISOString(), decidedAt: null, decidedBy: null, reason: null }
         await repo.insert(trx, request)
         await writeAudit(trx, at, input.actor, { action: 'plan_request.created', accountId: input.accountId, target: { kind: 'plan_request', id: request.id }, changes: { plan, currentPlan: account.plan, note } })

@@ -17,6 +17,7 @@ import { loginRoutes } from './login.routes.js'
 import { page, type PageContext } from './layout.js'
 import type { Mailer } from '../web/mail.js'
 import type { PlanRequests } from '../plan-requests/plan-requests.service.js'
+import type { PlanRequestThrottle } from '../plan-requests/plan-request-throttle.js'
 import { planRequestsRoutes } from './plan-requests.routes.js'
 import type { PortalRepository, PortalUser } from './portal.repository.js'
 import { settingsRoutes } from './settings.routes.js'
@@ -46,6 +47,8 @@ export interface PortalOptions {
   flashSecret: string
   /** Requests for a higher plan (src/plan-requests/), asked for on the usage page. */
   planRequests: PlanRequests
+  /** How many plan requests one client address may send (plan-request-throttle.ts). */
+  planRequestThrottle: PlanRequestThrottle
   /** The audit log, read for the account's own entries (/portal/activity). */
   audit: AuditRepository
   /** Sign-ups and log-ins, counted for /metrics. */

@@ -24,7 +24,7 @@ export interface UsageReader {
 const number = (n: number) => n.toLocaleString('en-US')
 
 /** What the usage page shows besides the figures: the plan request block's state (see plan-request.pages.ts). */
-export type UsageExtra = Omit<PlanRequestBlock, 'csrf' | 'currentPlan' | 'latest'>
+export type UsageExtra = Omit<PlanRequestBlock, 'csrf' | 'currentPlan' | 'verified' | 'pending' | 'latest'>
 
 /** The usage page of the signed-in user's account (`keyId`: one of its keys, else the whole account). */
 export async function usageAnswer(portal: Portal, request: FastifyRequest, reply: FastifyReply, input: { user: PortalUser; status: number; keyId?: string; extra?: UsageExtra }) {
@@ -35,10 +35,11 @@ export async function usageAnswer(portal: Portal, request: FastifyRequest, reply
   // An unknown or foreign key id shows the whole account rather than someone else's figures.
   const key = keys.find((k) => k.id === input.keyId)
   const scope = { accountId: user.account_id, keyId: key?.id, now }
-  const [perMinute, perDay, current, latest] = await Promise.all([
+  const [perMinute, perDay, current, pending, latest] = await Promise.all([
     portal.usage.perMinute(scope),
     portal.usage.perDay(scope),
     portal.usage.current(user.account_id, now),
+    portal.planRequests.allPendingOf(user.account_id),
     portal.planRequests.latestOf(user.account_id),
   ])
 
@@ -53,7 +54,7 @@ export async function usageAnswer(portal: Portal, request: FastifyRequest, reply
   const content = html`<h2>Plan</h2>
 <div class="figures"><div class="figure"><div class="muted">Plan</div><div class="value">${current.plan}</div><div class="muted">${current.windows.map((w) => `${number(w.limit)} per ${w.name}`).join(', ')}</div></div>${figures}</div>
 <p class="muted">The current counts are for the whole account: the quota is shared by all its keys.</p>
-${planRequestBlock({ csrf: ctx.csrf, currentPlan: current.plan, latest, ...input.extra })}
+${planRequestBlock({ csrf: ctx.csrf, currentPlan: current.plan, verified: user.verified_at !== null, pending, latest, ...input.extra })}
 <h2>Requests</h2>${picker}
 ${usageCharts({ perMinute, perDay, subject })}`
   return sendPage(reply, input.status, page(ctx, 'Usage', content))

@@ -172,6 +172,8 @@ ol.recovery-codes { columns: 2; max-width: 26rem; font-family: ui-monospace, SFM
 @media (max-width: 40rem) { ol.recovery-codes { columns: 1; } }
 /* Plan requests (requests.pages.ts): an integrator's note wraps anywhere (1,000 characters, maybe without spaces). */
 table.requests td.note { overflow-wrap: anywhere; min-width: 12rem; }
+/* What asks for a second look (an unverified owner, a new account): a word, coloured only as a help. */
+.tag.caution { background: var(--err-bg); color: var(--err-ink); }
 blockquote.note { margin: .25rem 0 1rem; padding: .5rem 1rem; border-left: 3px solid var(--line); overflow-wrap: anywhere; }
 /* Wide tables (search results, the audit log) scroll sideways in their own box, never the page; the box takes the
    keyboard's focus so that it can be scrolled without a mouse. */

@@ -1,7 +1,8 @@
 // The integrator's side of plan requests: the usage page's `Request a higher plan` form (plans above the current
-// one only, none on enterprise), the request waiting for an operator, and every refusal (a plan not above the
-// current one, a second request while one waits, a note too long or not plain text, a forged form) with nothing
-// stored. The decisions are in decisions.test.ts and test/console/requests.test.ts.
+// one only, none on enterprise), the requests waiting for an operator, and every refusal (a plan not above the
+// current one, a second request for a plan that waits, a fourth waiting request, a note too long or not plain text,
+// a forged form) with nothing stored. The decisions are in decisions.test.ts and test/console/requests.test.ts;
+// unverified addresses and the per-address throttle in flooding.security.test.ts.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testActor } from '../helpers/actors.js'
@@ -38,7 +39,7 @@ test('an integrator asks for a higher plan on the usage page, which then shows t
 
   const after = await c.get('/portal/usage?requested=1')
   assert.match(after.body, /Request sent\. Your request for the pro plan, sent 2027-01-01 00:00 UTC, is waiting for an operator/)
-  assert.ok(!hasForm(after.body), 'no second request while one waits')
+  assert.deepEqual(options(after.body), ['business', 'enterprise'], 'the plan asked for is not offered again while it waits')
   // Later visits say the same without "Request sent".
   const later = await c.get('/portal/usage')
   assert.match(later.body, /role="status">Your request for the pro plan, sent [^<]*, is waiting for an operator/)
@@ -58,7 +59,7 @@ test('an integrator asks for a higher plan on the usage page, which then shows t
   assert.deepEqual(entry.changes, { plan: 'pro', currentPlan: 'free', note: 'We launch in March.\nAbout 200 calls a minute.' })
 })
 
-test('refused with a reason on the page, and nothing stored: a plan not above the current one, a second request, a bad note', async (t) => {
+test('refused with a reason on the page, and nothing stored: a plan not above the current one, a plan that waits, a fourth request, a bad note', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'refused@example.com')
   const accountId = await accountOf(h, 'refused@example.com')
@@ -86,15 +87,25 @@ test('refused with a reason on the page, and nothing stored: a plan not above th
 
   // A 1000-character note (in characters, not UTF-16 units) is fine.
   assert.equal((await ask(c, { plan: 'pro', note: '🐕'.repeat(1000) })).statusCode, 303)
-  const second = await ask(c, { plan: 'business' })
-  assert.equal(second.statusCode, 400)
-  assert.match(second.body, /Your request for the pro plan, sent on 2027-01-01, is still waiting for an operator\. You can ask again once it is decided\./)
+  const again = await ask(c, { plan: 'pro' })
+  assert.equal(again.statusCode, 400)
+  assert.match(again.body, /Your request for the pro plan, sent on 2027-01-01, is still waiting for an operator\. You can ask again once it is decided\./)
   assert.equal((await requestsOf(h, accountId)).length, 1)
+  // Other plans may be asked for meanwhile, up to three requests waiting; then the form is gone and a fourth refused.
+  assert.equal((await ask(c, { plan: 'business' })).statusCode, 303)
+  assert.equal((await ask(c, { plan: 'enterprise' })).statusCode, 303)
+  const usage = await c.get('/portal/usage')
+  assert.ok(!hasForm(usage.body))
+  assert.match(usage.body, /3 requests are waiting, the most an account may have/)
+  const fourth = await ask(c, { plan: 'pro' })
+  assert.equal(fourth.statusCode, 400)
+  assert.match(fourth.body, /Your account has 3 requests waiting for an operator, the most it may have\. You can ask again once one is decided\./)
+  assert.equal((await requestsOf(h, accountId)).length, 3)
 
   // A form without its token is refused by the portal, as every POST.
   const forged = await c.post('/portal/plan-requests', { plan: 'business', note: '', _csrf: 'forged' })
   assert.equal(forged.statusCode, 403)
-  assert.equal((await requestsOf(h, accountId)).length, 1)
+  assert.equal((await requestsOf(h, accountId)).length, 3)
 })
 
 test('each account sees only its own request, and a visitor who is not signed in is sent to log in', async (t) => {
@@ -133,14 +144,15 @@ test('an enterprise account gets no form, and a forged request for it is refused
   assert.equal((await requestsOf(h, accountId)).length, 0)
 })
 
-test('requests sent at the same time for one account: exactly one is stored', async (t) => {
+test('requests sent at the same time for one account: one per plan is stored, three at most', async (t) => {
   const h = await portalHarness(t)
   await signedUpUser(h, 'race@example.com')
   const accountId = await accountOf(h, 'race@example.com')
   const actor = { kind: 'account' as const, accountId, email: 'race@example.com', address: '127.0.0.1' }
-  const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => h.app.planRequests!.create({ accountId, plan: i % 2 ? 'pro' : 'business', note: `try ${i}`, actor })))
-  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1)
-  for (const r of results) if (r.status === 'rejected') assert.match(String(r.reason), /still waiting for an operator/)
-  assert.equal((await requestsOf(h, accountId)).length, 1)
-  assert.equal((await h.app.audit.list({ accountId, action: 'plan_request.created', limit: 20 })).length, 1)
+  const plans = ['pro', 'business', 'enterprise']
+  const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => h.app.planRequests!.create({ accountId, plan: plans[i % 3]!, note: `try ${i}`, actor })))
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3)
+  for (const r of results) if (r.status === 'rejected') assert.match(String(r.reason), /still waiting for an operator|3 requests waiting/)
+  assert.deepEqual((await requestsOf(h, accountId)).map((r) => r.plan).sort(), ['business', 'enterprise', 'pro'])
+  assert.equal((await h.app.audit.list({ accountId, action: 'plan_request.created', limit: 20 })).length, 3)
 })
