@@ -119,19 +119,15 @@ test('in Chromium: pre-hijacking (issue 32): no change of address before verifyi
   await attacker.getByText('not verified yet').first().waitFor()
   assert.equal(await attacker.getByLabel('New email').count(), 0)
   await checked(attacker, 'account-unverified')
-  await attacker.evaluate(() => {
-    const form = document.createElement('form')
-    form.method = 'post'
-    form.action = '/portal/account/email'
-    const token = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value
-    for (const [name, value] of [['_csrf', token], ['new_email', 'attacker@evil.example'], ['password', 'attacker-chosen-harbor-lantern']]) {
-      const input = document.createElement('input')
-      Object.assign(input, { type: 'hidden', name, value })
-      form.append(input)
-    }
+  // The form the page no longer offers, posted from the page with its real CSRF token (as a script on it could).
+  const csrf = await attacker.locator('input[name=_csrf]').first().inputValue()
+  const fields = { _csrf: csrf, new_email: 'attacker@evil.example', password: 'attacker-chosen-harbor-lantern' }
+  await attacker.evaluate(`(() => {
+    const form = Object.assign(document.createElement('form'), { method: 'post', action: '/portal/account/email' })
+    for (const [name, value] of Object.entries(${JSON.stringify(fields)})) form.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }))
     document.body.append(form)
     form.submit()
-  })
+  })()`)
   await attacker.getByRole('alert').filter({ hasText: 'not verified yet' }).waitFor()
   await h.app.portal!.mailer.settled()
   const sent = await Promise.all((await readdir(h.outbox)).map((n) => readFile(join(h.outbox, n), 'latin1')))
