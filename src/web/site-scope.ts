@@ -3,11 +3,12 @@
 // public, CSRF checks on every POST, and HTML error and not-found pages in the site's own frame. Each site passes
 // its sessions, CSRF signer, pages and assets; the request property its visitor is kept in is the site's own.
 import cookie from '@fastify/cookie'
-import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { reportDatabaseUnavailable } from '../http/error-handler.js'
+import { ApiError } from '../http/errors.js'
 import type { Csrf } from './csrf.js'
+import { FORM_BODY_LIMIT_BYTES, registerFormBody } from './form-body.js'
 import { html, type Html } from './html.js'
 import type { Mailer } from './mail.js'
 import { PageError, sendPage } from './reply.js'
@@ -15,6 +16,10 @@ import type { Sessions, Visitor } from './sessions.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+const CLIENT_ERROR_TITLES: Record<number, string> = { 400: 'Request not understood', 429: 'Too many requests' }
+const NOT_A_FORM = 'This page takes a form sent by a browser (application/x-www-form-urlencoded), nothing else. Go back, reload the page and try again.'
+const TOO_LARGE = `The form was larger than ${FORM_BODY_LIMIT_BYTES / 1024} KiB. Go back, shorten what you entered and try again.`
 
 export interface SiteScope<User extends { id: string }> {
   /** The site as error pages name it ('portal', 'console'). */
@@ -43,7 +48,7 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
 
   app.addHook('onClose', async () => site.mailer.settled())
   await app.register(cookie)
-  await app.register(formbody, { bodyLimit: 16 * 1024 })
+  await registerFormBody(app)
   app.decorateRequest(site.visitorProperty, null)
 
   app.addHook('onRequest', async (_request, reply) => {
@@ -82,6 +87,12 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
     const show = (status: number, title: string, message: string) =>
       sendPage(reply, status, site.page(frame, title, html`<p>${message}</p><p><a href="${site.home}">Back to the ${site.name}</a></p>`))
     if (error instanceof PageError) return show(error.status, error.title, error.message).headers(error.headers)
+    // Refused before the route by what every listener checks (a repeated query parameter, two Host headers, an
+    // address out of requests): the API's status and words, on the site's page.
+    if (error instanceof ApiError) return show(error.status, CLIENT_ERROR_TITLES[error.status] ?? 'Request refused', error.message).headers(error.headers)
+    if (error.statusCode === 415) return show(415, 'Not a form', NOT_A_FORM)
+    // A 400 like any form the route cannot use (not the API's 413): the page says what to change.
+    if (error.statusCode === 413) return show(400, 'Form too large', TOO_LARGE)
     if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
       return show(400, 'Something is missing', 'The form was incomplete or not understood. Go back, reload the page and try again.')
     }
