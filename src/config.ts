@@ -269,6 +269,12 @@ export const settings = {
     parse: origin,
     sensitive: 'url',
   }),
+  hstsIncludeSubdomains: setting({
+    env: 'HSTS_INCLUDE_SUBDOMAINS',
+    default: 'off',
+    doc: '`on`: the `Strict-Transport-Security` header every answer carries when `PETSTORE_PUBLIC_URL` is https also says `includeSubDomains` (only if every subdomain of that host is served over https). `off`: that host alone.',
+    parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
+  }),
   unauthenticatedPerMinute: setting({
     env: 'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE',
     default: '60',

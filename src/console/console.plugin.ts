@@ -76,7 +76,7 @@ const PUBLIC_PAGES = ['/console/login', '/console/setup/', '/console/assets/']
 const isPublicPage = (route: string) => PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
 
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  const sessions = createConsoleSessions({ operators: options.operators, clock: options.clock, publicUrl: options.config.publicUrl })
+  const sessions = createConsoleSessions({ operators: options.operators, clock: options.clock, publicUrl: options.config.publicUrl, secret: options.csrfSecret })
   const csrf = createCsrf({ secret: options.csrfSecret, publicUrl: options.config.publicUrl, purpose: 'console-csrf' })
   const signedIn = (request: FastifyRequest): Operator => {
     const operator = request.operatorVisitor?.user

@@ -1,6 +1,6 @@
 // What every listener of the service shares: Fastify settings, the one error shape, the JSON body parser,
-// request ids, one log line per request, per-address limiting of unauthenticated traffic, 405s, and responses
-// written at the end of their event-loop turn.
+// Strict-Transport-Security, request ids, one log line per request, per-address limiting of unauthenticated
+// traffic, 405s, and responses written at the end of their event-loop turn.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
 import type { DestinationStream } from 'pino'
@@ -9,6 +9,7 @@ import type { RateLimiter } from '../limits/rate-limiter.js'
 import { createAddressLimitHook } from '../limits/rate-limit.hooks.js'
 import { registerCors } from './cors.js'
 import { installErrorHandling } from './error-handler.js'
+import { transportSecurityHeaders } from './hsts.js'
 import { registerJsonBodyParser } from './json-body.js'
 import { collectRoutes, registerMethodNotAllowed } from './method-not-allowed.js'
 import { createClientErrorHandler, createFrameworkErrorHandler, preRoutingRefusal, routeUnsupportedExpectations } from './pre-routing.js'
@@ -45,6 +46,7 @@ export function createBaseApp(input: {
   bodyLimit?: number
   logger?: boolean | Record<string, unknown>
 }) {
+  const transportSecurity = transportSecurityHeaders(input.config)
   const app = Fastify({
     logger: input.logger ?? loggerOptions(input.config),
     logController: new RequestLogController(),
@@ -55,8 +57,8 @@ export function createBaseApp(input: {
     // header limit anyway; the route's own schema refuses a long parameter with a 400 naming it.
     routerOptions: { maxParamLength: 16 * 1024 },
     // Refusals before routing keep the Error body and the address's limit headers (http/pre-routing.ts).
-    frameworkErrors: createFrameworkErrorHandler(input.limiter),
-    clientErrorHandler: createClientErrorHandler(input.limiter),
+    frameworkErrors: createFrameworkErrorHandler(input.limiter, transportSecurity),
+    clientErrorHandler: createClientErrorHandler(input.limiter, transportSecurity),
     // While closing, a request that still arrives on an open connection is served (with `Connection: close`):
     // Fastify's own 503 for it would not be our Error body.
     return503OnClosing: false,
@@ -101,6 +103,13 @@ export function createBaseApp(input: {
   const routes = collectRoutes(app, input.apiPrefix)
   const limitByAddress = createAddressLimitHook(input.limiter)
   routeUnsupportedExpectations(app)
+  // Before any hook that can answer (a preflight, a 429): every answer carries it. No hook at all over http.
+  if (Object.keys(transportSecurity).length > 0) {
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(transportSecurity)
+      done()
+    })
+  }
   // First, so that every answer of the API (errors and 429s included) carries the CORS headers.
   registerCors(app, { origins: input.config.corsOrigins, apiPrefix: input.apiPrefix })
   app.addHook('onRequest', async function identifyAndLimit(request, reply) {

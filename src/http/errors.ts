@@ -2,10 +2,10 @@
 // Every non-2xx response is `{code, message, status}` built from this list; the README documents each code.
 
 export const ERROR_CODES = {
-  bad_request: { status: 400, doc: 'The request could not be read (for example a malformed URL, malformed HTTP, or HTTP/1.1 without `Host`).' },
+  bad_request: { status: 400, doc: 'The request could not be read (for example a malformed URL, malformed HTTP, HTTP/1.1 without `Host`, or two `Host` headers).' },
   invalid_parameter: { status: 400, doc: 'A query or path parameter is missing, repeated, unknown or out of range; the message names it.' },
   invalid_body: { status: 400, doc: 'The JSON body is not an object, misses a required field, has an unknown field or a bad value; the message names the field.' },
-  invalid_json: { status: 400, doc: 'The body is empty or not valid JSON.' },
+  invalid_json: { status: 400, doc: 'The body is empty or not valid JSON (arrays or objects nested deeper than 64 levels included).' },
   invalid_content_type: { status: 400, doc: 'A body was sent without `Content-Type: application/json` (or with another media type).' },
   invalid_cursor: { status: 400, doc: 'The `cursor` was not issued by this service, was altered, or belongs to another filter or account.' },
   invalid_idempotency_key: { status: 400, doc: 'The `Idempotency-Key` header is not 1–255 printable ASCII characters (optionally as a quoted string).' },

@@ -1,5 +1,6 @@
 // The one JSON body parser. It keeps integers exact (beyond 2^53 they become bigint rather than being
-// rounded, so int64 fields round-trip), refuses duplicate keys, and stores `__proto__` as a plain key.
+// rounded, so int64 fields round-trip), refuses duplicate keys and nesting deeper than MAX_JSON_DEPTH, and stores
+// `__proto__` as a plain key.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify'
 import { isSafeNumber, LosslessNumber, parse } from 'lossless-json'
 import { ApiError } from './errors.js'
@@ -29,6 +30,33 @@ function exactInteger(text: string): number | bigint | undefined {
   return Number.isSafeInteger(Number(n)) ? Number(n) : n
 }
 
+/**
+ * Arrays and objects a body may nest (every request body of the API is one flat object). The parser recurses once
+ * per level: without a limit a 16 KiB body of `[` ran it out of stack, answered with the engine's own words.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether `text` opens more than MAX_JSON_DEPTH arrays or objects at once; brackets inside strings are text. */
+function nestedTooDeep(text: string): boolean {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escaped characters.
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i)
+        if (inner === 0x5c) i++
+        else if (inner === 0x22) break
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return true
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
 function parseNumber(text: string): unknown {
   if (PLAIN_INTEGER.test(text)) return isSafeNumber(text) ? Number(text) : BigInt(text)
   const integer = exactInteger(text)
@@ -55,6 +83,11 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     const text = body as string
     if (text.trim() === '') {
       done(new ApiError('invalid_json', 'The request body is empty; send a JSON object.'), undefined)
+      return
+    }
+    // Deeper needs more characters than levels: most bodies are not even scanned.
+    if (text.length > MAX_JSON_DEPTH && nestedTooDeep(text)) {
+      done(new ApiError('invalid_json', `The request body is not valid JSON: it is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined)
       return
     }
     try {

@@ -102,12 +102,13 @@ export const openApiPlugin = fp(
 
 /**
  * The docs page's Content-Security-Policy: the plugin's own (everything from this server, plus the hashes of any
- * inline script and style it lists), with `upgrade-insecure-requests` only for a request that came over https. Over plain
- * http (the service reached at a LAN address) that directive sends the browser to https for every asset, and the
- * page stays blank.
+ * inline script and style it lists) but with no framing at all (the plugin allows `'self'`, and the docs share the
+ * portal's and the console's origin: one of their pages could frame them), with `upgrade-insecure-requests` only for
+ * a request that came over https. Over plain http (the service reached at a LAN address) that directive sends the
+ * browser to https for every asset, and the page stays blank.
  */
 function docsPolicy(csp: { script: string[]; style: string[] }, https: boolean): string {
-  const policy = `default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'self'; img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self' ${csp.script.join(' ')}; script-src-attr 'none'; style-src 'self' https: ${csp.style.join(' ')};`
+  const policy = `default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'none'; img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self' ${csp.script.join(' ')}; script-src-attr 'none'; style-src 'self' https: ${csp.style.join(' ')};`
   return https ? `${policy} upgrade-insecure-requests;` : policy
 }
 
@@ -130,7 +131,7 @@ export async function registerDocsRoutes(app: FastifyInstance, jsonPath: string)
     // Not `staticCSP`: the plugin sets one policy for every request, and the policy depends on the request.
     uiHooks: {
       onRequest: (request, reply, done) => {
-        reply.header('content-security-policy', policies![request.protocol === 'https' ? 'https' : 'http'])
+        reply.header('content-security-policy', policies![request.protocol === 'https' ? 'https' : 'http']).header('x-frame-options', 'DENY')
         done()
       },
     },

@@ -1,9 +1,9 @@
 // Refusals made before a request reaches a route: Node's HTTP parser (malformed HTTP, headers too large, a
 // request that does not arrive in time), Fastify's router (a URL that cannot be decoded), a request without
-// `Host` and an `Expect` we do not support. Node and Fastify answer these themselves with a bare response; here
-// each one gets the Error body, an X-Request-Id and the limit headers of the client's address, and counts
-// against that address like any other request without a key (so the headers say what really holds; an address
-// that is out of requests gets the 429 instead).
+// `Host` or with two, and an `Expect` we do not support. Node and Fastify answer these themselves with a bare
+// response (or not at all: two Hosts); here each one gets the Error body, an X-Request-Id and the limit headers
+// of the client's address, and counts against that address like any other request without a key (so the headers
+// say what really holds; an address that is out of requests gets the 429 instead).
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
@@ -49,15 +49,18 @@ function answered(socket: HttpSocket): boolean {
   return receiving != null && !receiving.complete
 }
 
-/** Node's `clientError`: answers on the raw socket (there is no request object), then closes it. */
-export function createClientErrorHandler(limiter: RateLimiter) {
+/**
+ * Node's `clientError`: answers on the raw socket (there is no request object), then closes it. `always`: headers
+ * every answer of the listener carries (Strict-Transport-Security).
+ */
+export function createClientErrorHandler(limiter: RateLimiter, always: Record<string, string> = {}) {
   return function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: HttpSocket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return
     const refusal = parserError(error)
     void countAgainstAddress(limiter, socket.remoteAddress, refusal).then(({ headers, error: answer }) => {
       if (socket.writable && !answered(socket)) {
         const body = JSON.stringify(answer.toBody())
-        const lines = Object.entries({ ...headers, ...answer.headers, 'x-request-id': randomUUID() }).map(([name, value]) => `${name}: ${value}\r\n`)
+        const lines = Object.entries({ ...always, ...headers, ...answer.headers, 'x-request-id': randomUUID() }).map(([name, value]) => `${name}: ${value}\r\n`)
         socket.write(
           `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
             `content-length: ${Buffer.byteLength(body)}\r\n${lines.join('')}\r\n${body}`,
@@ -71,9 +74,9 @@ export function createClientErrorHandler(limiter: RateLimiter) {
 }
 
 /** Fastify's `frameworkErrors` (e.g. a URL that cannot be decoded): no hook has run for this request. */
-export function createFrameworkErrorHandler(limiter: RateLimiter) {
+export function createFrameworkErrorHandler(limiter: RateLimiter, always: Record<string, string> = {}) {
   return function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-    reply.header('x-request-id', request.id)
+    reply.headers(always).header('x-request-id', request.id)
     const refusal = clientError(error, request.routeOptions.bodyLimit) ?? new ApiError('bad_request', 'The request could not be read.')
     void countAgainstAddress(limiter, request.ip, refusal).then(({ headers, error: answer }) => sendError(reply.headers(headers), answer))
   }
@@ -81,13 +84,29 @@ export function createFrameworkErrorHandler(limiter: RateLimiter) {
 
 const UNSUPPORTED_EXPECT = Symbol('unsupported Expect')
 
+/** Whether the request has more than one Host line (Node keeps only the first in `headers`). */
+function repeatsHost(raw: IncomingMessage): boolean {
+  const lines = raw.rawHeaders
+  let seen = false
+  for (let i = 0; i < lines.length; i += 2) {
+    const name = lines[i]!
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue
+    if (seen) return true
+    seen = true
+  }
+  return false
+}
+
 /**
  * A request Node lets through but that is refused before routing: HTTP/1.1 without `Host` (RFC 9112 §3.2;
- * Node's own check answers with an empty body, so it is switched off), or an `Expect` other than `100-continue`.
+ * Node's own check answers with an empty body, so it is switched off), any request with two (the same section:
+ * proxies and this service could each take another one for the target), or an `Expect` other than `100-continue`.
  */
 export function preRoutingRefusal(raw: IncomingMessage): ApiError | undefined {
-  if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
-    return new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header.')
+  if (raw.headers.host === undefined) {
+    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) return new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header.')
+  } else if (repeatsHost(raw)) {
+    return new ApiError('bad_request', 'A request must carry one Host header, not several.')
   }
   if ((raw as IncomingMessage & { [UNSUPPORTED_EXPECT]?: true })[UNSUPPORTED_EXPECT]) {
     return new ApiError('expectation_failed', `Expect: ${String(raw.headers.expect)} is not supported; only 100-continue is.`, { connection: 'close' })

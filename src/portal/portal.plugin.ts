@@ -76,7 +76,7 @@ const PUBLIC_PAGES = ['/portal/signup', '/portal/login', '/portal/reset', '/port
 const isPublicPage = (route: string) => route === '/portal' || route === '/portal/' || PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
 
 export async function portalPlugin(app: FastifyInstance, options: PortalOptions): Promise<void> {
-  const sessions = createSessions({ repo: options.repo, clock: options.clock, publicUrl: options.config.publicUrl })
+  const sessions = createSessions({ repo: options.repo, clock: options.clock, publicUrl: options.config.publicUrl, secret: options.csrfSecret })
   const csrf = createCsrf({ secret: options.csrfSecret, publicUrl: options.config.publicUrl })
   const portal: Portal = {
     ...options,

@@ -4,8 +4,10 @@
 // Each site passes its store (its own tables) and its cookie settings; `Secure` comes from PETSTORE_PUBLIC_URL,
 // never from the request (behind a TLS proxy the request itself arrives over http).
 import type {} from '@fastify/cookie'
+import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.js'
+import { hmacSha256 } from '../http/hmac.js'
 import { randomSecret } from './secrets.js'
 
 /** last_seen_at is written at most this often per session (the idle expiry does not need it finer). */
@@ -51,12 +53,37 @@ export interface Visitor<User> {
   /** The signed-in user, if the session cookie names a live session. */
   user?: User
   sessionId?: string
-  /** What this visitor's CSRF token is bound to: the session id, else the pre-session id. */
+  /** What this visitor's CSRF token is bound to: the session id, else the pre-session value (one the server made). */
   binding?: string
 }
 
-export function createSessions<User extends { id: string }>({ store, clock, cookies, idleMs, maxMs }: { store: SessionStore<User>; clock: Clock; cookies: SessionCookies; idleMs: number; maxMs: number }) {
+/**
+ * Pre-session values as `id.signature`, the signature an HMAC of the id with the site's secret (kept in the
+ * database: every instance accepts what another made). The purpose (the cookie's name) keeps it apart from the
+ * site's CSRF tokens, which the same secret signs.
+ */
+function preSessionValues(secret: string, purpose: string) {
+  const sign = hmacSha256(secret)
+  const signature = (id: string) => sign(`pre-session:${purpose}:${id}`).toString('base64url')
+  return {
+    issue(): string {
+      const id = randomSecret()
+      return `${id}.${signature(id)}`
+    },
+    /** The value if this service made it, else undefined. */
+    verified(value: string | undefined): string | undefined {
+      const dot = value?.indexOf('.') ?? -1
+      if (value === undefined || dot <= 0) return undefined
+      const want = Buffer.from(signature(value.slice(0, dot)))
+      const got = Buffer.from(value.slice(dot + 1))
+      return got.length === want.length && timingSafeEqual(got, want) ? value : undefined
+    },
+  }
+}
+
+export function createSessions<User extends { id: string }>({ store, clock, cookies, idleMs, maxMs, secret }: { store: SessionStore<User>; clock: Clock; cookies: SessionCookies; idleMs: number; maxMs: number; secret: string }) {
   const { options } = cookies
+  const preSessions = preSessionValues(secret, cookies.pre)
 
   async function liveSession(id: string): Promise<User | undefined> {
     const session = await store.findSession(id)
@@ -81,13 +108,14 @@ export function createSessions<User extends { id: string }>({ store, clock, cook
       const sessionId = request.cookies[cookies.session]
       const user = sessionId ? await liveSession(sessionId) : undefined
       if (user) return { user, sessionId, binding: sessionId }
-      return { binding: request.cookies[cookies.pre] }
+      // A pre-session cookie the server did not make is ignored: the next form gets a fresh one.
+      return { binding: preSessions.verified(request.cookies[cookies.pre]) }
     },
 
-    /** Gives an anonymous visitor a pre-session cookie (before rendering a form); returns its id. */
+    /** Gives an anonymous visitor a pre-session cookie (before rendering a form); returns its value. */
     ensurePreSession(reply: FastifyReply, visitor: Visitor<User>): string {
       if (visitor.binding) return visitor.binding
-      visitor.binding = randomSecret()
+      visitor.binding = preSessions.issue()
       reply.setCookie(cookies.pre, visitor.binding, options)
       return visitor.binding
     },

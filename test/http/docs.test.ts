@@ -112,3 +112,18 @@ test('over https the docs CSP also says upgrade-insecure-requests', async (t) =>
   )
   for (const csp of policies) assert.match(csp, /default-src 'self';.* upgrade-insecure-requests;$/)
 })
+
+test('no page may frame the docs (they share the console\'s origin): frame-ancestors \'none\' and X-Frame-Options: DENY', async (t) => {
+  const h = await startHarness(t, { listen: true })
+  for (const path of ['/docs', '/docs/', '/docs/static/index.html']) {
+    const res = await fetch(h.baseUrl + path, { redirect: 'manual' })
+    await res.arrayBuffer()
+    assert.equal(res.headers.get('x-frame-options'), 'DENY', path)
+    const csp = res.headers.get('content-security-policy')
+    if (res.status === 200 && path !== '/docs/static/index.html') assert.ok(csp, `${path} has no Content-Security-Policy`)
+    if (csp) {
+      assert.match(csp, /frame-ancestors 'none'/, path)
+      assert.doesNotMatch(csp, /frame-ancestors 'self'/, path)
+    }
+  }
+})

@@ -2,30 +2,11 @@
 // request too slow to arrive) still get the JSON Error body, an X-Request-Id and the client address's limit
 // headers, and count against that address. Sent byte for byte over a net.Socket to a listening server.
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
+import { portalHarness } from '../helpers/portal.js'
+import { parseResponse, sendRaw } from '../helpers/raw-http.js'
 import { limitHeaders } from '../limits/support.js'
-
-function sendRaw(baseUrl: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(baseUrl)
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname)
-    let received = ''
-    socket.setEncoding('utf8')
-    socket.on('data', (chunk) => (received += chunk))
-    socket.on('end', () => resolve(received))
-    socket.on('error', reject)
-    socket.write(bytes)
-  })
-}
-
-function parseResponse(raw: string) {
-  const [head = '', body = ''] = raw.split('\r\n\r\n')
-  const [statusLine = '', ...headerLines] = head.split('\r\n')
-  const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
-  return { status: Number(statusLine.split(' ')[1]), headers, body }
-}
 
 const ADDRESS_POLICY = '"minute";q=60;w=60'
 
@@ -129,4 +110,29 @@ test('refusals before routing count against the address: once it is out of reque
     assert.equal(assertErrorResponse(raw, 429, 'rate_limit_exceeded', Q3), 0, request)
     assert.match(parseResponse(raw).headers['retry-after'] ?? '', /^[1-9]\d*$/)
   }
+})
+
+test('a request with two Host headers is a 400: the Error body on the API and the docs, the site\'s page on the portal and the console', async (t) => {
+  const h = await portalHarness(t, { listen: true })
+  const twice = (method: string, path: string, hosts = 'Host: a.example\r\nHost: b.example', version = '1.1') =>
+    sendRaw(h.baseUrl, `${method} ${path} HTTP/${version}\r\n${hosts}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+  for (const raw of [
+    await twice('GET', '/v1/pets'),
+    await twice('POST', '/v1/pets'),
+    await twice('GET', '/v1/pets', 'Host: a.example\r\nhost: a.example'),
+    await twice('GET', '/v1/pets', 'HOST: a.example\r\nHost: b.example', '1.0'),
+    await twice('GET', '/docs/json'),
+    await twice('GET', '/nothing'),
+  ]) {
+    assertErrorResponse(raw, 400, 'bad_request')
+    assert.match(JSON.parse(parseResponse(raw).body).message, /one Host header/, raw)
+  }
+  for (const [method, path] of [['GET', '/portal/login'], ['POST', '/portal/login'], ['GET', '/console/login'], ['POST', '/console/login']] as const) {
+    const response = parseResponse(await twice(method, path))
+    assert.equal(response.status, 400, `${method} ${path}`)
+    assert.match(response.headers['content-type'] ?? '', /^text\/html/, `${method} ${path}`)
+    assert.match(response.body, /one Host header/)
+  }
+  // One Host is served as before.
+  assert.equal(parseResponse(await sendRaw(h.baseUrl, 'GET /portal/login HTTP/1.1\r\nHost: a.example\r\nConnection: close\r\n\r\n')).status, 200)
 })
