@@ -4,6 +4,8 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { createAccountPurge } from './accounts/account-purge.js'
 import { createAuditRetention } from './audit/audit-retention.js'
+import { keepAuditEntries } from './audit/audit-guard.js'
+import { logAuditEntries } from './audit/audit.repository.js'
 import { bootstrapLocalAccount } from './accounts/bootstrap.js'
 import { buildApp } from './app.js'
 import { loggerOptions } from './http/base-app.js'
@@ -76,6 +78,8 @@ export async function openAndMigrate(config: Config, options: { poolSize?: numbe
       const migrationLog = createLogDestination(config, 1, { sync: true })
       await migrateToLatest(handle.db, pino({ level: config.logLevel }, migrationLog))
       migrationLog.flushSync()
+      // AUDIT_RETENTION_DAYS into the audit log's trigger (audit-guard.ts); a cluster's workers leave it to the primary.
+      await keepAuditEntries(handle.db, config.auditRetentionDays)
     }
   } catch (error) {
     await handle.close().catch(() => {})
@@ -92,6 +96,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // One destination for every logger of the process (JSON lines on stdout, or pino-pretty: LOG_FORMAT).
   const logDestination = createLogDestination(config)
   const bootLog = pino({ level: config.logLevel }, logDestination)
+  // Each audit entry this process writes is a log line too (for shipping the log elsewhere: README, Audit log).
+  logAuditEntries(bootLog)
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
   const services = await buildServices({ config, db: handle.db, pool: handle.pool, reads: handle.reads, engine: handle.engine, rateLimitStore, log: bootLog })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
@@ -133,7 +139,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const accountPurge = createAccountPurge({ db: handle.db, clock: services.clock, engine: handle.engine, log })
   accountPurge.start()
   // Audit log entries past AUDIT_RETENTION_DAYS: deleted at start and every hour (audit-retention.ts).
-  const auditRetention = createAuditRetention({ audit: services.audit, clock: services.clock, days: config.auditRetentionDays, log })
+  const auditRetention = createAuditRetention({ audit: services.audit, days: config.auditRetentionDays, log })
   auditRetention.start()
   const usageFlush = setInterval(() => {
     services.usage.flush().catch(loopFailed('writing usage counts failed; they are kept for the next try'))

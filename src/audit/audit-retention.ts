@@ -1,26 +1,24 @@
 // The audit log's retention: entries older than AUDIT_RETENTION_DAYS are deleted by the running service, at start
-// and every hour (the only deletion the PostgreSQL trigger lets through, see audit.repository.ts purge). Every
-// instance runs it; the delete is idempotent, so two at once only share the work.
-import type { Clock } from '../clock.js'
+// and every hour. Their age is measured by the database's clock, as the trigger that refuses any younger one's
+// deletion measures it (audit-guard.ts). Every instance runs it; the delete is idempotent, so two at once only share
+// the work.
 import type { AuditRepository } from './audit.repository.js'
 
 export const AUDIT_RETENTION_EVERY_MS = 60 * 60 * 1000
-const DAY_MS = 24 * 60 * 60 * 1000
 
 interface Log {
   info: (obj: object, msg: string) => void
   error: (obj: object, msg: string) => void
 }
 
-export function createAuditRetention({ audit, clock, days, log, everyMs = AUDIT_RETENTION_EVERY_MS }: { audit: Pick<AuditRepository, 'purge'>; clock: Clock; days: number; log?: Log; everyMs?: number }) {
+export function createAuditRetention({ audit, days, log, everyMs = AUDIT_RETENTION_EVERY_MS }: { audit: Pick<AuditRepository, 'purge'>; days: number; log?: Log; everyMs?: number }) {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<unknown> = Promise.resolve()
 
   /** One pass: deletes the entries older than the retention; returns how many. */
   async function run(): Promise<number> {
-    const before = new Date(clock.now() - days * DAY_MS).toISOString()
-    const deleted = await audit.purge(before)
-    if (deleted > 0) log?.info({ deleted, before }, 'deleted audit log entries past their retention')
+    const deleted = await audit.purge(days)
+    if (deleted > 0) log?.info({ deleted, days }, 'deleted audit log entries past their retention')
     return deleted
   }
 

@@ -1,9 +1,9 @@
 // The append-only audit log. Changes write their entry with `writeAudit` on the executor of their own transaction,
-// so an entry exists exactly when its change was committed. Nothing updates an entry; the retention job alone
-// deletes those older than AUDIT_RETENTION_DAYS (on PostgreSQL a trigger refuses anything else, see migration 0008).
+// so an entry exists exactly when its change was committed. Nothing updates an entry; the retention job deletes
+// those older than AUDIT_RETENTION_DAYS, and a trigger refuses any younger one's deletion (audit-guard.ts).
 import { sql, type Kysely } from 'kysely'
-import { dialectOf } from '../db/database.js'
 import type { Database } from '../db/schema.js'
+import { auditCutoff } from './audit-guard.js'
 import type { AuditActor, AuditEntry, AuditEvent, AuditAction } from './audit-event.js'
 
 function actorColumns(actor: AuditActor) {
@@ -19,20 +19,35 @@ function actorColumns(actor: AuditActor) {
   }
 }
 
+/** Where the service writes each entry as a log line too (set by `serve`: one logger per process). */
+let entryLog: { info: (fields: object, msg: string) => void } | undefined
+
+/**
+ * Every entry written from now on is also an info-level JSON log line (`"msg":"audit entry"`, with the entry's seq,
+ * time, actor, action, target and changes: never a secret, as the entry itself), for shipping the log elsewhere. It
+ * is written with the entry, inside its change's transaction: a transaction that fails after it leaves a line whose
+ * entry (and change) was rolled back. `undefined` stops it.
+ */
+export function logAuditEntries(log: typeof entryLog): void {
+  entryLog = log
+}
+
 /** Appends one entry, in `executor`'s transaction (the change's own). `at`: epoch ms (the change's clock). */
 export async function writeAudit(executor: Kysely<Database>, at: number, actor: AuditActor, entry: AuditEntry): Promise<void> {
-  await executor
-    .insertInto('audit_events')
-    .values({
-      at: new Date(at).toISOString(),
-      ...actorColumns(actor),
-      action: entry.action,
-      account_id: entry.accountId ?? null,
-      target_kind: entry.target?.kind ?? null,
-      target_id: entry.target?.id ?? null,
-      changes: entry.changes === undefined ? null : JSON.stringify(entry.changes),
-    })
-    .execute()
+  const row = {
+    at: new Date(at).toISOString(),
+    ...actorColumns(actor),
+    action: entry.action,
+    account_id: entry.accountId ?? null,
+    target_kind: entry.target?.kind ?? null,
+    target_id: entry.target?.id ?? null,
+    changes: entry.changes === undefined ? null : JSON.stringify(entry.changes),
+  }
+  if (entryLog === undefined) return void (await executor.insertInto('audit_events').values(row).execute())
+  const { seq } = await executor.insertInto('audit_events').values(row).returning('seq').executeTakeFirstOrThrow()
+  // The shape `audit list --json` prints.
+  const logged = { seq: String(seq), at: row.at, actor: { kind: row.actor_kind, id: row.actor_id, email: row.actor_email, address: row.actor_address } }
+  entryLog.info({ audit: { ...logged, action: entry.action, accountId: row.account_id, target: entry.target ?? null, changes: entry.changes ?? null } }, 'audit entry')
 }
 
 export interface AuditFilter {
@@ -80,14 +95,13 @@ export function createAuditRepository({ db, clock }: { db: Kysely<Database>; clo
       }))
     },
 
-    /** The retention job: deletes entries older than `before` (ISO); returns how many. */
-    async purge(before: string): Promise<number> {
-      return db.transaction().execute(async (trx) => {
-        // The trigger lets this transaction, and only it, delete (set_config(…, true) is local to it).
-        if (dialectOf(db) === 'postgres') await sql`select set_config('petstore.audit_retention', 'on', true)`.execute(trx)
-        const result = await trx.deleteFrom('audit_events').where('at', '<', before).executeTakeFirst()
-        return Number(result.numDeletedRows)
-      })
+    /**
+     * The retention job: deletes entries more than `days` old by the database's clock, the one the trigger measures
+     * by (so it lets each of them go, whatever the service's own clock says); returns how many.
+     */
+    async purge(days: number): Promise<number> {
+      const result = await db.deleteFrom('audit_events').where('at', '<', auditCutoff(db, days)).executeTakeFirst()
+      return Number(result.numDeletedRows)
     },
   }
 }

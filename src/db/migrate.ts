@@ -11,6 +11,7 @@ import { portalAccounts } from './migrations/0007_portal_accounts.js'
 import { consoleAudit } from './migrations/0008_console_audit.js'
 import { consoleLookups } from './migrations/0009_console_lookups.js'
 import { keyScopes } from './migrations/0010_key_scopes.js'
+import { auditAge } from './migrations/0011_audit_age.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0008_console_audit': consoleAudit,
   '0009_console_lookups': consoleLookups,
   '0010_key_scopes': keyScopes,
+  '0011_audit_age': auditAge,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

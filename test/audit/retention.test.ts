@@ -1,9 +1,10 @@
 // Retention: the running service's job deletes entries older than AUDIT_RETENTION_DAYS and nothing younger; nothing
-// else may change or delete an entry (real SQL against the real database: PostgreSQL's trigger refuses UPDATE and
-// DELETE outside the job's transaction; SQLite's refuses UPDATE).
+// may change an entry, nor delete a younger one (real SQL against the real database: the trigger refuses UPDATE,
+// TRUNCATE and the DELETE of an entry younger than the retention, by the database's clock; see append-only.test.ts).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
+import { keepAuditEntries } from '../../src/audit/audit-guard.js'
 import { createAuditRetention } from '../../src/audit/audit-retention.js'
 import { createAuditRepository } from '../../src/audit/audit.repository.js'
 import { loadConfig } from '../../src/config.js'
@@ -14,10 +15,11 @@ const DAY = 24 * 60 * 60 * 1000
 const cli = { kind: 'cli', user: 'alice' } as const
 
 async function withEntries(t: Parameters<typeof startHarness>[0]) {
-  const h = await startHarness(t)
+  // Ages are the database's to measure (its own clock): the test clock starts 400 days in the real past.
+  const start = Date.now() - 400 * DAY
+  const h = await startHarness(t, { now: start })
   const audit = createAuditRepository({ db: h.handle.db, clock: h.clock })
-  const start = h.clock.now()
-  // Three entries: 400, 366 and 10 days old as seen from `start + 400 days`.
+  // Three entries: 400, 366 and 10 days old now.
   for (const [i, age] of [400, 366, 10].entries()) {
     h.clock.set(start + (400 - age) * DAY)
     await audit.record(cli, { action: 'ban.lifted', accountId: `acct_${i}`, target: { kind: 'key', id: `key_${i}` } })
@@ -34,14 +36,14 @@ test('AUDIT_RETENTION_DAYS: 365 by default, a positive whole number of days', ()
 
 test('the retention job deletes entries older than the retention, and only those', async (t) => {
   const { h, audit } = await withEntries(t)
-  const job = createAuditRetention({ audit, clock: h.clock, days: 365 })
+  const job = createAuditRetention({ audit, days: 365 })
   assert.equal(await job.run(), 2)
   const left = await audit.list({ limit: 10 })
   assert.deepEqual(left.map((e) => e.accountId), ['acct_2'])
   assert.equal(await job.run(), 0, 'a second pass finds nothing')
-  // As the server runs it: at start, then on its timer.
-  h.clock.set(h.clock.now() + 400 * DAY)
-  const running = createAuditRetention({ audit, clock: h.clock, days: 365, everyMs: 60_000 })
+  // As the server runs it, started with AUDIT_RETENTION_DAYS=5 (written into the trigger first): at start, then on its timer.
+  await keepAuditEntries(h.handle.db, 5)
+  const running = createAuditRetention({ audit, days: 5, everyMs: 60_000 })
   running.start()
   await running.stop()
   assert.deepEqual(await audit.list({ limit: 10 }), [])
@@ -54,13 +56,11 @@ test('an entry cannot be changed with plain SQL', async (t) => {
   assert.ok(rows.every((r) => r.action === 'ban.lifted'))
 })
 
-test('PostgreSQL: a plain DELETE (or TRUNCATE) is refused; the retention job alone deletes', async (t) => {
-  if (backend !== 'postgres') return t.skip('the trigger that refuses DELETE is PostgreSQL’s')
+test('a plain DELETE reaching a young entry (or TRUNCATE) is refused; the job deletes the old ones only', async (t) => {
   const { h, audit } = await withEntries(t)
-  await assert.rejects(sql`delete from audit_events`.execute(h.handle.db), /append-only: DELETE refused/)
-  await assert.rejects(sql`truncate audit_events`.execute(h.handle.db), /append-only/)
-  // The job's permission is its own transaction's: it does not leak to the connection afterwards.
-  assert.equal(await audit.purge(new Date(h.clock.now() - 365 * DAY).toISOString()), 2)
-  await assert.rejects(sql`delete from audit_events`.execute(h.handle.db), /append-only: DELETE refused/)
+  await assert.rejects(sql`delete from audit_events`.execute(h.handle.db), /append-only: DELETE of an entry younger than 365 days refused/)
+  if (backend === 'postgres') await assert.rejects(sql`truncate audit_events`.execute(h.handle.db), /append-only: TRUNCATE refused/)
+  assert.equal(await audit.purge(365), 2)
+  await assert.rejects(sql`delete from audit_events`.execute(h.handle.db), /append-only: DELETE of an entry younger/)
   assert.equal((await h.handle.db.selectFrom('audit_events').select('seq').execute()).length, 1)
 })

@@ -14,7 +14,8 @@ import { freePort } from '../helpers/ports.js'
 import { repoRoot } from '../helpers/root.js'
 
 const ROOT = fileURLToPath(repoRoot)
-const KEY = /ps_test_[A-Za-z0-9_-]+/
+// The whole key (the log names only its prefix, `ps_test_AbCd`, in the audit entry of its creation).
+const KEY = /ps_test_[A-Za-z0-9_-]{43}/
 
 interface Member {
   pid: number
