@@ -1,10 +1,13 @@
 // What an audit entry says: who did it (the actor), what they did (one of a closed list of actions), to what, and
 // what changed. A shared type of its own: the account, portal, operator and console modules all write entries.
 
-/** Who made a change. `address` is the client address of the request that made it (none for the CLI). */
+/**
+ * Who made a change. `address` is the client address of the request that made it (none for the CLI). An operator
+ * with no id: a console log-in with an email no operator has (the email as typed, cut short).
+ */
 export type AuditActor =
   | { kind: 'account'; accountId: string; email: string | null; address?: string }
-  | { kind: 'operator'; operatorId: string; email: string; address?: string }
+  | { kind: 'operator'; operatorId: string | null; email: string; address?: string }
   | { kind: 'cli'; user: string }
   /** The service itself (the retention job, a sweeper). */
   | { kind: 'system' }

@@ -2,11 +2,12 @@
 // Used by the console's audit page and its CSV export; plain text (the pages escape it).
 import type { AuditEvent } from './audit-event.js'
 
-/** `ops@example.com (operator)`, `owner@example.com (integrator)`, `cli (user alice)`, `the service`. */
+/** `ops@example.com (operator)`, `typo@example.com (no such operator)`, `owner@example.com (integrator)`, `cli (user alice)`, `the service`. */
 export function actorText(actor: AuditEvent['actor']): string {
   switch (actor.kind) {
     case 'operator':
-      return `${actor.email ?? actor.id ?? 'unknown'} (operator)`
+      // No id: someone typed this email at the console's log-in, and no operator has it.
+      return actor.id === null ? `${actor.email ?? 'unknown'} (no such operator)` : `${actor.email ?? actor.id} (operator)`
     case 'account':
       return `${actor.email ?? actor.id ?? 'unknown'} (integrator)`
     case 'cli':

@@ -11,6 +11,7 @@ export const ConsoleLoginBody = formBody({ email, password, code, next: Type.Opt
 export const ConsoleLoginQuery = pageQuery({ next: Type.Optional(Type.String()) })
 export const SetupParams = Type.Object({ token: Type.String() })
 // The form's hidden `username` (the operator's email, for password managers) comes along from a browser; unused.
-export const SetupBody = formBody({ password, code, username: Type.Optional(email) })
+export const SetupPasswordBody = formBody({ password, username: Type.Optional(email) })
+export const SetupCodeBody = formBody({ code })
 export const CsrfOnlyBody = formBody({})
 export const NoQuery = pageQuery({})

@@ -1,7 +1,8 @@
 // Console log-in: email, password and a current TOTP code (or a recovery code, used up by it). One message for
 // every failure; throttled like the portal's log-in (src/web/login-throttle.ts, on operator_login_failures). A
 // TOTP code is accepted once: its step is recorded with a conditional UPDATE, so a replay (even a concurrent one)
-// fails. Codes are checked only after the password, so nobody without it can use up a code.
+// fails. Codes are checked only after the password, so nobody without it can use up a code. Every attempt, the
+// throttled ones included, is an audit entry with the client address (login-audit.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Operator } from '../operators/operator.js'
@@ -13,10 +14,11 @@ import { html } from '../web/html.js'
 import { createLoginThrottle } from '../web/login-throttle.js'
 import { pageResponses } from '../web/page-schemas.js'
 import { verifyAgainstNobody, verifyPassword } from '../web/passwords.js'
-import { redirect, sendPage } from '../web/reply.js'
+import { PageError, redirect, sendPage } from '../web/reply.js'
 import type { OperatorConsole } from './console.plugin.js'
 import { ConsoleLoginBody, ConsoleLoginQuery, CsrfOnlyBody, NoQuery } from './console.schemas.js'
 import { consolePage, csrfField, notice } from './layout.js'
+import { loginAudit } from './login-audit.js'
 import { safeNext } from './safe-next.js'
 
 const FAILED = 'Email, password or code is incorrect.'
@@ -60,8 +62,9 @@ async function checkCode(operators: OperatorsRepository, operator: Operator, sec
 
 export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
-  const { operators, sessions, audit } = c
+  const { operators, sessions } = c
   const throttle = createLoginThrottle({ store: operators.failures, clock: c.clock })
+  const record = loginAudit(c)
   const hide = true
 
   r.get('/login', { schema: { hide, querystring: ConsoleLoginQuery, response: pageResponses({ 200: 'The log-in form' }) } }, async (request, reply) => {
@@ -74,18 +77,18 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
   r.post('/login', { schema: { hide, querystring: NoQuery, body: ConsoleLoginBody, response: pageResponses({ 429: 'Too many failed log-ins' }) } }, async (request, reply) => {
     const { email, password, code } = request.body
     const next = safeNext(request.body.next)
-    const who = { email: emailKeyOf(email), address: request.ip }
-    const attempt = await throttle.attempt(who)
+    const address = request.ip
+    const attempt = await throttle.attempt({ email: emailKeyOf(email), address }).catch(async (error: unknown) => {
+      if (error instanceof PageError && error.status === 429) await record.failed(email, address, 'throttled')
+      throw error
+    })
     const found = await operators.credentials(email)
     const passwordOk = found ? await verifyPassword(password, found.passwordHash) : await verifyAgainstNobody(password, app.config.passwordHashCost)
     const method = found && passwordOk ? await secondFactor(operators, found.operator, found.totpSecret, code, c.clock.now()) : undefined
     if (!found || !method || method === 'over_budget') {
-      // A failure against a real operator is on record (which factor failed: for whoever investigates it).
-      if (found) {
-        const actor = { kind: 'operator' as const, operatorId: found.operator.id, email: found.operator.email, address: request.ip }
-        const failed = !passwordOk ? 'password' : method === 'over_budget' ? 'code_not_checked_too_many_attempts' : 'code'
-        await audit.record(actor, { action: 'operator.login_failed', target: { kind: 'operator', id: found.operator.id }, changes: { failed } })
-      }
+      // Which factor failed, for whoever investigates it (an unknown email: as typed, see login-audit.ts).
+      const failed = !found ? undefined : !passwordOk ? 'password' : method === 'over_budget' ? 'code_not_checked_too_many_attempts' : 'code'
+      await record.failed(email, address, failed, found?.operator)
       const ctx = c.context(request, reply)
       return sendPage(reply, 400, consolePage(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: FAILED })))
     }
@@ -93,7 +96,7 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
     const operator = found.operator
     await sessions.start(request, reply, request.operatorVisitor, operator)
     const changes = method === 'recovery_code' ? { method, recoveryCodesLeft: await operators.recoveryCodesLeft(operator.id) } : { method }
-    await audit.record({ kind: 'operator', operatorId: operator.id, email: operator.email, address: request.ip }, { action: 'operator.login', target: { kind: 'operator', id: operator.id }, changes })
+    await record.succeeded(operator, address, changes)
     return redirect(reply, next)
   })
 

@@ -12,6 +12,7 @@ import { consoleAudit } from './migrations/0008_console_audit.js'
 import { consoleLookups } from './migrations/0009_console_lookups.js'
 import { keyScopes } from './migrations/0010_key_scopes.js'
 import { auditAge } from './migrations/0011_audit_age.js'
+import { setupBrowser } from './migrations/0013_setup_browser.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0009_console_lookups': consoleLookups,
   '0010_key_scopes': keyScopes,
   '0011_audit_age': auditAge,
+  '0013_setup_browser': setupBrowser,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

@@ -197,7 +197,11 @@ export interface OperatorTokensTable {
   created_at: bigint | number
   expires_at: bigint | number
   used_at: bigint | number | null
+  /** The TOTP secret made for the browser that sent the new password, until a code from it confirms it. */
   pending_secret: string | null
+  /** The hash of that browser's setup cookie, and of the password it sent (migration 0013). */
+  pending_browser: string | null
+  pending_password_hash: string | null
 }
 
 export interface OperatorRecoveryCodesTable {

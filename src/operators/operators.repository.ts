@@ -1,6 +1,6 @@
 // Operators: created with a single-use setup link (24 h), listed, disabled (which ends their sessions), given a
-// role; the setup itself (password, authenticator, 10 recovery codes stored as hashes); and the log-in factors'
-// single use (a TOTP step, a recovery code). Each change writes its audit entry in its own transaction.
+// role; the setup itself (password, authenticator, 10 recovery codes stored as hashes: operator-setup.ts); and the
+// log-in factors' single use (a TOTP step, a recovery code). Each change writes its audit entry in its own transaction.
 import { randomBytes } from 'node:crypto'
 import { PostgresAdapter, type Kysely } from 'kysely'
 import { writeAudit } from '../audit/audit.repository.js'
@@ -11,10 +11,10 @@ import type { Database } from '../db/schema.js'
 import { emailKeyOf, parseEmailAddress } from '../web/email-address.js'
 import { randomSecret, secretHash } from '../web/secrets.js'
 import { operatorOf, OperatorError, type Operator, type OperatorRole } from './operator.js'
-import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js'
+import { recoveryCodeHash } from './recovery-codes.js'
 import { operatorSessionsStore } from './operator-sessions.js'
+import { operatorSetup } from './operator-setup.js'
 import { codeAttempts } from './code-attempts.js'
-import { newTotpSecret } from './totp.js'
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60 * 1000
 
@@ -40,20 +40,6 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
     const found = await row(id)
     if (!found) throw new OperatorError('not_found', `no operator ${id}`)
     return found
-  }
-
-  /** The operator a usable (unused, unexpired) setup token belongs to, with the token row. */
-  async function setupToken(token: string) {
-    return db
-      .selectFrom('operator_tokens')
-      .innerJoin('operators', 'operators.id', 'operator_tokens.operator_id')
-      .selectAll('operators')
-      .select(['operator_tokens.pending_secret'])
-      .where('operator_tokens.token_hash', '=', secretHash(token))
-      .where('operator_tokens.used_at', 'is', null)
-      .where('operator_tokens.expires_at', '>', now())
-      .where('operators.disabled_at', 'is', null)
-      .executeTakeFirst()
   }
 
   return {
@@ -134,50 +120,6 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
       return operatorOf({ ...before, role })
     },
 
-    /**
-     * The operator a setup link is for and the TOTP secret it offers (made on first use and kept with the token, so
-     * reloading the page shows the same QR code); undefined when the link is used, expired or its operator disabled.
-     */
-    async beginSetup(token: string): Promise<{ operator: Operator; secret: string } | undefined> {
-      const found = await setupToken(token)
-      if (!found) return undefined
-      if (found.pending_secret !== null) return { operator: operatorOf(found), secret: found.pending_secret }
-      await db.updateTable('operator_tokens').set({ pending_secret: newTotpSecret() }).where('token_hash', '=', secretHash(token)).where('pending_secret', 'is', null).execute()
-      const again = await setupToken(token)
-      return again?.pending_secret ? { operator: operatorOf(again), secret: again.pending_secret } : undefined
-    },
-
-    /**
-     * Completes a setup: the token is used up (one statement, so two submissions cannot both pass), the password
-     * and the confirmed secret are set, `step` (the confirming code's) is recorded as used, and 10 recovery codes
-     * are made. Returns them (shown once), or undefined when the link was no longer usable.
-     */
-    async completeSetup(token: string, input: { passwordHash: string; secret: string; step: number }): Promise<{ operator: Operator; recoveryCodes: string[] } | undefined> {
-      const at = now()
-      const codes = newRecoveryCodes()
-      return engine.transaction(async (trx) => {
-        const used = await trx
-          .updateTable('operator_tokens')
-          .set({ used_at: at })
-          .where('token_hash', '=', secretHash(token))
-          .where('used_at', 'is', null)
-          .where('expires_at', '>', at)
-          .where('pending_secret', '=', input.secret)
-          .returning('operator_id')
-          .executeTakeFirst()
-        if (!used) return undefined
-        const id = used.operator_id
-        const updated = await trx.updateTable('operators').set({ password_hash: input.passwordHash, totp_secret: input.secret, totp_last_step: input.step, password_changed_at: at }).where('id', '=', id).where('disabled_at', 'is', null).executeTakeFirst()
-        if (updated.numUpdatedRows !== 1n) return undefined
-        await trx.deleteFrom('operator_recovery_codes').where('operator_id', '=', id).execute()
-        await trx.insertInto('operator_recovery_codes').values(codes.map((code) => ({ code_hash: recoveryCodeHash(code)!, operator_id: id, used_at: null }))).execute()
-        await trx.deleteFrom('operator_sessions').where('operator_id', '=', id).execute()
-        const operator = operatorOf((await trx.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirstOrThrow()))
-        await writeAudit(trx, at, { kind: 'operator', operatorId: id, email: operator.email }, { action: 'operator.setup_completed', target: target(id) })
-        return { operator, recoveryCodes: codes }
-      })
-    },
-
     /** Records `step` as the operator's last accepted TOTP step, if it is later than the last one: false = replay. */
     async acceptTotpStep(id: string, step: number): Promise<boolean> {
       const result = await db
@@ -203,6 +145,8 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
       return rows.length
     },
 
+    /** The setup through the link: a secret made for the browser that sent the password (operator-setup.ts). */
+    ...operatorSetup({ db, clock, engine }),
     /** Console sessions and failed log-ins (operator-sessions.ts). */
     ...operatorSessionsStore({ db, clock }),
     /** The budget of code attempts per operator across addresses (code-attempts.ts). */

@@ -130,16 +130,20 @@ test('setup links: a secret of the attacker\'s choosing is not taken, a disabled
   const h = await consoleHarness(t)
   const { operator, setupToken } = await h.app.operators!.create({ email: 'victim@ops.example', role: 'admin', actor: cli })
   const c = client(h.app)
-  const form = await c.get(`/console/setup/${setupToken}`)
-  const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(form.body)![1]!
+  const link = `/console/setup/${setupToken}`
+  await c.get(link)
+  const offered = await c.post(link, { password: `operator ${GOOD_PASSWORD}` })
+  const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(offered.body)![1]!
   const mine = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
   const now = h.clock.now()
   // A code of the attacker's own secret, with the secret posted along (or in place of the form's): refused.
   for (const extra of [{ secret: mine }, { secret: mine, totp_secret: mine }] as Record<string, string>[]) {
-    const r = await c.post(`/console/setup/${setupToken}`, { password: `operator ${GOOD_PASSWORD}`, code: totpCode(mine, now), ...extra })
-    assert.ok(r.statusCode === 400, `status ${r.statusCode}`)
+    for (const [url, fields] of [[link, { password: `operator ${GOOD_PASSWORD}` }], [`${link}/confirm`, { code: totpCode(mine, now) }]] as const) {
+      const r = await c.post(url, { ...fields, ...extra })
+      assert.ok(r.statusCode === 400, `status ${r.statusCode}`)
+    }
   }
-  const done = await c.post(`/console/setup/${setupToken}`, { password: `operator ${GOOD_PASSWORD}`, code: totpCode(secret, now) })
+  const done = await c.post(`${link}/confirm`, { code: totpCode(secret, now) })
   assert.equal(done.statusCode, 200)
   const codes = [...done.body.matchAll(/<code>([0-9a-z]{5}-[0-9a-z]{5})<\/code>/g)].map((m) => m[1]!)
   assert.equal(codes.length, 10)
@@ -153,10 +157,13 @@ test('setup links: a secret of the attacker\'s choosing is not taken, a disabled
   // A link whose operator was disabled before using it: dead, on GET and POST.
   const second = await h.app.operators!.create({ email: 'later@ops.example', role: 'admin', actor: cli })
   const d = client(h.app)
-  const secondSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec((await d.get(`/console/setup/${second.setupToken}`)).body)![1]!
+  const secondLink = `/console/setup/${second.setupToken}`
+  await d.get(secondLink)
+  const secondSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec((await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).body)![1]!
   await h.app.operators!.disable(second.operator.id, cli)
-  assert.equal((await d.get(`/console/setup/${second.setupToken}`)).statusCode, 410)
-  assert.equal((await d.post(`/console/setup/${second.setupToken}`, { password: `operator ${GOOD_PASSWORD}`, code: totpCode(secondSecret, now) })).statusCode, 410)
+  assert.equal((await d.get(secondLink)).statusCode, 410)
+  assert.equal((await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).statusCode, 410)
+  assert.equal((await d.post(`${secondLink}/confirm`, { code: totpCode(secondSecret, now) })).statusCode, 410)
 })
 
 test('CSRF: no Origin nor Referer, another session\'s token, a foreign Referer: 403 and nothing changes', async (t) => {
@@ -316,12 +323,16 @@ test('no secret in a log line or in audit_events: setup token, password, TOTP se
   const h = await consoleHarness(t, { logger: { level: 'trace', stream: { write: (l: string) => void lines.push(l) } } })
   const { operator, setupToken } = await h.app.operators!.create({ email: 'logs@ops.example', role: 'admin', actor: cli })
   const c = client(h.app)
-  const form = await c.get(`/console/setup/${setupToken}`)
-  const totpSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(form.body)![1]!
+  const link = `/console/setup/${setupToken}`
+  await c.get(link)
   const password = `operator ${GOOD_PASSWORD}`
   const now = h.clock.now()
-  await c.post(`/console/setup/${setupToken}`, { password: 'short', code: '000000' })
-  const done = await c.post(`/console/setup/${setupToken}`, { password, code: totpCode(totpSecret, now) })
+  await c.post(link, { password: 'short' })
+  const offered = await c.post(link, { password })
+  const totpSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(offered.body)![1]!
+  const setupCookie = c.jar.get('console_setup')!
+  await c.post(`${link}/confirm`, { code: '000000' })
+  const done = await c.post(`${link}/confirm`, { code: totpCode(totpSecret, now) })
   const codes = [...done.body.matchAll(/<code>([0-9a-z]{5}-[0-9a-z]{5})<\/code>/g)].map((m) => m[1]!)
   const op = { email: operator.email, password }
   assert.equal((await logIn(c, op, codes[0]!)).statusCode, 303)
@@ -333,7 +344,7 @@ test('no secret in a log line or in audit_events: setup token, password, TOTP se
   await h.app.inject({ url: '/v1/pets', headers: bearer(account.key) })
   await h.app.inject({ url: '/v1/pets', headers: bearer(`${account.key}x`) })
   const sessionIds = [...c.jar.values(), ...d.jar.values()].filter((v) => v.length > 20)
-  const secrets = [setupToken, password, totpSecret, ...codes, ...codes.map((x) => x.replace('-', '')), ...sessionIds, account.key]
+  const secrets = [setupToken, setupCookie, password, totpSecret, ...codes, ...codes.map((x) => x.replace('-', '')), ...sessionIds, account.key]
   const audit = JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
   for (const s of secrets) {
     assert.ok(!lines.some((l) => l.includes(s)), `in a log line: ${s}`)

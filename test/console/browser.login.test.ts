@@ -1,8 +1,8 @@
 // An operator's first day in Chromium: created by the real CLI (`petstore operators create --json`), set up on the
-// setup page (password, the TOTP secret read from the page, a code computed from it, the QR code shown), the
-// recovery codes shown once; log-in with the keyboard alone and a current code, a replayed code refused, log-in
-// with a recovery code (used up by it), a wrong code refused; every page without a serious axe violation; the
-// log-ins and failures on record in /console/audit and in `petstore audit list --json`.
+// setup pages (the password first, then the TOTP secret made for this browser read from the page, a code computed
+// from it, the QR code shown), the recovery codes shown once; log-in with the keyboard alone and a current code, a
+// replayed code refused, log-in with a recovery code (used up by it), a wrong code refused; every page without a
+// serious axe violation; the log-ins and failures on record in /console/audit and in `petstore audit list --json`.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { launchChromium } from '../helpers/browser.js'
@@ -19,8 +19,8 @@ test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code 
   const created = await operatorByCli(h, EMAIL, 'admin')
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage()
 
-  // Setup: the secret as text and as a QR code; the password and a current code.
-  const { secret, recoveryCodes } = await setUpInBrowser(page, h, created.setupLink, OPERATOR_PASSWORD, (p) => accessible(p, 'console-setup'))
+  // Setup: the password; then the secret as text and as a QR code, and a current code.
+  const { secret, recoveryCodes } = await setUpInBrowser(page, h, created.setupLink, OPERATOR_PASSWORD, (p, form) => accessible(p, form === 'password' ? 'console-setup-password' : 'console-setup'))
   await accessible(page, 'console-recovery-codes')
   assert.ok(recoveryCodes.every((c) => /^[0-9a-z]{5}-[0-9a-z]{5}$/.test(c)), recoveryCodes.join(' '))
   // The link is used up.

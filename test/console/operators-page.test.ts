@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { totpCode } from '../../src/operators/totp.js'
-import { consoleHarness, logIn, OPERATOR_PASSWORD, ORIGIN, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
+import { consoleHarness, logIn, OPERATOR_PASSWORD, ORIGIN, setUpThroughPages, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
 import { client } from '../helpers/portal.js'
 import { buttonsOf, locationOf } from './account-support.js'
 
@@ -43,15 +43,9 @@ test('an admin creates an operator: the setup link is shown once, from the publi
   // Shown once: the list again has no link.
   assert.doesNotMatch((await admin.get('/console/operators')).body, /console\/setup\//)
 
-  // The link works: the setup page, a password and a code, then a log-in.
+  // The link works: the setup pages (a password, then a code), then a log-in.
   const newcomer = client(h.app)
-  const path = new URL(link).pathname
-  const form = await newcomer.get(path)
-  assert.equal(form.statusCode, 200)
-  const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(form.body)![1]!
-  const done = await newcomer.post(path, { password: OPERATOR_PASSWORD, code: totpCode(secret, h.clock.now()) })
-  assert.equal(done.statusCode, 200, done.body)
-  assert.match(done.body, /Save your recovery codes/)
+  const { secret } = await setUpThroughPages(newcomer, new URL(link).pathname.split('/').at(-1)!, OPERATOR_PASSWORD, h.clock.now())
   const loggedIn = await logIn(newcomer, { email: 'New.Person@ops.example', password: OPERATOR_PASSWORD }, totpCode(secret, h.clock.now() + 30_000))
   assert.equal(locationOf(loggedIn), '/console')
   assert.match(rowOf((await admin.get('/console/operators')).body, 'New.Person@ops.example'), /<span class="state-active">active<\/span>/)

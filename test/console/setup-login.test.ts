@@ -1,51 +1,61 @@
-// Setting up through the emailed-by-hand setup link and logging in, over HTTP: the QR code drawn in the page, the
-// confirming code, recovery codes shown once; log-in with a TOTP code (computed from the secret as an app does),
-// with a recovery code (then used up); a replayed code refused; one message for every failure; the throttle.
+// Setting up through the emailed-by-hand setup link and logging in, over HTTP: the password first, then the QR code
+// drawn in the page, the confirming code, recovery codes shown once; log-in with a TOTP code (computed from the
+// secret as an app does), with a recovery code (then used up); a replayed code refused; one message for every
+// failure; the throttle.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SETUP_LINK_TTL_MS } from '../../src/operators/operators.repository.js'
 import { totpCode } from '../../src/operators/totp.js'
 import { LOGIN_FAILURES_ALLOWED } from '../../src/web/login-throttle.js'
-import { consoleHarness, logIn, OPERATOR_PASSWORD, setUpOperator } from '../helpers/console.js'
+import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpOperator } from '../helpers/console.js'
 import { client } from '../helpers/portal.js'
 
 const cli = { kind: 'cli' as const, user: 'test' }
 const FAILED = 'Email, password or code is incorrect.'
 
-test('setup: a password, the QR code in the page, a confirming code, then 10 recovery codes once; the link is single use', async (t) => {
+test('setup: a password, then the QR code in the page and a confirming code, then 10 recovery codes once; the link is single use', async (t) => {
   const h = await consoleHarness(t)
   const { operator, setupToken } = await h.app.operators!.create({ email: 'new@ops.example', role: 'admin', actor: cli })
+  const link = `/console/setup/${setupToken}`
   const c = client(h.app)
   // A forged Host changes no link on the page.
-  const page = await h.app.inject({ url: `/console/setup/${setupToken}`, headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' } })
+  const page = await h.app.inject({ url: link, headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' } })
   assert.equal(page.statusCode, 200)
   assert.ok(!page.body.includes('evil.example'))
-  const form = await c.get(`/console/setup/${setupToken}`)
+  const form = await c.get(link)
   assert.equal(form.statusCode, 200)
   assert.match(String(form.headers['content-security-policy']), /default-src 'none'/)
-  assert.match(form.body, /<svg [^>]*role="img"[^>]*aria-label="QR code of the authenticator link"/)
-  assert.doesNotMatch(form.body, /<script>|style="|<img/)
-  const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(form.body)![1]!
-  assert.match(form.body, new RegExp(`otpauth://totp/Petstore%20console:new%40ops.example\\?issuer=Petstore%20console&amp;secret=${secret}&amp;algorithm=SHA1&amp;digits=6&amp;period=30`))
-  for (const label of ['Password', 'Code']) assert.match(form.body, new RegExp(`<label for="[a-z]+">${label}`))
-
-  const now = h.clock.now()
-  const weak = await c.post(`/console/setup/${setupToken}`, { password: 'short', code: totpCode(secret, now) })
+  assert.match(form.body, /<label for="password">Password/)
+  assert.deepEqual(secretsIn(form.body), [], 'no secret before the password')
+  const weak = await c.post(link, { password: 'short' })
   assert.equal(weak.statusCode, 400)
   assert.match(weak.body, /at least 15 characters/)
-  const wrongCode = await c.post(`/console/setup/${setupToken}`, { password: OPERATOR_PASSWORD, code: totpCode(secret, now + 90_000) })
+  assert.deepEqual(secretsIn(weak.body), [])
+
+  const offered = await c.post(link, { password: OPERATOR_PASSWORD })
+  assert.equal(offered.statusCode, 200)
+  assert.match(offered.body, /<svg [^>]*role="img"[^>]*aria-label="QR code of the authenticator link"/)
+  assert.doesNotMatch(offered.body, /<script>|style="|<img/)
+  const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(offered.body)![1]!
+  assert.match(offered.body, new RegExp(`otpauth://totp/Petstore%20console:new%40ops.example\\?issuer=Petstore%20console&amp;secret=${secret}&amp;algorithm=SHA1&amp;digits=6&amp;period=30`))
+  assert.match(offered.body, /<label for="code">Code/)
+  const cookie = offered.cookies.find((x) => x.name === 'console_setup')!
+  assert.deepEqual([cookie.path, cookie.httpOnly, cookie.sameSite], ['/console/setup/', true, 'Strict'], 'this browser’s half of the offer')
+
+  const now = h.clock.now()
+  const wrongCode = await c.post(`${link}/confirm`, { code: totpCode(secret, now + 90_000) })
   assert.equal(wrongCode.statusCode, 400)
   assert.match(wrongCode.body, /That code does not match/)
   assert.equal(/<code class="secret">([A-Z2-7]+)<\/code>/.exec(wrongCode.body)![1], secret, 'the same secret on the re-rendered form')
 
-  const done = await c.post(`/console/setup/${setupToken}`, { password: OPERATOR_PASSWORD, code: totpCode(secret, now) })
+  const done = await c.post(`${link}/confirm`, { code: totpCode(secret, now) })
   assert.equal(done.statusCode, 200, done.body)
   const codes = [...done.body.matchAll(/<li><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]!)
   assert.equal(codes.length, 10)
   assert.equal(done.headers['cache-control'], 'no-store')
   assert.equal((await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 }))[0]?.target?.id, operator.id)
 
-  for (const again of [await c.get(`/console/setup/${setupToken}`), await c.post(`/console/setup/${setupToken}`, { password: OPERATOR_PASSWORD, code: totpCode(secret, now + 30_000) })]) {
+  for (const again of [await c.get(link), await c.post(link, { password: OPERATOR_PASSWORD }), await c.post(`${link}/confirm`, { code: totpCode(secret, now + 30_000) })]) {
     assert.equal(again.statusCode, 410)
     assert.match(again.body, /expired or was already used/)
   }
@@ -119,8 +129,8 @@ test('log-in with a recovery code uses it up; every failure reads the same and f
     assert.ok(!c.jar.has('console_session'))
   }
   const failed = await h.app.audit.list({ action: 'operator.login_failed', limit: 10 })
-  assert.equal(failed.length, 4, 'the four against a real operator')
-  assert.deepEqual(failed.map((e) => e.changes?.failed).sort(), ['code', 'code', 'code', 'password'])
+  assert.equal(failed.length, 5, 'the four against a real operator, and the unknown email')
+  assert.deepEqual(failed.map((e) => e.changes?.failed).sort(), ['code', 'code', 'code', 'password', 'unknown_email'])
   // The wrong password did not use up the TOTP code it carried.
   assert.equal((await logIn(client(h.app), operator, operator.codeAt(now + 30_000))).statusCode, 303)
 

@@ -134,19 +134,24 @@ export async function operatorByCli(h: ConsoleBrowserHarness, email: string, rol
 }
 
 /**
- * Opens the setup link, reads the secret (as text, and in the otpauth:// link, which must agree), runs `check` on
- * the form (axe, screenshots), sets the password and confirms with the current code; the recovery codes shown.
+ * Opens the setup link (a password form, no secret on it), sets the password, reads the secret made for this browser
+ * (as text, and in the otpauth:// link, which must agree), runs `check` on each form (axe, screenshots) and confirms
+ * with the current code; the recovery codes shown.
  */
-export async function setUpInBrowser(page: Page, h: ConsoleBrowserHarness, link: string, password: string, check?: (page: Page) => Promise<void>) {
+export async function setUpInBrowser(page: Page, h: ConsoleBrowserHarness, link: string, password: string, check?: (page: Page, form: 'password' | 'authenticator') => Promise<void>) {
   await page.goto(link)
   await page.getByRole('heading', { name: 'Set up your operator account' }).waitFor()
+  assert.equal(await page.locator('code.secret').count(), 0, 'the link alone shows no secret')
+  await check?.(page, 'password')
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await page.locator('code.secret').waitFor()
   const secret = (await page.locator('code.secret').textContent())!.trim()
   const uri = OTPAuth.URI.parse((await page.locator('code.otpauth-uri').textContent())!.trim())
   assert.ok(uri instanceof OTPAuth.TOTP, 'a TOTP link')
   assert.deepEqual([uri.secret.base32, uri.algorithm, uri.digits, uri.period], [secret, 'SHA1', 6, 30])
   await page.getByRole('img', { name: 'QR code of the authenticator link' }).waitFor()
-  await check?.(page)
-  await page.getByLabel('Password', { exact: true }).fill(password)
+  await check?.(page, 'authenticator')
   await page.getByLabel('Code', { exact: true }).fill(totp(secret, h.clock.now()))
   await page.getByRole('button', { name: 'Set up' }).click()
   await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor()

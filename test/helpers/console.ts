@@ -45,12 +45,38 @@ export async function setUpOperator(app: FastifyInstance, input: { role: Operato
   const email = input.email ?? `operator${++counter}-${Date.now()}@ops.example`
   const password = input.password ?? OPERATOR_PASSWORD
   const { operator, setupToken } = await operators.create({ email, role: input.role, actor: TEST_ACTOR })
-  const setup = await operators.beginSetup(setupToken)
-  assert.ok(setup)
-  const done = await operators.completeSetup(setupToken, { passwordHash: await hashPassword(password, app.config.passwordHashCost), secret: setup.secret, step: totpStep(app.clock.now()) })
+  // The browser's setup cookie: any value, as long as the offer and the completion name the same one.
+  const browser = 'test-browser'
+  const offer = await operators.offerSecret(setupToken, { passwordHash: await hashPassword(password, app.config.passwordHashCost), browser })
+  assert.ok(offer)
+  const done = await operators.completeSetup(setupToken, { browser, secret: offer.secret, step: totpStep(app.clock.now()), address: '127.0.0.1' })
   assert.ok(done)
-  const secret = setup.secret
+  const secret = offer.secret
   return { id: operator.id, email: operator.email, role: input.role, password, secret, recoveryCodes: done.recoveryCodes, codeAt: (at) => totpCode(secret, at) }
+}
+
+/** The TOTP secrets a page shows, as text or inside an otpauth:// link (none, on a page that must not show one). */
+export const secretsIn = (body: string): string[] =>
+  [...new Set([...body.matchAll(/<code class="secret">([A-Z2-7]+)<\/code>|[?&](?:amp;)?secret=([A-Z2-7]+)/g)].map((m) => (m[1] ?? m[2])!))]
+
+/**
+ * Setup through the pages, as a browser does: the link (a password form, no secret), the new password (a secret
+ * made for this browser), then a code computed from that secret at `at`. The secret and the recovery codes.
+ */
+export async function setUpThroughPages(c: Client, token: string, password: string, at: number): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const link = `/console/setup/${token}`
+  const form = await c.get(link)
+  assert.equal(form.statusCode, 200, form.body)
+  assert.deepEqual(secretsIn(form.body), [], 'the link alone shows no secret')
+  const offered = await c.post(link, { password })
+  assert.equal(offered.statusCode, 200, offered.body)
+  const [secret] = secretsIn(offered.body)
+  assert.ok(secret, 'the secret made for this browser')
+  const done = await c.post(`${link}/confirm`, { code: totpCode(secret, at) })
+  assert.equal(done.statusCode, 200, done.body)
+  const recoveryCodes = [...done.body.matchAll(/<li><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]!)
+  assert.equal(recoveryCodes.length, 10)
+  return { secret, recoveryCodes }
 }
 
 /** Logs an operator in through POST /console/login with `code`; the response. */
