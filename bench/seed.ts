@@ -2,15 +2,15 @@
 // pets for the list/get/post scenarios), a second one with many pets and as many store orders for the deep-page
 // scenarios, and an exhausted account for the 429 scenario. Inserts go straight to the database, in batches.
 import type { Kysely } from 'kysely'
-import { createAccountsRepository } from '../src/accounts/accounts.repository.js'
-import { systemClock } from '../src/clock.js'
+import { createAccountsRepository } from '../src/modules/accounts/accounts.repository.js'
+import { systemClock } from '../src/kernel/clock.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import type { Database } from '../src/db/schema.js'
 import { loadOrCreateSecret } from '../src/db/settings.js'
-import { createCursorCodec } from '../src/http/cursor.js'
-import { ORDERS_LIST } from '../src/store/orders.routes.js'
-import { ORDER_STATUSES } from '../src/store/orders.schemas.js'
+import { createCursorCodec } from '../src/api/contract/cursor.js'
+import { ORDERS_LIST } from '../src/api/v1/orders.routes.js'
+import { ORDER_STATUSES } from '../src/api/v1/orders.schemas.js'
 
 export interface Seeded {
   key: string

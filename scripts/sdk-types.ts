@@ -4,11 +4,11 @@
 // only on the code. test/sdk/generated-types.test.ts fails when the checked-in files differ from a fresh run.
 import { writeFile } from 'node:fs/promises'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
-import { buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
+import { buildApp } from '../src/main/api-app.js'
+import { loadConfig } from '../src/kernel/config.js'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
-import { buildMessagesApp } from '../src/messages/messages.app.js'
+import { buildMessagesApp } from '../src/main/messages-app.js'
 import { repoRoot } from '../test/helpers/root.js'
 
 export const GENERATED = {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { test } from 'node:test'
-import { settings } from '../src/config.js'
-import { ERROR_CODES } from '../src/http/errors.js'
+import { settings } from '../src/kernel/config.js'
+import { ERROR_CODES } from '../src/api/contract/errors.js'
 import { runCli } from './helpers/cli.js'
 import { repoRoot } from './helpers/root.js'
 

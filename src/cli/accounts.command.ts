@@ -1,10 +1,10 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander'
-import { plainTextProblem } from '../accounts/key-input.js'
-import { PLANS } from '../accounts/plans.js'
-import type { Account } from '../accounts/accounts.repository.js'
+import { plainTextProblem } from '../modules/accounts/key-input.js'
+import { PLANS } from '../modules/accounts/plans.js'
+import type { Account } from '../modules/accounts/accounts.repository.js'
 import { cliActor } from './actor.js'
 import { callAdmin, serviceUrlOption } from './admin-client.js'
-import { NAME_MAX_LENGTH } from '../pets/pets.schemas.js'
+import { NAME_MAX_LENGTH } from '../api/v1/pets.schemas.js'
 import { output, positiveInteger, withDatabase } from './run.js'
 
 interface QuotaOptions {

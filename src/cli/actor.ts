@@ -1,6 +1,6 @@
 // Who the CLI's changes are recorded as in the audit log: the operating-system user running it.
 import os from 'node:os'
-import type { AuditActor } from '../audit/audit-event.js'
+import type { AuditActor } from '../modules/audit/audit-event.js'
 
 export function cliActor(): Extract<AuditActor, { kind: 'cli' }> {
   let user: string

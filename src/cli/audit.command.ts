@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander'
-import { actorText, changeLines } from '../audit/audit-format.js'
-import type { AuditEvent } from '../audit/audit-event.js'
-import { createAuditRepository } from '../audit/audit.repository.js'
-import { systemClock } from '../clock.js'
+import { actorText, changeLines } from '../modules/audit/audit-format.js'
+import type { AuditEvent } from '../modules/audit/audit-event.js'
+import { createAuditRepository } from '../modules/audit/audit.repository.js'
+import { systemClock } from '../kernel/clock.js'
 import { output, positiveInteger, withDatabase } from './run.js'
 
 // A date (midnight UTC) or an instant with a time zone; a local time without a zone is ambiguous.

@@ -8,7 +8,7 @@ import { existsSync, linkSync, realpathSync, renameSync, rmSync, statSync } from
 import { basename, dirname, join, resolve } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Command } from 'commander'
-import { loadConfig } from '../config.js'
+import { loadConfig } from '../kernel/config.js'
 import { isPostgresUrl, sqlitePathFromUrl } from '../db/database.js'
 import { output, RunError, UsageError } from './run.js'
 

@@ -1,10 +1,10 @@
 // How `keys` commands read their options and show a key: the library's rules (key-input.ts, key-scopes.ts) applied
 // while Commander parses, so a bad value is a usage error (exit 2) before the database is opened.
 import { InvalidArgumentError } from 'commander'
-import type { ApiKeyInfo } from '../accounts/accounts.repository.js'
-import { endsAt, shownState } from '../accounts/key-display.js'
-import { checkExpiry, checkGraceSeconds, KeyInputError } from '../accounts/key-input.js'
-import { checkScopes, hasAllScopes, splitScopes, type Scope } from '../accounts/key-scopes.js'
+import type { ApiKeyInfo } from '../modules/accounts/accounts.repository.js'
+import { endsAt, shownState } from '../modules/accounts/key-display.js'
+import { checkExpiry, checkGraceSeconds, KeyInputError } from '../modules/accounts/key-input.js'
+import { checkScopes, hasAllScopes, splitScopes, type Scope } from '../modules/accounts/key-scopes.js'
 
 export function describe(k: ApiKeyInfo): string {
   const name = k.name === null ? '' : `  "${k.name}"`

@@ -2,7 +2,7 @@
 // which migrations this version has applied (and when) and which are pending; it changes nothing. Migrations go
 // forward only: to go back, restore the backup taken before the upgrade (README, Upgrades).
 import { Command } from 'commander'
-import { loadConfig } from '../config.js'
+import { loadConfig } from '../kernel/config.js'
 import { openDatabase } from '../db/database.js'
 import { migrateToLatest, migrationStatus } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'

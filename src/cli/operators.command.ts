@@ -2,9 +2,9 @@
 // PETSTORE_PUBLIC_URL); the operator sets a password and an authenticator there. Every change is in the audit log
 // with the operating-system user as its actor.
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { systemClock } from '../clock.js'
-import { isOperatorRole, OPERATOR_ROLES, OperatorError, type Operator, type OperatorRole } from '../operators/operator.js'
-import { createOperatorsRepository, SETUP_LINK_TTL_MS, type OperatorsRepository } from '../operators/operators.repository.js'
+import { systemClock } from '../kernel/clock.js'
+import { isOperatorRole, OPERATOR_ROLES, OperatorError, type Operator, type OperatorRole } from '../modules/operators/operator.js'
+import { createOperatorsRepository, SETUP_LINK_TTL_MS, type OperatorsRepository } from '../modules/operators/operators.repository.js'
 import { cliActor } from './actor.js'
 import { output, RunError, UsageError, withDatabase, type CommandContext } from './run.js'
 

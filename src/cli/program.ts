@@ -1,9 +1,9 @@
 // The `petstore` command tree, and how every command of it reports a usage error: one line on stderr naming the
 // unknown command or option (with Commander's suggestion), the bad value or the missing argument, and exit 2.
 import { Command, Option } from 'commander'
-import { loadConfig } from '../config.js'
-import type { Interface } from '../server.js'
-import { packageInfo } from '../version.js'
+import { loadConfig } from '../kernel/config.js'
+import type { Interface } from '../main/server.js'
+import { packageInfo } from '../kernel/version.js'
 import { accountsCommand } from './accounts.command.js'
 import { auditCommand } from './audit.command.js'
 import { backupCommand } from './backup.command.js'
@@ -48,7 +48,7 @@ export function buildProgram(): Command {
     .action(async (opts: { only?: Interface; workers?: number }) => {
       const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: String(opts.workers) })
       // Loaded only to serve: the web framework and every route would otherwise cost every other command ~1 s of start-up.
-      const { serve } = await import('../cluster.js')
+      const { serve } = await import('../main/cluster.js')
       await serve(config, { only: opts.only })
     })
 

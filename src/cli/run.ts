@@ -1,8 +1,8 @@
 // What every CLI command shares: validated config, an open and migrated database, one-line errors.
-import { AccountInputError, AccountStateError, createAccountsRepository, KeyInputError, KeyLimitError, KeyStateError, NotFoundError, type AccountsRepository } from '../accounts/accounts.repository.js'
+import { AccountInputError, AccountStateError, createAccountsRepository, KeyInputError, KeyLimitError, KeyStateError, NotFoundError, type AccountsRepository } from '../modules/accounts/accounts.repository.js'
 import { InvalidArgumentError } from 'commander'
-import { systemClock } from '../clock.js'
-import { ConfigError, loadConfig, type Config } from '../config.js'
+import { systemClock } from '../kernel/clock.js'
+import { ConfigError, loadConfig, type Config } from '../kernel/config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'

@@ -11,7 +11,7 @@ import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
 import { createPipelinedReads, type PipelinedReads } from './pipelined-reads.js'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
-import { parseDatabaseUrl, type DatabaseTarget } from './database-url.js'
+import { parseDatabaseUrl, type DatabaseTarget } from '../kernel/database-url.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 

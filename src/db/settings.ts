@@ -2,7 +2,7 @@
 // agrees on them without setup.
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { ConfigError, type Environment } from '../config.js'
+import { ConfigError, type Environment } from '../kernel/config.js'
 import type { Database } from './schema.js'
 
 /** Returns the named secret, creating it on first use; concurrent first uses agree on one value. */

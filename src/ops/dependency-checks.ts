@@ -3,7 +3,7 @@
 // state: a driver's message names the host and port it failed to reach, which is nobody's business outside.
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
-import type { RateLimitStore } from '../limits/rate-limit.store.js'
+import type { RateLimitStore } from '../modules/limits/rate-limit.store.js'
 
 export type DatabaseState = 'ok' | 'unavailable'
 export type RedisState = 'ok' | 'degraded' | 'off'

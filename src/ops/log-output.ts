@@ -4,7 +4,7 @@
 // stdout is a terminal (someone is watching it, and no collector reads it).
 import { pino, type DestinationStream } from 'pino'
 import { createRequire } from 'node:module'
-import type { Config } from '../config.js'
+import type { Config } from '../kernel/config.js'
 
 export interface LogDestination extends DestinationStream {
   /** Writes what is still buffered (at exit). */

@@ -3,7 +3,7 @@
 // line when it ends. Callers report every failed call and every call that worked; what the log gets is the outage,
 // not a line (and a stack trace) per poll or per refused request, which buried everything else while a database
 // was down (the message worker alone wrote a stack every 250 ms).
-import { systemClock, type Clock } from '../clock.js'
+import { systemClock, type Clock } from '../kernel/clock.js'
 
 export interface OutageLogger {
   warn: (obj: object, msg: string) => void

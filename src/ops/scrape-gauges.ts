@@ -6,10 +6,10 @@
 import { performance } from 'node:perf_hooks'
 import { sql, type Kysely } from 'kysely'
 import { Gauge, type Registry } from 'prom-client'
-import { PLANS } from '../accounts/plans.js'
-import type { Clock } from '../clock.js'
+import { PLANS } from '../modules/accounts/plans.js'
+import type { Clock } from '../kernel/clock.js'
 import type { Database } from '../db/schema.js'
-import { packageInfo } from '../version.js'
+import { packageInfo } from '../kernel/version.js'
 import type { RedisState } from './dependency-checks.js'
 
 /** The worker slot a process fills under `serve --workers N` (set by cluster.ts; a replacement keeps its slot). */

@@ -5,9 +5,9 @@
 // database until it listens again. Runs in the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAccountsRepository } from '../../src/accounts/accounts.repository.js'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
-import { systemClock } from '../../src/clock.js'
+import { createAccountsRepository } from '../../src/modules/accounts/accounts.repository.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
+import { systemClock } from '../../src/kernel/clock.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'

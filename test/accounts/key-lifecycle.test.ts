@@ -2,7 +2,7 @@
 // real HTTP: each refused key gets 401 invalid_api_key saying why, and never the key itself.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { KeyInputError, KeyStateError, NotFoundError } from '../../src/accounts/accounts.repository.js'
+import { KeyInputError, KeyStateError, NotFoundError } from '../../src/modules/accounts/accounts.repository.js'
 import { bearer, errorOf, startHarness, type Harness } from '../helpers/harness.js'
 import { testActor } from '../helpers/actors.js'
 

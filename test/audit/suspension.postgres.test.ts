@@ -2,7 +2,7 @@
 // server is refused there on the next request and on another within one second; reactivating, likewise restored.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
 import { postgresOnly } from '../helpers/backend.js'
 import { errorOf } from '../helpers/harness.js'
 import { msUntilStatus, twoKeyCachingServers } from '../helpers/servers.js'

@@ -1,8 +1,8 @@
 // `petstore accounts create | list | set-plan`, run as a real process on a fresh database file.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAccountsRepository } from '../../src/accounts/accounts.repository.js'
-import { systemClock } from '../../src/clock.js'
+import { createAccountsRepository } from '../../src/modules/accounts/accounts.repository.js'
+import { systemClock } from '../../src/kernel/clock.js'
 import { openDatabase } from '../../src/db/database.js'
 import { testActor } from '../helpers/actors.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import { test } from 'node:test'
-import type { AuditEvent } from '../../src/audit/audit-event.js'
+import type { AuditEvent } from '../../src/modules/audit/audit-event.js'
 import { appOnFile } from '../helpers/app-on-file.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { bearer, errorOf } from '../helpers/harness.js'

@@ -3,7 +3,7 @@
 // and the audit entries. Real processes on a database file; the app over the same file answers the key.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { AuditEvent } from '../../src/audit/audit-event.js'
+import type { AuditEvent } from '../../src/modules/audit/audit-event.js'
 import { appOnFile } from '../helpers/app-on-file.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { bearer, errorOf } from '../helpers/harness.js'

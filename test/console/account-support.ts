@@ -2,7 +2,7 @@
 // a key banned the way the limiter bans one, the account's audit entries and a page's buttons.
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import type { AuditAction } from '../../src/audit/audit-event.js'
+import type { AuditAction } from '../../src/modules/audit/audit-event.js'
 import { bearer, type Harness } from '../helpers/harness.js'
 import { client, GOOD_PASSWORD, mails } from '../helpers/portal.js'
 

@@ -4,7 +4,7 @@
 // sign-ups, log-ins and changes through the accounts service.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { csvCell, CSV_BATCH } from '../../src/console/audit-csv.js'
+import { csvCell, CSV_BATCH } from '../../src/sites/console/audit-csv.js'
 import { testActor } from '../helpers/actors.js'
 import { consoleHarness, logIn, signedInOperator } from '../helpers/console.js'
 import { client, signedUpUser } from '../helpers/portal.js'

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
 import { testActor } from '../helpers/actors.js'
 import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
 import { setUpOperator } from '../helpers/console.js'

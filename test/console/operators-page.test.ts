@@ -5,7 +5,7 @@
 // record with the admin's email.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { totpCode } from '../../src/operators/totp.js'
+import { totpCode } from '../../src/modules/operators/totp.js'
 import { consoleHarness, logIn, OPERATOR_PASSWORD, ORIGIN, setUpThroughPages, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
 import { client } from '../helpers/portal.js'
 import { buttonsOf, locationOf } from './account-support.js'

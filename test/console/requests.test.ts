@@ -4,7 +4,7 @@
 // once; a support operator sees the list without the buttons, and its replayed POSTs are 403 and change nothing.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
 import { testActor } from '../helpers/actors.js'
 import { consoleHarness, ORIGIN, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
 import { linkIn, mails, signedUpUser, type Client } from '../helpers/portal.js'

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { loadConfig, settings } from '../../src/config.js'
+import { loadConfig, settings } from '../../src/kernel/config.js'
 import { renderEnvExample } from './env-example.js'
 import { deployFile } from './support.js'
 

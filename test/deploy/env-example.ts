@@ -1,7 +1,7 @@
 // .env.example as src/config.ts's settings list makes it: every setting, its documentation and its default, in the
 // list's order. test/deploy/env-example.test.ts holds the file to it; after changing a setting, write it again:
 //   npx tsx test/deploy/env-example.ts > .env.example
-import { settings } from '../../src/config.js'
+import { settings } from '../../src/kernel/config.js'
 
 const HEADER = `# Every setting of the service, with its default (src/config.ts is the source; test/deploy/env-example.test.ts
 # keeps this file equal to it). Copy it to /etc/petstore/petstore.env (deploy/petstore.service reads it) or to .env,

@@ -1,7 +1,7 @@
 // The app built in-process over a database file that a CLI or server process also uses.
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
+import { buildApp } from '../../src/main/api-app.js'
+import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
 
 export async function appOnFile(t: { after: (fn: () => Promise<void>) => void }, file: string, env: Record<string, string> = {}): Promise<FastifyInstance> {

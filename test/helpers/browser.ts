@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { emailKeyOf } from '../../src/web/email-address.js'
+import { emailKeyOf } from '../../src/kernel/email-address.js'
 import type { Harness } from './harness.js'
 import { linkIn, mails } from './portal.js'
 

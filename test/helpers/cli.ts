@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { settings } from '../../src/config.js'
+import { settings } from '../../src/kernel/config.js'
 import { repoRoot } from './root.js'
 
 export const BIN = fileURLToPath(new URL('bin/petstore.js', repoRoot))

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import type { OperatorRole } from '../../src/operators/operator.js'
-import { totpCode, totpStep } from '../../src/operators/totp.js'
-import { hashPassword } from '../../src/web/passwords.js'
+import type { OperatorRole } from '../../src/modules/operators/operator.js'
+import { totpCode, totpStep } from '../../src/modules/operators/totp.js'
+import { hashPassword } from '../../src/kernel/passwords.js'
 import type { Harness } from './harness.js'
 import { client, GOOD_PASSWORD, portalHarness, type Client } from './portal.js'
 

@@ -1,7 +1,7 @@
 // Store orders for tests: placed through HTTP (the interface under test), read back as rows, paged through by
 // following `Link: rel="next"`, and the four operations for the shared authentication checks.
 import assert from 'node:assert/strict'
-import type { OrderStatus } from '../../src/store/orders.schemas.js'
+import type { OrderStatus } from '../../src/api/v1/orders.schemas.js'
 import type { Operation } from './auth-checks.js'
 import { bearer, type Harness } from './harness.js'
 import { createPet } from './pets.js'

@@ -1,7 +1,7 @@
 // Pets for tests: created through HTTP where creation is what matters, or straight through the app's own
 // repository (the real database, no HTTP) where a test only needs many rows to exist; and read back as rows.
 import assert from 'node:assert/strict'
-import type { PetStatus } from '../../src/pets/pets.schemas.js'
+import type { PetStatus } from '../../src/api/v1/pets.schemas.js'
 import { bearer, type Harness, type TestAccount } from './harness.js'
 
 export interface PetJson {

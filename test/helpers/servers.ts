@@ -2,11 +2,11 @@
 // PostgreSQL database, remembering key look-ups for a minute (KEY_CACHE_TTL_MS=60000), so that only the LISTEN/NOTIFY
 // announcement can explain a prompt refusal. Ready once it listens for key changes; closed after the test.
 import assert from 'node:assert/strict'
-import { buildApp } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
+import { buildApp } from '../../src/main/api-app.js'
+import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import { buildServices } from '../../src/services.js'
+import { buildServices } from '../../src/main/services.js'
 import { postgresSchema } from './backend.js'
 import { bearer } from './harness.js'
 import { pollUntil } from './within.js'

@@ -84,7 +84,7 @@ test('the messages listener answers CORS for its API paths too', async (t) => {
 })
 
 test('CORS_ORIGINS must list origins', async () => {
-  const { loadConfig } = await import('../../src/config.js')
+  const { loadConfig } = await import('../../src/kernel/config.js')
   for (const bad of ['*', 'https://app.example.com/path', 'not a url', ' , ']) assert.throws(() => loadConfig({ CORS_ORIGINS: bad }), /CORS_ORIGINS/, bad)
   assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000' }).corsOrigins, ['https://a.example', 'http://localhost:3000'])
 })

@@ -2,7 +2,7 @@
 // (src/http/errors.ts, which the README's table of codes is written from).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ERROR_CODES } from '../../src/http/errors.js'
+import { ERROR_CODES } from '../../src/api/contract/errors.js'
 import { bearer, startHarness } from '../helpers/harness.js'
 import { expectError, injectSender, type HttpRequest } from '../helpers/http.js'
 import { createPet } from '../helpers/pets.js'

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { createHmac, randomBytes } from 'node:crypto'
 import { test } from 'node:test'
-import { hmacSha256 } from '../../src/http/hmac.js'
+import { hmacSha256 } from '../../src/kernel/hmac.js'
 
 test('hmacSha256 equals createHmac("sha256") for every key length and message', () => {
   const keys = [Buffer.alloc(0), randomBytes(1), randomBytes(32), randomBytes(64), randomBytes(65), randomBytes(200), 'a text key']

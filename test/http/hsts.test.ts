@@ -3,7 +3,7 @@
 // max-age one year, includeSubDomains only with HSTS_INCLUDE_SUBDOMAINS=on; never when the public URL is http.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/kernel/config.js'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'
 import { parseResponse, sendRaw } from '../helpers/raw-http.js'

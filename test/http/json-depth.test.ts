@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { MAX_JSON_DEPTH } from '../../src/http/json-body.js'
+import { MAX_JSON_DEPTH } from '../../src/api/platform/json-body.js'
 import { bearer, startHarness } from '../helpers/harness.js'
 import { expectError, injectSender } from '../helpers/http.js'
 import { repoRoot } from '../helpers/root.js'

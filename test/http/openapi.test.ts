@@ -146,7 +146,7 @@ test('every response of getPet requires Deprecation, Sunset and Link; the list d
 })
 
 test('every error response has an example per code it can carry, each with that code and its status', async (t) => {
-  const { ERROR_CODES } = await import('../../src/http/errors.js')
+  const { ERROR_CODES } = await import('../../src/api/contract/errors.js')
   for (const [name, doc] of await bothDocuments(t)) {
     for (const [path, method, op] of operations(doc)) {
       for (const [status, response] of Object.entries(op.responses as Doc)) {

@@ -5,8 +5,8 @@
 // check; a suspended account stays 403 account_suspended whatever its key's scopes; a roll keeps the scopes.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
-import { SCOPES, type Scope } from '../../src/accounts/key-scopes.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
+import { SCOPES, type Scope } from '../../src/modules/accounts/key-scopes.js'
 import { testActor } from '../helpers/actors.js'
 import { OPERATIONS, type Operation } from '../helpers/auth-checks.js'
 import { bearer, errorOf, type Harness, type TestAccount } from '../helpers/harness.js'

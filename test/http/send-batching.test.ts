@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { createSendBatcher } from '../../src/http/send-batching.js'
+import { createSendBatcher } from '../../src/api/platform/send-batching.js'
 
 const request = {} as FastifyRequest
 const reply = {} as FastifyReply

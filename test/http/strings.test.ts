@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Ajv } from 'ajv'
 import { isSafeNumber, parse, stringify } from 'lossless-json'
-import { operationsOf } from '../../src/http/openapi-contract.js'
+import { operationsOf } from '../../src/api/contract/openapi-contract.js'
 import { bearer, errorOf } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'
 

@@ -3,7 +3,7 @@
 // nothing, so no client can pose as another address or as loopback.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/kernel/config.js'
 import { startHarness } from '../helpers/harness.js'
 
 type Inject = { remoteAddress: string; forwardedFor?: string; url?: string }

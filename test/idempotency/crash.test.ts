@@ -3,7 +3,7 @@
 // so from then on the retry the spec asks for runs; before, it gets 409 as while a request is really running.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../src/http/errors.js'
+import { ApiError } from '../../src/api/contract/errors.js'
 import { startHarness } from '../helpers/harness.js'
 import { petsOf } from '../helpers/pets.js'
 import { expectCode, inProgress, postPet, REX, roomy } from './support.js'

@@ -4,7 +4,7 @@
 // with the reason otherwise.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createRedisStore } from '../../src/limits/redis.store.js'
+import { createRedisStore } from '../../src/modules/limits/redis.store.js'
 import { freshRedisPrefix, postgresOnly, postgresOnlyReason, redisStore } from '../helpers/backend.js'
 import { redisServer } from '../helpers/redis-server.js'
 import { runStoreContract } from './store-contract.js'

@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/cli.js'
 import { redisServer } from '../helpers/redis-server.js'
 import { pollUntil } from '../helpers/within.js'
 import { accountKey, startInstance } from '../scale/support.js'
-import { packageInfo } from '../../src/version.js'
+import { packageInfo } from '../../src/kernel/version.js'
 import { parseMetrics, type Sample } from '../helpers/prometheus.js'
 
 

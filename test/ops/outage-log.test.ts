@@ -2,7 +2,7 @@
 // since the last line at most every 30 s while it lasts, one line when a call works again, and never a stack.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createManualClock } from '../../src/clock.js'
+import { createManualClock } from '../../src/kernel/clock.js'
 import { createOutageLog } from '../../src/ops/outage-log.js'
 import { captureLog } from '../helpers/capture-log.js'
 

@@ -4,9 +4,9 @@
 // even by two operators at the same moment; an approval never moves an account down.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
-import type { AuditActor } from '../../src/audit/audit-event.js'
-import { PlanRequestError } from '../../src/plan-requests/plan-requests.service.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
+import type { AuditActor } from '../../src/modules/audit/audit-event.js'
+import { PlanRequestError } from '../../src/modules/plan-requests/plan-requests.service.js'
 import { testActor } from '../helpers/actors.js'
 import { bearer, type Harness } from '../helpers/harness.js'
 import { linkIn, mails, ORIGIN, portalHarness, signedUpUser } from '../helpers/portal.js'

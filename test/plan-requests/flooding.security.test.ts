@@ -4,7 +4,7 @@
 // shared rate-limit store, so two instances on PostgreSQL + Redis count them together.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildApp } from '../../src/app.js'
+import { buildApp } from '../../src/main/api-app.js'
 import { freshRedisPrefix, postgresOnly, redisStore } from '../helpers/backend.js'
 import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf, type Client } from '../helpers/portal.js'
 import type { Harness } from '../helpers/harness.js'

@@ -4,7 +4,7 @@
 // (counted as a failed log-in), a missing CSRF token, a logged-out visitor.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LOGIN_FAILURES_ALLOWED } from '../../src/portal/throttle.js'
+import { LOGIN_FAILURES_ALLOWED } from '../../src/sites/portal/throttle.js'
 import { client, GOOD_PASSWORD, linkIn, mails, ORIGIN, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
 
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'

@@ -4,7 +4,7 @@
 // finds no serious or critical violation. Screenshots `key-scopes-*` go to PORTAL_SCREENSHOTS when it is set.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SCOPES } from '../../src/accounts/key-scopes.js'
+import { SCOPES } from '../../src/modules/accounts/key-scopes.js'
 import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../helpers/browser.js'
 import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
 

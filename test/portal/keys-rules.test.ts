@@ -3,7 +3,7 @@
 // the cap, and two creates at once cannot both take the last place.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { KeyLimitError } from '../../src/accounts/accounts.repository.js'
+import { KeyLimitError } from '../../src/modules/accounts/accounts.repository.js'
 import { portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
 import { testActor } from '../helpers/actors.js'
 

@@ -3,7 +3,7 @@
 // (7-bit text, a link whole on its own line); after logging in the visitor returns to the page they opened.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { safeNext } from '../../src/portal/safe-next.js'
+import { safeNext } from '../../src/sites/portal/safe-next.js'
 import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../helpers/portal.js'
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!

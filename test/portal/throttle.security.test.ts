@@ -48,7 +48,7 @@ test('the failures are counted in the database: a second instance on the same da
   await c.get('/portal/login')
   for (let i = 0; i < 10; i++) await c.post('/portal/login', { email: 'nobody@example.com', password: `wrong password number ${i}` })
   // What another instance would find: the same rows, read by a new repository on the same database.
-  const { createPortalRepository } = await import('../../src/portal/portal.repository.js')
+  const { createPortalRepository } = await import('../../src/modules/integrators/integrators.repository.js')
   const second = createPortalRepository({ db: h.handle.db, clock: h.clock, accounts: h.app.accounts })
   const seen = await second.failuresSince({ email: 'NOBODY@example.com', address: '127.0.0.1', since: h.clock.now() - 15 * 60 * 1000 })
   assert.equal(seen.count, 10)

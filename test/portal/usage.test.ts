@@ -3,7 +3,7 @@
 // over real HTTP (a listening server); the 5xx is real (a database trigger refuses the insert).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/accounts/api-keys.js'
+import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
 import { refuseInserts } from '../helpers/backend.js'
 import { portalHarness, signedUpUser } from '../helpers/portal.js'
 import { testActor } from '../helpers/actors.js'

@@ -2,7 +2,7 @@
 // line on stderr naming the variable and the problem, never the password, the secret or the token.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { settings } from '../../src/config.js'
+import { settings } from '../../src/kernel/config.js'
 import { oneLineFailure, runCli, tempDir } from '../helpers/cli.js'
 import { freePort } from '../helpers/ports.js'
 

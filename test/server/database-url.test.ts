@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathToFileURL } from 'node:url'
-import { parseDatabaseUrl } from '../../src/db/database-url.js'
+import { parseDatabaseUrl } from '../../src/kernel/database-url.js'
 import { BIN, childEnv, tempDir } from '../helpers/cli.js'
 
 test('each form of DATABASE_URL reads as the file or database it names', () => {

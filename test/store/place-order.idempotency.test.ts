@@ -3,7 +3,7 @@
 // not use its key up, and the stored response commits in the same transaction as the order.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ABANDON_GRACE_MS } from '../../src/idempotency/idempotency.repository.js'
+import { ABANDON_GRACE_MS } from '../../src/modules/idempotency/idempotency.repository.js'
 import { sql } from 'kysely'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
 import { ordersOf } from '../helpers/orders.js'

@@ -5,7 +5,7 @@
 // database); it takes the same `status >= 500` branch, checked on the buffer below.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createUsageBuffer } from '../../src/usage/usage-buffer.js'
+import { createUsageBuffer } from '../../src/modules/usage/usage-buffer.js'
 import { refuseInserts } from '../helpers/backend.js'
 import { startHarness } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'

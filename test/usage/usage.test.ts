@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.js'
+import { buildApp } from '../../src/main/api-app.js'
 import { openDatabase } from '../../src/db/database.js'
 import { backend, refuseInserts } from '../helpers/backend.js'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'

@@ -1,0 +1,122 @@
+// Every service of the process, built once from its dependencies and shared by both listeners: the same
+// accounts, the same rate-limit store (one quota over both interfaces), the same idempotency records.
+import type { Kysely } from 'kysely'
+import type pg from 'pg'
+import { createAccountsRepository } from '../modules/accounts/accounts.repository.js'
+import { createAuditRepository } from '../modules/audit/audit.repository.js'
+import { listenForKeyChanges } from '../modules/accounts/key-changes.js'
+import { createKeyCache } from '../modules/accounts/key-cache.js'
+import { createVerification } from '../modules/integrators/verification.js'
+import { systemClock, type Clock } from '../kernel/clock.js'
+import type { Config } from '../kernel/config.js'
+import { kyselyEngine, type Engine } from '../db/engine.js'
+import type { Database } from '../db/schema.js'
+import { loadOrCreateSecret } from '../db/settings.js'
+import { createCursorCodec } from '../api/contract/cursor.js'
+import { createSendBatcher } from '../api/platform/send-batching.js'
+import { createIdempotencyRepository } from '../modules/idempotency/idempotency.repository.js'
+import { ADMIN_TOKEN_SETTING } from '../api/admin/admin.routes.js'
+import { createMemoryStore } from '../modules/limits/memory.store.js'
+import type { RateLimitStore } from '../modules/limits/rate-limit.store.js'
+import { createRateLimiter } from '../modules/limits/rate-limiter.js'
+import { createMessagesRepository } from '../modules/messages/messages.repository.js'
+import { redisState } from '../ops/dependency-checks.js'
+import { createMetrics } from '../ops/metrics.js'
+import { createDependencyOutages, type DependencyOutages } from '../ops/outage-log.js'
+import { createPetsRepository } from '../modules/pets/pets.repository.js'
+import { createPlanRequestThrottle } from '../modules/plan-requests/plan-request-throttle.js'
+import { createPlanRequests } from '../modules/plan-requests/plan-requests.service.js'
+import { createOrdersRepository } from '../modules/orders/orders.repository.js'
+import { createOperatorsRepository } from '../modules/operators/operators.repository.js'
+import { createMailer } from '../mail/mail.js'
+import type { PipelinedReads } from '../db/pipelined-reads.js'
+import { createPortalRepository } from '../modules/integrators/integrators.repository.js'
+import { createSettingsRepository } from '../modules/integrators/settings.repository.js'
+import { createUsage } from '../modules/usage/usage.service.js'
+
+export interface ServiceDependencies {
+  config: Config
+  db: Kysely<Database>
+  /** The PostgreSQL pool behind `db`, if any (its use is exported as metrics). */
+  pool?: pg.Pool
+  /** PostgreSQL's pipelined read connections, if any (how many are open is exported as a metric). */
+  reads?: PipelinedReads
+  /** How hot queries and writes run (the database handle's); plain Kysely when absent. */
+  engine?: Engine
+  clock?: Clock
+  /** Where rate-limit counters and bans live; in this process's memory by default. */
+  rateLimitStore?: RateLimitStore
+  /** Where services report trouble of their own (the key-change listener); silent when absent. */
+  log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void }
+}
+
+export async function buildServices({ config, db, pool, reads, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
+  const metrics = createMetrics({ pool, reads, db, clock, redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined })
+  const sendBatcher = createSendBatcher()
+  engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
+  // PostgreSQL: key look-ups are a round trip each, so servers remember them (see key-cache.ts). SQLite's
+  // look-up is a few microseconds in this process, and the CLI changes keys from another one: no cache there.
+  const keyCache = pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
+  const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
+  const accounts = createAccountsRepository({ db, clock, engine, keyCache })
+  // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
+  const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
+  const outages = createDependencyOutages({ log, clock })
+  const portal = config.portal ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }) : undefined
+  return {
+    metrics,
+    /** Outages of the database and the mail server, logged once per outage for the whole process (ops/outage-log.ts). */
+    outages,
+    config,
+    db,
+    clock,
+    rateLimitStore,
+    sendBatcher,
+    accounts,
+    verification,
+    /** The audit log: its reader, `record` for events that change no row, and the retention job's purge. */
+    audit: createAuditRepository({ db, clock }),
+    keyCache,
+    /** Stops listening for key changes (the owner of the services calls it when it closes). */
+    stopListening: async () => keyChanges?.close(),
+    usage: createUsage({ db, engine, accounts, store: rateLimitStore }),
+    pets: createPetsRepository({ db, clock, engine }),
+    orders: createOrdersRepository({ db, clock, engine }),
+    messages: createMessagesRepository({ db, clock, engine }),
+    idempotency: createIdempotencyRepository({ db, clock, engine, requestTimeoutMs: config.requestTimeoutMs }),
+    limiter: createRateLimiter({
+      store: rateLimitStore,
+      clock,
+      limits: config,
+      events: { refused: (reason, subject, by) => (metrics.refusals.inc({ reason, subject }), metrics.refused(by.limit, by.plan)), banned: () => metrics.bans.inc() },
+    }),
+    cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
+    adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
+    portal,
+    /** Requests for a higher plan (the portal asks, the console decides); only where the portal is on. */
+    planRequests: portal?.planRequests,
+    /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */
+    operators: config.console ? createOperatorsRepository({ db, clock, engine }) : undefined,
+    /** The console's own secrets (its CSRF tokens differ from the portal's). */
+    console: config.console ? { csrfSecret: await loadOrCreateSecret(db, 'console_csrf_secret') } : undefined,
+  }
+}
+
+/** The developer portal's own services (only when PORTAL is on: with it off nothing of it is built). */
+async function portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }: { config: Config; db: Kysely<Database>; clock: Clock; engine: Engine; accounts: ReturnType<typeof createAccountsRepository>; verification: ReturnType<typeof createVerification>; log?: ServiceDependencies['log']; outages: DependencyOutages; rateLimitStore: RateLimitStore }) {
+  // loadConfig gives MAIL_URL a default wherever the portal can be on.
+  const mailer = createMailer({ url: config.mailUrl!, from: config.mailFrom, outage: outages.mail })
+  return {
+    verification,
+    repo: createPortalRepository({ db, clock, accounts }),
+    settings: createSettingsRepository({ db, clock }),
+    mailer,
+    planRequests: createPlanRequests({ db, clock, engine, accounts, mailer, publicUrl: config.publicUrl, log }),
+    // In the rate-limit store, shared by every instance like the API's limits.
+    planRequestThrottle: createPlanRequestThrottle({ store: rateLimitStore, clock }),
+    csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),
+    flashSecret: await loadOrCreateSecret(db, 'portal_flash_secret'),
+  }
+}
+
+export type Services = Awaited<ReturnType<typeof buildServices>>

@@ -1,0 +1,131 @@
+// The operator console under /console: its own scope on the pet store listener (apart from the portal: its own
+// session cookie on Path=/console, its own CSRF secret and token purpose), set up as the portal's is
+// (src/web/site-scope.ts: security headers, the operator (session) of every request, CSRF checks on every POST, a
+// log-in for every page, HTML errors), the roles, and the routes.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { AccountsRepository } from '../../modules/accounts/accounts.repository.js'
+import type { Verification } from '../../modules/integrators/verification.js'
+import type { AuditRepository } from '../../modules/audit/audit.repository.js'
+import type { AuditActor } from '../../modules/audit/audit-event.js'
+import type { Clock } from '../../kernel/clock.js'
+import type { Config } from '../../kernel/config.js'
+import type { Database } from '../../db/schema.js'
+import type { RateLimiter } from '../../modules/limits/rate-limiter.js'
+import { roleSuffices, type Operator, type OperatorRole } from '../../modules/operators/operator.js'
+import type { OperatorsRepository } from '../../modules/operators/operators.repository.js'
+import type { Usage } from '../../modules/usage/usage.service.js'
+import { CONSOLE_CSS, PORTAL_FAVICON } from '../kit/assets.js'
+import { createCsrf, type Csrf } from '../kit/csrf.js'
+import type { Mailer } from '../../mail/mail.js'
+import { PageError } from '../kit/reply.js'
+import { siteScope } from '../kit/site-scope.js'
+import { accountActionsRoutes } from './account-actions.routes.js'
+import { accountRoutes } from './account.routes.js'
+import { auditRoutes } from './audit.routes.js'
+import { consolePage, type ConsolePageContext } from './layout.js'
+import { loginRoutes } from './login.routes.js'
+import { operatorsRoutes } from './operators.routes.js'
+import { overviewRoutes } from './overview.routes.js'
+import { requestsRoutes } from './requests.routes.js'
+import { loginFor } from './safe-next.js'
+import { searchRoutes } from './search.routes.js'
+import { createConsoleSessions, type ConsoleSessions, type OperatorVisitor } from './sessions.js'
+import { setupRoutes } from './setup.routes.js'
+
+export interface ConsoleOptions {
+  config: Config
+  /** The database, for the console's own read-only queries (overview, search); changes go through the services. */
+  db: Kysely<Database>
+  clock: Clock
+  accounts: AccountsRepository
+  usage: Usage
+  audit: AuditRepository
+  operators: OperatorsRepository
+  mailer: Mailer
+  /** Verification links and their message, as the portal's sign-up mails them (Resend verification). */
+  verification: Verification
+  /** The rate limiter (its `.store` holds bans). */
+  limiter: RateLimiter
+  /** Signs the console's CSRF tokens (kept in the database, so every instance agrees). */
+  csrfSecret: string
+}
+
+/** What a console route module gets besides the app: `export async function xRoutes(app, c: OperatorConsole)`. */
+export interface OperatorConsole extends ConsoleOptions {
+  sessions: ConsoleSessions
+  csrf: Csrf
+  /** The page context of this visitor (a pre-session is started if it has none, so its forms carry a token). */
+  context(request: FastifyRequest, reply: FastifyReply): ConsolePageContext
+  /** The signed-in operator if its role suffices (admin > support); otherwise throws PageError 403. */
+  require(request: FastifyRequest, role: OperatorRole): Operator
+  /** The signed-in operator as the actor of an audit entry. */
+  actor(request: FastifyRequest): AuditActor
+  /** An absolute link to a page, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
+  link(path: string): string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    operatorVisitor: OperatorVisitor
+  }
+}
+
+/** Pages anyone may open (the rest need a signed-in operator): logging in, setup links, assets. */
+const PUBLIC_PAGES = ['/console/login', '/console/setup/', '/console/assets/']
+const isPublicPage = (route: string) => PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
+
+export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  const sessions = createConsoleSessions({ operators: options.operators, clock: options.clock, publicUrl: options.config.publicUrl, secret: options.csrfSecret })
+  const csrf = createCsrf({ secret: options.csrfSecret, publicUrl: options.config.publicUrl, purpose: 'console-csrf' })
+  const signedIn = (request: FastifyRequest): Operator => {
+    const operator = request.operatorVisitor?.user
+    if (!operator) throw new PageError(403, 'Log in first', 'Your console session has ended. Log in again, then retry.')
+    return operator
+  }
+  const c: OperatorConsole = {
+    ...options,
+    sessions,
+    csrf,
+    context(request, reply) {
+      const binding = sessions.ensurePreSession(reply, request.operatorVisitor)
+      return { operator: request.operatorVisitor.user, csrf: csrf.token(binding), path: request.url.split('?')[0] }
+    },
+    require(request, role) {
+      const operator = signedIn(request)
+      if (!roleSuffices(operator.role, role)) throw new PageError(403, 'Not allowed', `Your role (${operator.role}) may not do this. Ask an admin.`)
+      return operator
+    },
+    actor(request) {
+      const operator = signedIn(request)
+      return { kind: 'operator', operatorId: operator.id, email: operator.email, address: request.ip }
+    },
+    link: (path) => `${options.config.publicUrl}${path}`,
+  }
+
+  await siteScope<Operator>(app, {
+    name: 'console',
+    home: '/console',
+    visitorProperty: 'operatorVisitor',
+    sessions,
+    csrf,
+    mailer: options.mailer,
+    isPublicPage,
+    loginFor,
+    page: (frame, title, content) => consolePage({ operator: frame.user, csrf: frame.csrf }, title, content),
+    assets: {
+      'console.css': { type: 'text/css; charset=utf-8', body: CONSOLE_CSS },
+      'favicon.svg': { type: 'image/svg+xml', body: PORTAL_FAVICON },
+    },
+  })
+
+  await loginRoutes(app, c)
+  await setupRoutes(app, c)
+  await overviewRoutes(app, c)
+  await searchRoutes(app, c)
+  await auditRoutes(app, c)
+  await accountRoutes(app, c)
+  await accountActionsRoutes(app, c)
+  await requestsRoutes(app, c)
+  await operatorsRoutes(app, c)
+}

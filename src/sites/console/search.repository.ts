@@ -1,0 +1,110 @@
+// Finding an account from what an operator has in hand: an email address (or part of one), an account name (or
+// part of one), an account id, a key id, a key's prefix as it appears in a log (`ps_live_AbCd`, or a longer paste
+// that starts with one), or a whole secret, found through its hash like the authenticator finds it. Every result
+// says why it matched. The input is only compared, never stored; a secret is never part of a result.
+import { sql, type Kysely } from 'kysely'
+import { displayPrefix, hashApiKey } from '../../modules/accounts/api-keys.js'
+import type { Database } from '../../db/schema.js'
+
+/** The most accounts a search returns (the page says when there were more). */
+export const MAX_RESULTS = 50
+/** The longest input looked at: longer than any email, id or secret. */
+export const MAX_QUERY = 400
+
+export type AccountState = 'active' | 'suspended' | 'deleted'
+
+export interface SearchResult {
+  id: string
+  name: string
+  email: string | null
+  plan: string
+  state: AccountState
+  createdAt: string
+  /** Why it matched, in words (e.g. `email contains "acme"`, `key key_… whole secret`). */
+  reasons: string[]
+}
+
+/** `ps_live_` / `ps_test_`, then the secret's base64url characters. */
+const KEY_TEXT = /^ps_(?:live|test)_[A-Za-z0-9_-]*$/
+const PREFIX_LENGTH = displayPrefix('ps_test_AbCdEfGh').length
+
+/** A key's text that is more than its listed prefix: part or all of a secret, never to be shown back whole. */
+export const isSecretLike = (q: string): boolean => KEY_TEXT.test(q) && q.length > PREFIX_LENGTH
+
+/** What the page may show of the input: a secret-like one only as its prefix (`ps_live_AbCd…`). */
+export const shownQuery = (q: string): string => (isSecretLike(q) ? `${displayPrefix(q)}…` : q)
+
+/** `%` and `_` in the input are literal characters, not wildcards (escaped with `\`). */
+export const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+const ESCAPE = sql.raw("escape '\\'")
+
+export function createSearchRepository({ db }: { db: Kysely<Database> }) {
+  return {
+    async search(input: string): Promise<{ results: SearchResult[]; more: boolean }> {
+      // A prefix copied from a listing ends with an ellipsis; it is not part of the key.
+      const q = input.trim().replace(/(?:…|\.\.\.)$/, '').slice(0, MAX_QUERY)
+      if (q === '') return { results: [], more: false }
+      const lower = q.toLowerCase()
+      const contains = `%${likeEscape(lower)}%`
+      const found = new Map<string, string[]>()
+      const exact = new Set<string>()
+      const add = (accountId: string, reason: string, isExact = true) => {
+        found.set(accountId, [...(found.get(accountId) ?? []), reason])
+        if (isExact) exact.add(accountId)
+      }
+      const keyText = KEY_TEXT.test(q)
+      // Part or all of a secret goes to the database only as its hash and its listed prefix.
+      const secretLike = isSecretLike(q)
+      const unlessSecret = <T>(query: () => Promise<T[]>): Promise<T[]> => (secretLike ? Promise.resolve([]) : query())
+      const byPrefix = !keyText
+        ? Promise.resolve([])
+        : q.length >= PREFIX_LENGTH
+          ? // A paste at least as long as a listed prefix: its first characters are the stored prefix (index look-up).
+            db.selectFrom('api_keys').select(['id', 'account_id', 'key_prefix']).where('key_prefix', '=', displayPrefix(q)).limit(MAX_RESULTS + 1).execute()
+          : db.selectFrom('api_keys').select(['id', 'account_id', 'key_prefix']).where(sql<boolean>`key_prefix like ${`${likeEscape(q)}%`} ${ESCAPE}`).limit(MAX_RESULTS + 1).execute()
+
+      const [emails, names, ids, keyIds, prefixes, secret] = await Promise.all([
+        unlessSecret(() => db.selectFrom('portal_users').select(['account_id', 'email']).where(sql<boolean>`email_key like ${contains} ${ESCAPE}`).limit(MAX_RESULTS + 1).execute()),
+        unlessSecret(() => db.selectFrom('accounts').select(['id', 'name']).where(sql<boolean>`lower(name) like ${contains} ${ESCAPE}`).limit(MAX_RESULTS + 1).execute()),
+        unlessSecret(() => db.selectFrom('accounts').select('id').where('id', 'in', [...new Set([q, lower])]).execute()),
+        unlessSecret(() => db.selectFrom('api_keys').select(['id', 'account_id']).where('id', 'in', [...new Set([q, lower])]).execute()),
+        byPrefix,
+        // Whatever was pasted is hashed, as the authenticator does: only a whole, exact secret matches.
+        keyText ? db.selectFrom('api_keys').select(['id', 'account_id']).where('key_hash', '=', hashApiKey(q)).executeTakeFirst() : Promise.resolve(undefined),
+      ])
+
+      for (const r of ids) add(r.id, 'account id')
+      for (const r of keyIds) add(r.account_id, `key id ${r.id}`)
+      if (secret) add(secret.account_id, `whole secret of key ${secret.id}`)
+      for (const r of prefixes) if (r.id !== secret?.id) add(r.account_id, `key prefix ${r.key_prefix}… (key ${r.id})`, false)
+      for (const r of emails) add(r.account_id, r.email.toLowerCase() === lower ? 'email' : 'part of the email', r.email.toLowerCase() === lower)
+      for (const r of names) add(r.id, r.name.toLowerCase() === lower ? 'account name' : 'part of the account name', r.name.toLowerCase() === lower)
+
+      const accountIds = [...found.keys()]
+      if (accountIds.length === 0) return { results: [], more: false }
+      const rows = await db
+        .selectFrom('accounts')
+        .leftJoin('portal_users', 'portal_users.account_id', 'accounts.id')
+        .select(['accounts.id', 'accounts.name', 'accounts.plan', 'accounts.created_at', 'accounts.deleted_at', 'accounts.suspended_at', 'portal_users.email'])
+        .where('accounts.id', 'in', accountIds.slice(0, 4 * MAX_RESULTS))
+        .orderBy('accounts.created_at', 'desc')
+        .orderBy('accounts.id')
+        .execute()
+      const results = rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        email: r.email,
+        plan: r.plan,
+        state: (r.deleted_at !== null ? 'deleted' : r.suspended_at !== null ? 'suspended' : 'active') as AccountState,
+        createdAt: r.created_at,
+        reasons: found.get(r.id)!,
+      }))
+      // Exact matches (an id, a secret, a whole address) before partial ones; newest first within each.
+      results.sort((a, b) => Number(exact.has(b.id)) - Number(exact.has(a.id)))
+      const more = accountIds.length > MAX_RESULTS || [emails, names, prefixes].some((list) => list.length > MAX_RESULTS)
+      return { results: results.slice(0, MAX_RESULTS), more }
+    },
+  }
+}
+
+export type SearchRepository = ReturnType<typeof createSearchRepository>
