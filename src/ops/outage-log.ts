@@ -4,6 +4,7 @@
 // not a line (and a stack trace) per poll or per refused request, which buried everything else while a database
 // was down (the message worker alone wrote a stack every 250 ms).
 import { systemClock, type Clock } from '../kernel/clock.js'
+import { reasonOf } from '../kernel/reason.js'
 
 export interface OutageLogger {
   warn: (obj: object, msg: string) => void
@@ -20,12 +21,6 @@ export interface OutageLog {
 
 export const OUTAGE_REPORT_EVERY_MS = 30_000
 
-/** The reason of a failure in one phrase: the message (or code) of the error, or of the first one of an AggregateError. */
-export function reasonOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0])
-  if (!(error instanceof Error)) return String(error)
-  return error.message || (error as { code?: string }).code || error.name
-}
 
 export function createOutageLog(input: {
   /** The dependency, as the log names it (`dependency` field, and the messages' subject): `database`, `Redis`. */

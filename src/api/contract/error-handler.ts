@@ -1,9 +1,9 @@
 // One error handler for the whole service: every failure leaves as `{code, message, status}`.
 // Only ApiErrors and recognised client errors show their message; anything else is a bare 500.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
-import { reasonOf } from '../../ops/outage-log.js'
+import { reportDatabaseUnavailable } from '../../ops/database-outage.js'
 import { noteErrorCode } from '../platform/request-log.js'
 import { validationError } from './validation-errors.js'
 
@@ -33,16 +33,6 @@ export function clientError(error: FastifyError, bodyLimit: number): ApiError | 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   noteErrorCode(reply, error.code)
   return reply.code(error.status).headers(error.headers).send(error.toBody())
-}
-
-/**
- * A request refused because the database is down: counted in the process's database outage (one warning when it
- * starts, a count every 30 s), not a warning and a stack trace per request.
- */
-export function reportDatabaseUnavailable(request: FastifyRequest, error: unknown): void {
-  const outage = request.server.outages?.database
-  if (outage) outage.failed(error)
-  else request.log.warn({ reason: reasonOf(error) }, 'database unavailable')
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

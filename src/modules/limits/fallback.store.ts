@@ -10,7 +10,7 @@
 // counted here too (so a process goes on from what it admitted in the window, not from zero), and every ban Redis
 // reports is remembered (so a ban holds through the outage). Bans decided or seen here are written back to Redis,
 // with their remaining time, when it answers again (so they survive a Redis that restarted empty).
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../../kernel/logger.js'
 import { createOutageLog } from '../../ops/outage-log.js'
 import type { MemoryStore } from './memory.store.js'
 import type { ConsumeResult, RateLimitStore, WindowSpec } from './rate-limit.store.js'
@@ -30,7 +30,7 @@ export function createFallbackStore({
   primary: Pick<RedisStore, keyof RateLimitStore | 'restoreBans'>
   fallback: MemoryStore
   divisor: number
-  log: FastifyBaseLogger
+  log: Logger
   /** The primary is known to be down already (and that was logged): the outage is not reported again. */
   down?: boolean
 }): RateLimitStore & { degraded: () => boolean } {

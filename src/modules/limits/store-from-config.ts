@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../../kernel/logger.js'
 import type { Config } from '../../kernel/config.js'
 import { createFallbackStore } from './fallback.store.js'
 import { createMemoryStore } from './memory.store.js'
@@ -14,7 +14,7 @@ export const redisLocation = (url: string) => {
  * In memory, or in Redis (with a per-process fallback) when REDIS_URL is set. Connects before returning.
  * `quiet`: say nothing if Redis is not reachable at start (a cluster worker: its primary has said it once).
  */
-export async function createRateLimitStore(config: Config, log: FastifyBaseLogger, options: { quiet?: boolean } = {}): Promise<RateLimitStore> {
+export async function createRateLimitStore(config: Config, log: Logger, options: { quiet?: boolean } = {}): Promise<RateLimitStore> {
   if (!config.redisUrl) return createMemoryStore()
   // Loaded only when configured: the Redis client costs ~20 MB of memory in a process that does not use it.
   const { createRedisStore } = await import('./redis.store.js')

@@ -1,7 +1,7 @@
 // Where the worker delivers messages. `log`: one structured line in the service log. `webhook`: an HTTP POST
 // signed per the Standard Webhooks specification (webhook-id = the message id, so receivers can drop
 // duplicates of an at-least-once delivery).
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../../kernel/logger.js'
 import { Webhook } from 'standardwebhooks'
 import type { QueuedMessage } from './messages.repository.js'
 
@@ -14,7 +14,7 @@ export interface MessageSink {
  * `text`: the line carries the message's text (MESSAGES_LOG_TEXT=on). Off by default: a message is customer
  * content, and logs are kept, shipped and read far more widely than the database; the line then has its length.
  */
-export function createLogSink(log: FastifyBaseLogger, options: { text?: boolean } = {}): MessageSink {
+export function createLogSink(log: Logger, options: { text?: boolean } = {}): MessageSink {
   return {
     async deliver(m) {
       const content = options.text ? { message: m.message } : { length: m.message.length }

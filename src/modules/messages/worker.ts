@@ -2,7 +2,7 @@
 // A failed attempt is retried on a schedule (MESSAGES_RETRY_SCHEDULE; by default seconds, then minutes, then hours,
 // spanning about a day, as Standard Webhooks advises) up to `maxAttempts`, then the message is `failed`.
 // `runOnce` is the whole step; `start` repeats it on a timer.
-import type { FastifyBaseLogger } from 'fastify'
+import type { Logger } from '../../kernel/logger.js'
 import type { Clock } from '../../kernel/clock.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
 import { createOutageLog, type OutageLog } from '../../ops/outage-log.js'
@@ -13,7 +13,7 @@ export interface WorkerOptions {
   messages: MessagesRepository
   sink: MessageSink
   clock: Clock
-  log: FastifyBaseLogger
+  log: Logger
   maxAttempts: number
   /** Nominal delay before each retry (ms); past its end the last one repeats. */
   retryScheduleMs: number[]

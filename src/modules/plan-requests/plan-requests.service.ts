@@ -14,7 +14,7 @@ import type { Mailer } from '../../mail/mail.js'
 import { planApprovedMessage, planDeclinedMessage } from './plan-request-mail.js'
 import { checkDeclineReason, checkEnterpriseFigures, checkNote, checkRequestedPlan, isHigherPlan, PENDING_PER_ACCOUNT, PlanRequestError } from './plan-request-input.js'
 import { createPlanRequestsRepository, type PlanRequest } from './plan-requests.repository.js'
-import { reasonOf } from '../../ops/outage-log.js'
+import { reasonOf } from '../../kernel/reason.js'
 
 export { PlanRequestError } from './plan-request-input.js'
 

@@ -15,7 +15,7 @@ import { hashPassword, passwordProblem } from '../../kernel/passwords.js'
 import { redirect, sendPage } from '../kit/reply.js'
 import type { Portal } from './portal.plugin.js'
 import { CredentialsBody, NoQuery, pageResponses, TokenBody, TokenParams, TokenQuery } from './portal.schemas.js'
-import { reasonOf } from '../../ops/outage-log.js'
+import { reasonOf } from '../../kernel/reason.js'
 
 /** What an unusable verification link offers instead: a logged-in page sends the link again. */
 const verifyAgain = html`<a href="/portal/login">Log in</a> to send a new link.`
