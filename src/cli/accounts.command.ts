@@ -1,10 +1,9 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander'
-import { plainTextProblem } from '../modules/accounts/key-input.js'
+import { ACCOUNT_NAME_MAX, plainTextProblem } from '../modules/accounts/key-input.js'
 import { PLANS } from '../modules/accounts/plans.js'
 import type { Account } from '../modules/accounts/accounts.repository.js'
 import { cliActor } from './actor.js'
 import { callAdmin, serviceUrlOption } from './admin-client.js'
-import { NAME_MAX_LENGTH } from '../api/v1/pets.schemas.js'
 import { output, positiveInteger, withDatabase } from './run.js'
 
 interface QuotaOptions {
@@ -21,7 +20,7 @@ function describe(a: Account & { email?: string }): string {
 
 /** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space; plain text, as key names. */
 function accountName(raw: string): string {
-  if (!/\S/.test(raw) || raw.length > NAME_MAX_LENGTH) throw new InvalidArgumentError(`It must be 1 to ${NAME_MAX_LENGTH} characters, not only white space.`)
+  if (!/\S/.test(raw) || raw.length > ACCOUNT_NAME_MAX) throw new InvalidArgumentError(`It must be 1 to ${ACCOUNT_NAME_MAX} characters, not only white space.`)
   const problem = plainTextProblem(raw)
   if (problem) throw new InvalidArgumentError(`It ${problem}.`)
   return raw

@@ -1,7 +1,7 @@
 // The CLI's way to the running service's counters and bans (they live in its memory, or in Redis).
 import { InvalidArgumentError, Option } from 'commander'
 import { loadOrCreateSecret } from '../db/settings.js'
-import { ADMIN_TOKEN_SETTING, CLI_USER_HEADER } from '../api/admin/admin.routes.js'
+import { ADMIN_TOKEN_SETTING, CLI_USER_HEADER } from '../modules/limits/admin-channel.js'
 import { cliActor } from './actor.js'
 import { RunError, type CommandContext } from './run.js'
 

@@ -3,7 +3,7 @@
 // Idempotency-Key, the admin ids. Valid text, astral characters included, is stored exactly. On the run's backend.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ADMIN_TOKEN_SETTING } from '../../src/api/admin/admin.routes.js'
+import { ADMIN_TOKEN_SETTING } from '../../src/modules/limits/admin-channel.js'
 import { loadOrCreateSecret } from '../../src/db/settings.js'
 import { bearer, errorOf } from '../helpers/harness.js'
 import { postMessage, startMessagesHarness } from '../helpers/messages-harness.js'

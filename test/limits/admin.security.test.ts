@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { loadOrCreateSecret } from '../../src/db/settings.js'
-import { ADMIN_TOKEN_SETTING } from '../../src/api/admin/admin.routes.js'
+import { ADMIN_TOKEN_SETTING } from '../../src/modules/limits/admin-channel.js'
 import { bearer, errorOf, startHarness } from '../helpers/harness.js'
 import { expect429, limitHeaders, list, spend } from './support.js'
 

@@ -9,10 +9,8 @@ import { bearerToken } from '../guard/auth.js'
 import { ApiError } from '../contract/errors.js'
 import { liftBan } from '../../modules/limits/ban-lifting.js'
 import { keySubject } from '../../modules/limits/rate-limiter.js'
+import { CLI_USER_HEADER } from '../../modules/limits/admin-channel.js'
 
-export const ADMIN_TOKEN_SETTING = 'admin_token'
-/** The CLI names its operating-system user here (URI-encoded), for the audit entry of what it asks for. */
-export const CLI_USER_HEADER = 'x-petstore-cli-user'
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (app, { token }) => {
   const expected = Buffer.from(token)

@@ -1,6 +1,7 @@
 // API key secrets: 32 bytes from the CSPRNG, base64url, behind a prefix naming the environment.
 // Only the SHA-256 of the whole secret is stored: the key is random, so a fast hash is safe to look up by.
-import { hash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { secretHash } from '../../kernel/secrets.js'
 import type { Environment } from '../../kernel/config.js'
 
 export type KeyEnvironment = 'live' | 'test'
@@ -17,10 +18,8 @@ export function generateApiKey(env: KeyEnvironment): string {
   return keyPrefix(env) + randomBytes(32).toString('base64url')
 }
 
-export function hashApiKey(key: string): string {
-  // The one-shot hash: every authenticated request runs this, and it skips creating a Hash object.
-  return hash('sha256', key, 'hex')
-}
+/** What is stored of a key: its SHA-256, as of every secret the service hands out. */
+export const hashApiKey = secretHash
 
 /** What a listing shows of a key: enough to recognise it, far too little to use it. */
 export function displayPrefix(key: string): string {

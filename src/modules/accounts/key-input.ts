@@ -15,6 +15,8 @@ export class KeyLimitError extends KeyInputError {
 }
 
 export const KEY_NAME_MAX = 100
+/** An account's name (the CLI's `--name`): plain text too, as long as a key's. */
+export const ACCOUNT_NAME_MAX = KEY_NAME_MAX
 /** The longest grace period a rolled key can get: 7 days. */
 export const MAX_GRACE_SECONDS = 604_800
 
