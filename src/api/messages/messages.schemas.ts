@@ -1,10 +1,11 @@
 // The quickstart Message (spec 2.6). `status` is `queued` when accepted, then `delivered` or `failed`.
 import { Type, type Static } from 'typebox'
 import { requestText } from '../contract/schemas.js'
+import type { Same } from '../contract/same-type.js'
+import { MESSAGE_MAX_LENGTH, MESSAGE_STATUSES, type Message, type MessageStatus } from '../../modules/messages/message.js'
 
-export const MESSAGE_MAX_LENGTH = 4096
-export const MESSAGE_STATUSES = ['queued', 'delivered', 'failed'] as const
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+export { MESSAGE_MAX_LENGTH, MESSAGE_STATUSES, type Message, type MessageStatus }
+
 
 export const NewMessageSchema = Type.Object(
   { message: requestText(`The text to send: 1 to ${MESSAGE_MAX_LENGTH} characters.`, { minLength: 1, maxLength: MESSAGE_MAX_LENGTH }) },
@@ -28,7 +29,8 @@ export const MessageSchema = Type.Object(
 export const MessageIdParams = Type.Object({ id: requestText('The message id.', { minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 
 export type NewMessage = Static<typeof NewMessageSchema>
-export type Message = Static<typeof MessageSchema>
+// The schema describes exactly the module's type (a mismatch does not compile).
+export const schemaMatchesType: Same<Static<typeof MessageSchema>, Message> = true
 
 /** Examples for the OpenAPI document. */
 export const MESSAGE_EXAMPLES: Record<string, unknown> = {

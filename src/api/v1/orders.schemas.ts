@@ -3,10 +3,11 @@
 import { Type, type Static } from 'typebox'
 import { listQuery } from '../contract/paging.js'
 import { int64, requestText } from '../contract/schemas.js'
+import type { Same } from '../contract/same-type.js'
+import { ORDER_STATUSES, QUANTITY_MAX, type NewOrder, type Order, type OrderStatus } from '../../modules/orders/order.js'
 
-export const ORDER_STATUSES = ['placed', 'approved', 'delivered'] as const
-export type OrderStatus = (typeof ORDER_STATUSES)[number]
-export const QUANTITY_MAX = 1000
+export { ORDER_STATUSES, QUANTITY_MAX, type NewOrder, type Order, type OrderStatus }
+
 
 export const OrderStatusSchema = Type.Unsafe<OrderStatus>({
   $id: 'OrderStatus',
@@ -54,5 +55,5 @@ export const ListOrdersQuery = listQuery({ status: status(), items: 'orders' })
 /** Any int64: one that names no order of yours is a 404, anything else a 400. */
 export const OrderIdParams = Type.Object({ orderId: int64('The identifier of the order (any 64-bit integer).') }, { additionalProperties: false })
 
-export type NewOrder = Static<typeof NewOrderSchema>
-export type Order = Static<typeof OrderSchema>
+// The schemas describe exactly the module's types (a mismatch does not compile).
+export const schemasMatchTypes: [Same<Static<typeof NewOrderSchema>, NewOrder>, Same<Static<typeof OrderSchema>, Order>] = [true, true]

@@ -2,9 +2,10 @@
 import { Type, type Static } from 'typebox'
 import { int64, requestText } from '../contract/schemas.js'
 import { listQuery } from '../contract/paging.js'
+import type { Same } from '../contract/same-type.js'
+import { PET_NAME_MAX, PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../modules/pets/pet.js'
 
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const
-export type PetStatus = (typeof PET_STATUSES)[number]
+export { PET_STATUSES, type NewPet, type Pet, type PetStatus }
 
 const Int64Id = (description: string) => int64(description, { minimum: 1 })
 
@@ -17,11 +18,9 @@ export const PetStatusSchema = Type.Unsafe<PetStatus>({
 })
 const status = () => Type.Unsafe<PetStatus>({ $ref: 'PetStatus' })
 
-export const NAME_MAX_LENGTH = 100
-
 export const NewPetSchema = Type.Object(
   {
-    name: requestText("The animal's name: 1 to 100 characters, not only white space.", { minLength: 1, maxLength: NAME_MAX_LENGTH, notBlank: true }),
+    name: requestText("The animal's name: 1 to 100 characters, not only white space.", { minLength: 1, maxLength: PET_NAME_MAX, notBlank: true }),
     categoryId: Int64Id('Identifier of the category the animal belongs to (1 to 9223372036854775807).'),
     status: Type.Optional(status()),
   },
@@ -52,8 +51,8 @@ export const PetIdParams = Type.Object(
   { additionalProperties: false },
 )
 
-export type NewPet = Static<typeof NewPetSchema>
-export type Pet = Static<typeof PetSchema>
+// The schemas describe exactly the module's types (a mismatch does not compile).
+export const schemasMatchTypes: [Same<Static<typeof NewPetSchema>, NewPet>, Same<Static<typeof PetSchema>, Pet>] = [true, true]
 export type ListPetsQuery = Static<typeof ListPetsQuery>
 
 /** Examples for the OpenAPI document; int64 values as bigint, so that they are written exactly. */

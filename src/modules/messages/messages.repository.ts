@@ -8,7 +8,7 @@ import { dialectOf } from '../../db/database.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
 import { prepared } from '../../db/prepared.js'
 import type { Database, MessagesTable } from '../../db/schema.js'
-import type { Message, MessageStatus } from '../../api/messages/messages.schemas.js'
+import type { Message, MessageStatus } from './message.js'
 
 export interface QueuedMessage {
   seq: bigint

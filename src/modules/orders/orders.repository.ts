@@ -7,7 +7,7 @@ import { kyselyEngine, type Engine } from '../../db/engine.js'
 import { prepared } from '../../db/prepared.js'
 import type { Database } from '../../db/schema.js'
 import { ApiError } from '../../api/contract/errors.js'
-import type { NewOrder, Order, OrderStatus } from '../../api/v1/orders.schemas.js'
+import type { NewOrder, Order, OrderStatus } from './order.js'
 
 const COLUMNS = ['id', 'pet_id', 'quantity', 'ship_date', 'status', 'complete', 'created_at'] as const
 

@@ -7,7 +7,7 @@ import { kyselyEngine, type Engine } from '../../db/engine.js'
 import { prepared } from '../../db/prepared.js'
 import type { Database, PetRow } from '../../db/schema.js'
 import { petsJsonArray } from './pets-json.js'
-import type { NewPet, Pet, PetStatus } from '../../api/v1/pets.schemas.js'
+import type { NewPet, Pet, PetStatus } from './pet.js'
 
 // Integers arrive as bigint from both drivers (SQLite safeIntegers, PostgreSQL's int8 parser). One object literal
 // per case: a pet is made for every row of every page, and adding `status` afterwards would change its shape.
