@@ -1,5 +1,5 @@
 // The budget of issue 6, checked against a run's own results (ratios to the baseline of the same run).
-import type { ScenarioResult } from './report.js'
+import type { ScenarioResult } from './scenario-result.js'
 
 interface Check {
   what: string

@@ -2,24 +2,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { budgetTable, referencesLine, scaleTargetsTable, workersLine } from './budget.js'
+import type { ScenarioResult } from './scenario-result.js'
 import { startupLine, type StartupResult } from './startup.js'
 
-export interface ScenarioResult {
-  target: string
-  scenario: string
-  description: string
-  rps: number
-  p50: number
-  p99: number
-  baselineRps: number
-  ratio: number
-  /** Mean latency, ms (median of the rounds): finer than the whole-millisecond percentiles. */
-  meanMs: number
-  /** The service's CPU time per request (all its threads and workers), in microseconds; median of the rounds. */
-  cpuUs: number
-  unexpected: number
-  rssMb: number
-}
 
 interface Report {
   results: ScenarioResult[]

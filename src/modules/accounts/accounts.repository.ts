@@ -12,30 +12,13 @@ import { apiKeyChanges } from './api-key-changes.js'
 import { hashApiKey, type KeyEnvironment } from './api-keys.js'
 import { announceKeyChange } from './key-changes.js'
 import type { KeyCache } from './key-cache.js'
-import { minuteOf, type KeyLifetime } from './key-state.js'
-import { decodeScopes, type Scope } from './key-scopes.js'
+import { minuteOf } from './key-state.js'
+import { decodeScopes } from './key-scopes.js'
 import { keyScopeChanges } from './key-scope-changes.js'
-import type { Quota } from './plans.js'
+import type { KeyOwner } from './key-owner.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
 
-/** The result of looking a presented secret up: enough to authenticate and, later, to rate-limit. */
-export interface KeyOwner {
-  keyId: string
-  accountId: string
-  environment: KeyEnvironment
-  /** What decides whether the key is still usable (see `refusalReason`). */
-  lifetime: KeyLifetime
-  /** What the key may do; cached with the rest, so a narrowing reaches every instance with its announcement. */
-  scopes: Scope[]
-  /** Set when the key's account was deleted: every key of it is refused (null or absent: not deleted). */
-  accountDeletedAt?: string | null
-  /** Set while the key's account is suspended: every key of it is answered 403 account_suspended. */
-  accountSuspendedAt?: string | null
-  /** The account's quota as of now: a plan change applies from the next request on. */
-  quota: Quota
-  /** The account's plan, as stored. */
-  plan?: string
-}
+export type { KeyOwner } from './key-owner.js'
 
 export { KeyInputError, KeyLimitError } from './key-input.js'
 export { AccountInputError, AccountStateError, DELETED_ACCOUNT_NAME, KeyStateError, NotFoundError, type Account, type ApiKeyInfo } from './account-rows.js'

@@ -8,7 +8,7 @@
 // - an entry lives at most `ttlMs` (real time), the bound that holds even if an announcement were lost.
 // A look-up that started before an invalidation is not stored after it (the generation check), so a reply read
 // just before a revoke cannot be kept past the revoke's announcement.
-import type { KeyOwner } from './accounts.repository.js'
+import type { KeyOwner } from './key-owner.js'
 
 export interface KeyCacheOptions {
   /** Longest life of an entry, in milliseconds. */

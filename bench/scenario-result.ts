@@ -1,0 +1,17 @@
+// One scenario's measured figures: what the report prints and the budgets are checked against.
+export interface ScenarioResult {
+  target: string
+  scenario: string
+  description: string
+  rps: number
+  p50: number
+  p99: number
+  baselineRps: number
+  ratio: number
+  /** Mean latency, ms (median of the rounds): finer than the whole-millisecond percentiles. */
+  meanMs: number
+  /** The service's CPU time per request (all its threads and workers), in microseconds; median of the rounds. */
+  cpuUs: number
+  unexpected: number
+  rssMb: number
+}
