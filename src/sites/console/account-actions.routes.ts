@@ -15,7 +15,7 @@ import { backToAccount, confirmPage } from './account-replies.js'
 import { keyOf, liveAccount } from './account-lookups.js'
 import { supportActionsRoutes } from './account-support-actions.routes.js'
 import { AccountKeyParams, AccountParams, ConfirmBody, PlanBody, ReasonBody } from './account.schemas.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 
 const hide = true
 const confirmResponses = pageResponses({ 200: 'The confirmation step' })

@@ -3,7 +3,7 @@
 import { NotFoundError, type Account, type ApiKeyInfo } from '../../modules/accounts/accounts.repository.js'
 import { keySubject } from '../../modules/limits/rate-limiter.js'
 import { PageError } from '../kit/reply.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 
 /** The account, or the 404 page. */
 export async function accountOr404(c: Pick<OperatorConsole, 'accounts'>, id: string): Promise<Account> {

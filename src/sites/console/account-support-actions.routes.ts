@@ -12,7 +12,7 @@ import { liftBanPage, resendPage } from './account-actions.pages.js'
 import { bansOf, keyOf, liveAccount } from './account-lookups.js'
 import { backToAccount, confirmPage } from './account-replies.js'
 import { AccountKeyParams, AccountParams, ConfirmBody } from './account.schemas.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 
 const hide = true
 const confirmResponses = pageResponses({ 200: 'The confirmation step' })

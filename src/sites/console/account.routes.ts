@@ -7,7 +7,7 @@ import { sendPage } from '../kit/reply.js'
 import { accountOr404, bansOf } from './account-lookups.js'
 import { accountPage, isDone } from './account.pages.js'
 import { AccountPageQuery, AccountParams } from './account.schemas.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
 
 /** How many audit entries the page shows (the rest: /console/audit?account=ID). */

@@ -10,7 +10,7 @@ import { PageError, sendPage } from '../kit/reply.js'
 import { auditCsv, CSV_BATCH } from './audit-csv.js'
 import { auditQueryValues, parseAuditQuery, type ParsedAuditQuery } from './audit-filter.js'
 import { auditContent } from './audit.pages.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
 
 /** Entries per page. */

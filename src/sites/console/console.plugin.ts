@@ -2,74 +2,26 @@
 // session cookie on Path=/console, its own CSRF secret and token purpose), set up as the portal's is
 // (src/web/site-scope.ts: security headers, the operator (session) of every request, CSRF checks on every POST, a
 // log-in for every page, HTML errors), the roles, and the routes.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
-import type { AccountsRepository } from '../../modules/accounts/accounts.repository.js'
-import type { Verification } from '../../modules/integrators/verification.js'
-import type { AuditRepository } from '../../modules/audit/audit.repository.js'
-import type { AuditActor } from '../../modules/audit/audit-event.js'
-import type { Clock } from '../../kernel/clock.js'
-import type { Config } from '../../kernel/config.js'
-import type { Database } from '../../db/schema.js'
-import type { RateLimiter } from '../../modules/limits/rate-limiter.js'
-import { roleSuffices, type Operator, type OperatorRole } from '../../modules/operators/operator.js'
-import type { OperatorsRepository } from '../../modules/operators/operators.repository.js'
-import type { Usage } from '../../modules/usage/usage.service.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { roleSuffices, type Operator } from '../../modules/operators/operator.js'
 import { CONSOLE_CSS, PORTAL_FAVICON } from '../kit/assets.js'
-import { createCsrf, type Csrf } from '../kit/csrf.js'
-import type { Mailer } from '../../mail/mail.js'
+import { createCsrf } from '../kit/csrf.js'
 import { PageError } from '../kit/reply.js'
 import { siteScope } from '../kit/site-scope.js'
 import { accountActionsRoutes } from './account-actions.routes.js'
 import { accountRoutes } from './account.routes.js'
 import { auditRoutes } from './audit.routes.js'
-import { consolePage, type ConsolePageContext } from './layout.js'
+import { consolePage } from './layout.js'
 import { loginRoutes } from './login.routes.js'
 import { operatorsRoutes } from './operators.routes.js'
 import { overviewRoutes } from './overview.routes.js'
 import { requestsRoutes } from './requests.routes.js'
 import { loginFor } from './safe-next.js'
 import { searchRoutes } from './search.routes.js'
-import { createConsoleSessions, type ConsoleSessions, type OperatorVisitor } from './sessions.js'
+import { createConsoleSessions } from './sessions.js'
 import { setupRoutes } from './setup.routes.js'
+import type { ConsoleOptions, OperatorConsole } from './console.context.js'
 
-export interface ConsoleOptions {
-  config: Config
-  /** The database, for the console's own read-only queries (overview, search); changes go through the services. */
-  db: Kysely<Database>
-  clock: Clock
-  accounts: AccountsRepository
-  usage: Usage
-  audit: AuditRepository
-  operators: OperatorsRepository
-  mailer: Mailer
-  /** Verification links and their message, as the portal's sign-up mails them (Resend verification). */
-  verification: Verification
-  /** The rate limiter (its `.store` holds bans). */
-  limiter: RateLimiter
-  /** Signs the console's CSRF tokens (kept in the database, so every instance agrees). */
-  csrfSecret: string
-}
-
-/** What a console route module gets besides the app: `export async function xRoutes(app, c: OperatorConsole)`. */
-export interface OperatorConsole extends ConsoleOptions {
-  sessions: ConsoleSessions
-  csrf: Csrf
-  /** The page context of this visitor (a pre-session is started if it has none, so its forms carry a token). */
-  context(request: FastifyRequest, reply: FastifyReply): ConsolePageContext
-  /** The signed-in operator if its role suffices (admin > support); otherwise throws PageError 403. */
-  require(request: FastifyRequest, role: OperatorRole): Operator
-  /** The signed-in operator as the actor of an audit entry. */
-  actor(request: FastifyRequest): AuditActor
-  /** An absolute link to a page, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
-  link(path: string): string
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    operatorVisitor: OperatorVisitor
-  }
-}
 
 /** Pages anyone may open (the rest need a signed-in operator): logging in, setup links, assets. */
 const PUBLIC_PAGES = ['/console/login', '/console/setup/', '/console/assets/']

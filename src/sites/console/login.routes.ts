@@ -15,7 +15,7 @@ import { createLoginThrottle } from '../../modules/login-throttle/login-throttle
 import { pageResponses } from '../kit/page-schemas.js'
 import { verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 import { ConsoleLoginBody, ConsoleLoginQuery, CsrfOnlyBody, NoQuery } from './console.schemas.js'
 import { consolePage, csrfField, notice } from './layout.js'
 import { loginAudit } from './login-audit.js'

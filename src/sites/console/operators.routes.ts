@@ -9,7 +9,7 @@ import { isOperatorRole, OPERATOR_ROLES, OperatorError, type Operator } from '..
 import { SETUP_LINK_TTL_MS } from '../../modules/operators/operators.repository.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
 import { disablePage, operatorsPage, type OperatorsView } from './operators.pages.js'
 import { CreateOperatorBody, DisableBody, OperatorParams, OperatorsQuery, RoleBody } from './operators.schemas.js'

@@ -10,7 +10,7 @@ import { PlanRequestError, type PlanRequests } from '../../modules/plan-requests
 import type { PlanRequestListing } from '../../modules/plan-requests/plan-requests.repository.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
-import type { OperatorConsole } from './console.plugin.js'
+import type { OperatorConsole } from './console.context.js'
 import { consolePage, isAdmin } from './layout.js'
 import { approvePage, declinePage, requestsPage } from './requests.pages.js'
 import { ApproveBody, DeclineBody, RequestParams, RequestsQuery } from './requests.schemas.js'

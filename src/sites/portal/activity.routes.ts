@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { redirect, sendPage } from '../kit/reply.js'
 import { activityPage } from './activity.pages.js'
 import { page } from './layout.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import { ActivityQuery, pageResponses } from './portal.schemas.js'
 import { loginFor } from './safe-next.js'
 

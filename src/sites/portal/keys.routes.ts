@@ -13,7 +13,7 @@ import { chosenScopes } from './key-scopes.pages.js'
 import { restrictRoutes } from './restrict.routes.js'
 import { secretGone, secretShown } from './new-key.pages.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import { createSecretFlash, shownOncePath } from './secret-flash.js'
 import { CsrfOnlyBody, KeyParams, KeysQuery, NewKeyBody, NoQuery, pageResponses, RollBody } from './portal.schemas.js'
 

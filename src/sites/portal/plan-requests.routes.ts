@@ -10,7 +10,7 @@ import { PLAN_REQUESTS_PER_HOUR } from '../../modules/plan-requests/plan-request
 import { PlanRequestError } from '../../modules/plan-requests/plan-requests.service.js'
 import { redirect } from '../kit/reply.js'
 import { integratorActor } from '../../modules/integrators/actor.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import { NoQuery, pageResponses, PlanRequestBody } from './portal.schemas.js'
 import { loginFor } from './safe-next.js'
 import { usageAnswer } from './usage.routes.js'

@@ -10,7 +10,7 @@ import { page } from './layout.js'
 import { resetMessage, RESET_TTL_MS } from './mail-messages.js'
 import { hashPassword, passwordProblem } from '../../kernel/passwords.js'
 import { sendPage } from '../kit/reply.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import { EmailBody, NewPasswordBody, NoQuery, pageResponses, TokenParams, TokenQuery } from './portal.schemas.js'
 import { mailFailed } from './signup.routes.js'
 

@@ -8,7 +8,7 @@ import { integratorActor } from '../../modules/integrators/actor.js'
 import { keyName } from './keys.pages.js'
 import { chosenScopes, restrictForm } from './key-scopes.pages.js'
 import { page } from './layout.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import { KeyParams, NoQuery, pageResponses, RestrictBody } from './portal.schemas.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
 

@@ -20,7 +20,7 @@ import {
   passwordChangedMessage,
 } from './mail-messages.js'
 import { hashPassword, passwordProblem, verifyPassword } from '../../kernel/passwords.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import type { PortalUser } from '../../modules/integrators/integrators.repository.js'
 import { AccountQuery, ChangeEmailBody, ChangePasswordBody, CsrfOnlyBody, NoQuery, pageResponses, PasswordOnlyBody, TokenParams } from './portal.schemas.js'
 import { redirect, sendPage } from '../kit/reply.js'

@@ -13,7 +13,7 @@ import { alreadyRegisteredMessage } from './mail-messages.js'
 import type { MailMessage } from '../../mail/mail.js'
 import { hashPassword, passwordProblem } from '../../kernel/passwords.js'
 import { redirect, sendPage } from '../kit/reply.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import { CredentialsBody, NoQuery, pageResponses, TokenBody, TokenParams, TokenQuery } from './portal.schemas.js'
 import { reasonOf } from '../../kernel/reason.js'
 

@@ -3,23 +3,15 @@
 // server error), for the whole account or one of its keys; and the request for a higher plan (plan-requests.routes.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { UsagePoint } from '../kit/charts.js'
 import { html } from '../kit/html.js'
 import { page } from './layout.js'
 import { usageCharts } from '../kit/usage-charts.js'
 import { when } from './keys.pages.js'
 import { redirect, sendPage } from '../kit/reply.js'
 import { planRequestBlock, type PlanRequestBlock } from './plan-request.pages.js'
-import type { Portal } from './portal.plugin.js'
+import type { Portal } from './portal.context.js'
 import type { PortalUser } from '../../modules/integrators/integrators.repository.js'
 import { pageResponses, UsageQuery } from './portal.schemas.js'
-
-/** The usage service (src/usage/) as the portal reads it. */
-export interface UsageReader {
-  perMinute(input: { accountId: string; keyId?: string; now: number }): Promise<UsagePoint[]>
-  perDay(input: { accountId: string; keyId?: string; now: number }): Promise<UsagePoint[]>
-  current(accountId: string, now: number): Promise<{ plan: string; windows: Array<{ name: 'minute' | 'day'; limit: number; used: number; remaining: number; resetsAt: string }> }>
-}
 
 const number = (n: number) => n.toLocaleString('en-US')
 

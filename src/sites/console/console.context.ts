@@ -1,0 +1,58 @@
+// What the console's route modules get (`export async function xRoutes(app, c: OperatorConsole)`): the services it
+// was given and what the console adds (sessions, CSRF, roles, the page context). Apart from the plugin that registers
+// the routes, so a route file and the plugin never import each other.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { AccountsRepository } from '../../modules/accounts/accounts.repository.js'
+import type { Verification } from '../../modules/integrators/verification.js'
+import type { AuditRepository } from '../../modules/audit/audit.repository.js'
+import type { AuditActor } from '../../modules/audit/audit-event.js'
+import type { Clock } from '../../kernel/clock.js'
+import type { Config } from '../../kernel/config.js'
+import type { Database } from '../../db/schema.js'
+import type { RateLimiter } from '../../modules/limits/rate-limiter.js'
+import type { Operator, OperatorRole } from '../../modules/operators/operator.js'
+import type { OperatorsRepository } from '../../modules/operators/operators.repository.js'
+import type { Usage } from '../../modules/usage/usage.service.js'
+import type { Csrf } from '../kit/csrf.js'
+import type { Mailer } from '../../mail/mail.js'
+import type { ConsolePageContext } from './layout.js'
+import type { ConsoleSessions, OperatorVisitor } from './sessions.js'
+
+export interface ConsoleOptions {
+  config: Config
+  /** The database, for the console's own read-only queries (overview, search); changes go through the services. */
+  db: Kysely<Database>
+  clock: Clock
+  accounts: AccountsRepository
+  usage: Usage
+  audit: AuditRepository
+  operators: OperatorsRepository
+  mailer: Mailer
+  /** Verification links and their message, as the portal's sign-up mails them (Resend verification). */
+  verification: Verification
+  /** The rate limiter (its `.store` holds bans). */
+  limiter: RateLimiter
+  /** Signs the console's CSRF tokens (kept in the database, so every instance agrees). */
+  csrfSecret: string
+}
+
+/** What a console route module gets besides the app: `export async function xRoutes(app, c: OperatorConsole)`. */
+export interface OperatorConsole extends ConsoleOptions {
+  sessions: ConsoleSessions
+  csrf: Csrf
+  /** The page context of this visitor (a pre-session is started if it has none, so its forms carry a token). */
+  context(request: FastifyRequest, reply: FastifyReply): ConsolePageContext
+  /** The signed-in operator if its role suffices (admin > support); otherwise throws PageError 403. */
+  require(request: FastifyRequest, role: OperatorRole): Operator
+  /** The signed-in operator as the actor of an audit entry. */
+  actor(request: FastifyRequest): AuditActor
+  /** An absolute link to a page, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
+  link(path: string): string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    operatorVisitor: OperatorVisitor
+  }
+}

@@ -1,0 +1,60 @@
+// What the portal's route modules get (`export async function xRoutes(app, portal: Portal)`): the services it was
+// given and what the portal adds (sessions, CSRF, the page context). Apart from the plugin that registers the routes,
+// so a route file and the plugin never import each other.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AccountsRepository } from '../../modules/accounts/accounts.repository.js'
+import type { Verification } from '../../modules/integrators/verification.js'
+import type { Clock } from '../../kernel/clock.js'
+import type { Config } from '../../kernel/config.js'
+import type { Csrf } from '../kit/csrf.js'
+import type { AuditRepository } from '../../modules/audit/audit.repository.js'
+import type { Metrics } from '../../ops/metrics.js'
+import type { PageContext } from './layout.js'
+import type { Mailer } from '../../mail/mail.js'
+import type { PlanRequests } from '../../modules/plan-requests/plan-requests.service.js'
+import type { PlanRequestThrottle } from '../../modules/plan-requests/plan-request-throttle.js'
+import type { PortalRepository } from '../../modules/integrators/integrators.repository.js'
+import type { SettingsRepository } from '../../modules/integrators/settings.repository.js'
+import type { Sessions, Visitor } from './session.js'
+import type { Usage } from '../../modules/usage/usage.service.js'
+
+export interface PortalOptions {
+  config: Config
+  clock: Clock
+  accounts: AccountsRepository
+  usage: Usage
+  repo: PortalRepository
+  /** The account settings page's reads and changes (settings.repository.ts). */
+  settings: SettingsRepository
+  mailer: Mailer
+  /** Verification links and their message (shared with the console: accounts/verification.ts). */
+  verification: Verification
+  /** Signs CSRF tokens (kept in the database, so every instance agrees). */
+  csrfSecret: string
+  /** Seals a new key's secret in a cookie across the redirect that shows it (secret-flash.ts). */
+  flashSecret: string
+  /** Requests for a higher plan (src/plan-requests/), asked for on the usage page. */
+  planRequests: PlanRequests
+  /** How many plan requests one client address may send (plan-request-throttle.ts). */
+  planRequestThrottle: PlanRequestThrottle
+  /** The audit log, read for the account's own entries (/portal/activity). */
+  audit: AuditRepository
+  /** Sign-ups and log-ins, counted for /metrics. */
+  metrics: Metrics['portal']
+}
+
+/** What a portal route handler needs besides the request. */
+export interface Portal extends PortalOptions {
+  sessions: Sessions
+  csrf: Csrf
+  /** The page context of this visitor (a pre-session is started if it has none, so its forms carry a token). */
+  context(request: FastifyRequest, reply: FastifyReply): PageContext
+  /** An absolute link to one of our pages, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
+  link(path: string): string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    visitor: Visitor
+  }
+}
