@@ -1,4 +1,4 @@
-// Bundles the compiled CLI and server (dist/cli/main.js and everything it imports, dependencies included) into
+// Bundles the compiled CLI and server (dist/main/cli.js and everything it imports, dependencies included) into
 // one ES module, dist/petstore.mjs, which bin/petstore.js runs. Why: Node 20 loads an ES module graph file by
 // file, and ours is ~1,400 files (262 of them kysely's, which alone took ~0.25 s to import): start-up to the
 // first answered request was ~1.4 s, ~0.95 s bundled (/healthz polled every 10 ms, median of 7). Node 20 has no
@@ -28,7 +28,7 @@ export const APP_BUNDLE = {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await build({
     ...APP_BUNDLE,
-    entryPoints: ['dist/cli/main.js'],
+    entryPoints: ['dist/main/cli.js'],
     outfile: 'dist/petstore.mjs',
     // A separate map for reading a stack trace by hand; node does not load it (that would cost start-up time).
     sourcemap: 'linked',

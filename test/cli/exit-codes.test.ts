@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import type { Command } from 'commander'
-import { buildProgram } from '../../src/cli/program.js'
+import { buildProgram } from '../../src/main/program.js'
 import { cliOn, oneLineFailure, runCli, type CliResult } from '../helpers/cli.js'
 
 interface Case {

@@ -2,7 +2,7 @@
 // --help and --version), 2 a usage error (Commander's, or a value a command refuses), 1 a failure at run time.
 import { CommanderError } from 'commander'
 import { buildProgram } from './program.js'
-import { fail, USAGE_EXIT } from './run.js'
+import { fail, USAGE_EXIT } from '../cli/run.js'
 
 try {
   await buildProgram().parseAsync(process.argv)

@@ -2,15 +2,15 @@
 // unknown command or option (with Commander's suggestion), the bad value or the missing argument, and exit 2.
 import { Command, Option } from 'commander'
 import { loadConfig } from '../kernel/config.js'
-import type { Interface } from '../main/server.js'
+import type { Interface } from './server.js'
 import { packageInfo } from '../kernel/version.js'
-import { accountsCommand } from './accounts.command.js'
-import { auditCommand } from './audit.command.js'
-import { backupCommand } from './backup.command.js'
-import { keysCommand } from './keys.command.js'
-import { migrateCommand } from './migrate.command.js'
-import { operatorsCommand } from './operators.command.js'
-import { positiveInteger } from './run.js'
+import { accountsCommand } from '../cli/accounts.command.js'
+import { auditCommand } from '../cli/audit.command.js'
+import { backupCommand } from '../cli/backup.command.js'
+import { keysCommand } from '../cli/keys.command.js'
+import { migrateCommand } from '../cli/migrate.command.js'
+import { operatorsCommand } from '../cli/operators.command.js'
+import { positiveInteger } from '../cli/run.js'
 
 /** Control and formatting characters of a value a user typed, made visible (`\u{202e}`) so the line stays one line. */
 const visible = (text: string) => text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
@@ -48,7 +48,7 @@ export function buildProgram(): Command {
     .action(async (opts: { only?: Interface; workers?: number }) => {
       const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: String(opts.workers) })
       // Loaded only to serve: the web framework and every route would otherwise cost every other command ~1 s of start-up.
-      const { serve } = await import('../main/cluster.js')
+      const { serve } = await import('./cluster.js')
       await serve(config, { only: opts.only })
     })
 
