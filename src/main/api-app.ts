@@ -96,7 +96,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(openApiPlugin, petsDocument(config, PET_EXAMPLES))
 
   decorateServices(app, services)
-  await registerOpsRoutes(app, services, 'pets')
+  await registerOpsRoutes(app, services.ops, 'pets')
   await app.register(authPlugin, { accounts: services.accounts, environment: config.environment, clock: services.clock })
   // A store this app made for itself is closed with it; a shared one is closed by its owner.
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())

@@ -21,7 +21,7 @@ export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyIn
   await app.register(openApiPlugin, messagesDocument(config, MESSAGE_EXAMPLES))
 
   decorateServices(app, services)
-  await registerOpsRoutes(app, services, 'messages')
+  await registerOpsRoutes(app, services.ops, 'messages')
   await app.register(authPlugin, { accounts: services.accounts, environment: config.environment, clock: services.clock })
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
   if (!deps.services) app.addHook('onClose', () => flushUsageOnClose(app, services))

@@ -20,7 +20,8 @@ import { createMemoryStore } from '../modules/limits/memory.store.js'
 import type { RateLimitStore } from '../modules/limits/rate-limit.store.js'
 import { createRateLimiter } from '../modules/limits/rate-limiter.js'
 import { createMessagesRepository } from '../modules/messages/messages.repository.js'
-import { redisState } from '../ops/dependency-checks.js'
+import { databaseState, redisState } from '../ops/dependency-checks.js'
+import { PLANS } from '../modules/accounts/plans.js'
 import { createMetrics } from '../ops/metrics.js'
 import { createDependencyOutages, type DependencyOutages } from '../ops/outage-log.js'
 import { createPetsRepository } from '../modules/pets/pets.repository.js'
@@ -51,7 +52,7 @@ export interface ServiceDependencies {
 }
 
 export async function buildServices({ config, db, pool, reads, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
-  const metrics = createMetrics({ pool, reads, db, clock, redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined })
+  const metrics = createMetrics({ pool, reads, db, clock, plans: PLANS, redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined })
   const sendBatcher = createSendBatcher()
   engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
   // PostgreSQL: key look-ups are a round trip each, so servers remember them (see key-cache.ts). SQLite's
@@ -65,6 +66,15 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
   const portal = config.portal ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }) : undefined
   return {
     metrics,
+    /** What /healthz, /readyz and /metrics need (api/ops/ops.routes.ts). */
+    ops: {
+      metrics,
+      config,
+      readiness: async () => {
+        const [database, redis] = await Promise.all([databaseState(db), redisState(config.redisUrl, rateLimitStore)])
+        return { database, redis }
+      },
+    },
     /** Outages of the database and the mail server, logged once per outage for the whole process (ops/outage-log.ts). */
     outages,
     config,

@@ -3,7 +3,6 @@
 // state: a driver's message names the host and port it failed to reach, which is nobody's business outside.
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
-import type { RateLimitStore } from '../modules/limits/rate-limit.store.js'
 
 export type DatabaseState = 'ok' | 'unavailable'
 export type RedisState = 'ok' | 'degraded' | 'off'
@@ -34,7 +33,7 @@ export async function databaseState(db: Kysely<Database>): Promise<DatabaseState
  * `store` is the rate-limit store: with Redis configured its ping fails while its breaker is open, so `degraded`
  * means what the limits do, not only whether a PING would pass.
  */
-export async function redisState(redisUrl: string | undefined, store: Pick<RateLimitStore, 'ping'>): Promise<RedisState> {
+export async function redisState(redisUrl: string | undefined, store: { ping(): Promise<unknown> }): Promise<RedisState> {
   if (!redisUrl) return 'off'
   return (await answers(() => store.ping())) ? 'ok' : 'degraded'
 }

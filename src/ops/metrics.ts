@@ -9,7 +9,6 @@ import type pg from 'pg'
 import type { Clock } from '../kernel/clock.js'
 import type { PipelinedReads } from '../db/pipelined-reads.js'
 import type { Database } from '../db/schema.js'
-import type { MessageSink } from '../modules/messages/sinks.js'
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { RedisState } from './dependency-checks.js'
 import { registerScrapeGauges } from './scrape-gauges.js'
@@ -66,13 +65,15 @@ export interface MetricsSources {
   clock?: Clock
   /** Redis's state, when REDIS_URL is set (`petstore_redis_up`). */
   redis?: () => Promise<RedisState>
+  /** The plans, each with a series of the account gauge even when no account has it. */
+  plans?: readonly string[]
 }
 
-export function createMetrics({ pool, reads, db, clock, redis }: MetricsSources = {}) {
+export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: MetricsSources = {}) {
   const registry = new Registry()
   // `petstore_` + prom-client's own names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes` …).
   collectDefaultMetrics({ register: registry, prefix: 'petstore_' })
-  registerScrapeGauges({ registry, db, clock, redis })
+  registerScrapeGauges({ registry, db, clock, redis, plans })
   let scrape = () => registry.metrics()
   if (cluster.isWorker) {
     // This process's registry is what it reports to the primary; constructing an AggregatorRegistry makes
@@ -139,7 +140,7 @@ export function createMetrics({ pool, reads, db, clock, redis }: MetricsSources 
     portal,
     refused: (limit: RefusedLimit, plan: string | undefined) => refusedByPlan.inc({ limit, plan: plan ?? 'none' }),
     /** `sink` with its failed deliveries counted under `name`. */
-    countingFailures(name: string, sink: MessageSink): MessageSink {
+    countingFailures<M>(name: string, sink: { deliver(message: M): Promise<void> }): { deliver(message: M): Promise<void> } {
       const failures = deliveryFailures.labels(name)
       failures.inc(0) // the series exists from the start: a rate over it needs no first failure
       return {

@@ -6,7 +6,6 @@
 import { performance } from 'node:perf_hooks'
 import { sql, type Kysely } from 'kysely'
 import { Gauge, type Registry } from 'prom-client'
-import { PLANS } from '../modules/accounts/plans.js'
 import type { Clock } from '../kernel/clock.js'
 import type { Database } from '../db/schema.js'
 import { packageInfo } from '../kernel/version.js'
@@ -23,6 +22,8 @@ export interface ScrapeSources {
   clock?: Clock
   /** Redis's state (dependency-checks.ts); absent (no REDIS_URL): no `petstore_redis_up`. */
   redis?: () => Promise<RedisState>
+  /** The plans (accounts/plans.ts), each with a series of the account gauge. */
+  plans: readonly string[]
 }
 
 function withinTimeout<T>(work: Promise<T>): Promise<T> {
@@ -55,7 +56,7 @@ async function accountsByPlan(db: Kysely<Database>): Promise<Map<string, number>
   return new Map(rows.map((r) => [r.plan, Number(r.n)]))
 }
 
-export function registerScrapeGauges({ registry, db, clock, redis }: ScrapeSources): void {
+export function registerScrapeGauges({ registry, db, clock, redis, plans }: ScrapeSources): void {
   const registers = [registry]
   const { version } = packageInfo()
   new Gauge({
@@ -115,9 +116,9 @@ export function registerScrapeGauges({ registry, db, clock, redis }: ScrapeSourc
     async collect() {
       try {
         const counts = await withinTimeout(accountsByPlan(db))
-        for (const plan of new Set([...PLANS, ...counts.keys()])) this.set({ plan }, counts.get(plan) ?? 0)
+        for (const plan of new Set([...plans, ...counts.keys()])) this.set({ plan }, counts.get(plan) ?? 0)
       } catch {
-        for (const plan of PLANS) this.set({ plan }, Number.NaN)
+        for (const plan of plans) this.set({ plan }, Number.NaN)
       }
     },
   })

@@ -4,8 +4,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { ApiError } from '../contract/errors.js'
 import { errorResponse, jsonResponse } from '../contract/schemas.js'
-import type { Services } from '../../main/services.js'
-import { databaseState, redisState } from '../../ops/dependency-checks.js'
+import type { Config } from '../../kernel/config.js'
+import type { DatabaseState, RedisState } from '../../ops/dependency-checks.js'
+import type { Metrics } from '../../ops/metrics.js'
+
+/** What the operational endpoints need, built by the composition root. */
+export interface OpsContext {
+  metrics: Metrics
+  config: Pick<Config, 'metricsToken'>
+  /** The state of the database and of Redis now (dependency-checks.ts). */
+  readiness(): Promise<{ database: DatabaseState; redis: RedisState }>
+}
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/
 
@@ -54,8 +63,8 @@ const READY_SCHEMA = {
   },
 }
 
-export async function registerOpsRoutes(app: FastifyInstance, services: Services, listener: string): Promise<void> {
-  const { metrics, config } = services
+export async function registerOpsRoutes(app: FastifyInstance, ops: OpsContext, listener: string): Promise<void> {
+  const { metrics, config } = ops
   // One labelled histogram per (method, route pattern, status), looked up by one string: prom-client would hash
   // the four labels on every observation. The set is bounded: route patterns, HTTP methods and statuses.
   const observers = new Map<string, ReturnType<typeof metrics.requests.labels>>()
@@ -74,7 +83,7 @@ export async function registerOpsRoutes(app: FastifyInstance, services: Services
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
   app.get('/readyz', { schema: READY_SCHEMA }, async () => {
-    const [database, redis] = await Promise.all([databaseState(services.db), redisState(config.redisUrl, services.rateLimitStore)])
+    const { database, redis } = await ops.readiness()
     if (database !== 'ok') throw new ApiError('service_unavailable', 'Not ready: database unavailable.', { 'retry-after': '2' })
     return { status: 'ready' as const, checks: { database, redis } }
   })
