@@ -1,13 +1,17 @@
 // The service's name and version, from package.json: one source for `GET /` and `petstore --version`.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 
 export interface PackageInfo {
   name: string
   version: string
 }
 
-/** Read when called: src/ (tests, tsx) and dist/ (the program) both sit one folder below package.json. */
+/** Where package.json is seen from this file: the program (dist/petstore.mjs, one bundle) or the sources (src/kernel/). */
+const PLACES = ['../package.json', '../../package.json'].map((path) => new URL(path, import.meta.url))
+
+/** Read when called. */
 export function packageInfo(): PackageInfo {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as PackageInfo
+  const found = PLACES.find((url) => existsSync(url)) ?? PLACES[0]!
+  const pkg = JSON.parse(readFileSync(found, 'utf8')) as PackageInfo
   return { name: pkg.name, version: pkg.version }
 }

@@ -1,6 +1,7 @@
 // One error handler for the whole service: every failure leaves as `{code, message, status}`.
 // Only ApiErrors and recognised client errors show their message; anything else is a bare 500.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import { apiErrorOf } from './domain-errors.js'
 import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
 import { reportDatabaseUnavailable } from '../../ops/database-outage.js'
@@ -13,6 +14,8 @@ const DATABASE_RETRY_AFTER_SECONDS = 2
 /** Maps Fastify's own errors (parsing, limits, validation) onto our codes; unknown errors become undefined. */
 export function clientError(error: FastifyError, bodyLimit: number): ApiError | undefined {
   if (error instanceof ApiError) return error
+  const refused = apiErrorOf(error)
+  if (refused) return refused
   if (error.validation) return validationError(error.validationContext ?? 'body', error.validation)
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -8,6 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../../kernel/clock.js'
 import type { Usage } from '../../modules/usage/usage.service.js'
+import { refusalError } from '../contract/domain-errors.js'
 import { ApiError } from '../contract/errors.js'
 import { checkScope } from './scope-check.js'
 import type { RateLimiter } from '../../modules/limits/rate-limiter.js'
@@ -36,12 +37,12 @@ export function createRequestGuard({ authenticate, limiter }: GuardOptions) {
       }
       const outcome = await limiter.forAddress(request.ip)
       reply.headers(outcome.headers)
-      throw outcome.error ?? error
+      throw outcome.refusal ? refusalError(outcome.refusal) : error
     }
     const auth = request.auth!
     const outcome = await limiter.forAccount({ accountId: auth.accountId, keyId: auth.keyId, quota: auth.quota, plan: auth.plan })
     reply.headers(outcome.headers)
-    if (outcome.error) throw outcome.error
+    if (outcome.refusal) throw refusalError(outcome.refusal)
     checkScope(request, auth.scopes)
   }
 }
@@ -65,6 +66,6 @@ export function createAddressLimitHook(limiter: RateLimiter) {
     if (!always && !request.is404 && request.routeOptions.config.rateLimit !== 'address') return
     const outcome = await limiter.forAddress(request.ip)
     reply.headers(outcome.headers)
-    if (outcome.error) throw outcome.error
+    if (outcome.refusal) throw refusalError(outcome.refusal)
   }
 }

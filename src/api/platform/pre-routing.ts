@@ -9,6 +9,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RateLimiter } from '../../modules/limits/rate-limiter.js'
+import { refusalError } from '../contract/domain-errors.js'
 import { ApiError } from '../contract/errors.js'
 import { clientError, sendError } from '../contract/error-handler.js'
 
@@ -28,7 +29,7 @@ function parserError(error: Error & { code?: string }): ApiError {
 async function countAgainstAddress(limiter: RateLimiter, address: string | undefined, refusal: ApiError) {
   try {
     const outcome = await limiter.forAddress(address ?? 'unknown')
-    return { headers: outcome.headers, error: outcome.error ?? refusal }
+    return { headers: outcome.headers, error: outcome.refusal ? refusalError(outcome.refusal) : refusal }
   } catch {
     // The limiter's store failing must not leave the socket unanswered.
     return { headers: {}, error: refusal }

@@ -9,7 +9,7 @@ import { isSafeNumber, parse, stringify } from 'lossless-json'
 import type { Clock } from '../../kernel/clock.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
-import { ApiError } from '../../api/contract/errors.js'
+import { IdempotencyConflict } from './idempotency.errors.js'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 /** Beyond the request timeout, how long an in-progress record is left to its request before a retry may take it. */
@@ -24,7 +24,7 @@ export interface StoredResponse {
 const iso = (ms: number) => new Date(ms).toISOString()
 const parseNumber = (text: string) => (/^-?\d+$/.test(text) && !isSafeNumber(text) ? BigInt(text) : Number(text))
 
-const inProgress = () => new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry after it has finished.')
+const inProgress = () => new IdempotencyConflict('in_progress')
 
 /** `requestTimeoutMs`: REQUEST_TIMEOUT_MS; a claim older than it plus ABANDON_GRACE_MS is from a crashed request. */
 export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(db), requestTimeoutMs }: { db: Kysely<Database>; clock: Clock; engine?: Engine; requestTimeoutMs: number }) {
@@ -57,7 +57,7 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
         continue
       }
       if (row.fingerprint !== fingerprint) {
-        throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.')
+        throw new IdempotencyConflict('reused')
       }
       if (row.state === 'done') return { stored: { status: Number(row.response_status), body: parse(row.response_body ?? 'null', null, parseNumber), location: row.response_location } }
       if (Date.parse(row.created_at) + abandonedAfterMs <= now) {

@@ -3,7 +3,6 @@
 // requests without a valid key are limited per client address.
 import type { Quota } from '../accounts/plans.js'
 import type { Clock } from '../../kernel/clock.js'
-import { ApiError } from '../../api/contract/errors.js'
 import { banHeaders, policyHeader, rateLimitHeaders, retryAfterSeconds } from './rate-limit.headers.js'
 import type { RateLimitStore, WindowSpec } from './rate-limit.store.js'
 
@@ -13,10 +12,18 @@ export interface LimitsConfig {
   banSeconds: number
 }
 
+/** Why a request is refused: its quota (or its address's) is spent, or its key is banned for going on while refused. */
+export interface LimitRefusal {
+  reason: 'rate_limit_exceeded' | 'temporarily_banned'
+  /** What to tell the caller, with when to retry. */
+  message: string
+  retryAfterSeconds: number
+}
+
 export interface LimitOutcome {
   headers: Record<string, string>
-  /** Set when the request is refused (429). */
-  error?: ApiError
+  /** Set when the request is refused (the API answers 429: api/contract/domain-errors.ts). */
+  refusal?: LimitRefusal
 }
 
 export function accountWindows(quota: Quota): WindowSpec[] {
@@ -78,11 +85,11 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
       // The quota may be free again (a later minute) while the ban holds: the headers describe the ban.
       const ban = banHeaders(result.windows, result.bannedUntil, now, policyValue)
       const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${ban.seconds} s.`
-      return { headers: ban.headers, error: new ApiError('temporarily_banned', message, { 'retry-after': String(ban.seconds) }) }
+      return { headers: ban.headers, refusal: { reason: 'temporarily_banned', message, retryAfterSeconds: ban.seconds } }
     }
     const headers = rateLimitHeaders(result.windows, now, policyValue)
     const message = `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated requests while limited lead to a temporary ban.`
-    return { headers, error: new ApiError('rate_limit_exceeded', message, { 'retry-after': String(retry.seconds) }) }
+    return { headers, refusal: { reason: 'rate_limit_exceeded', message, retryAfterSeconds: retry.seconds } }
   }
 
   return {

@@ -6,7 +6,7 @@ import type { Clock } from '../../kernel/clock.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
 import { prepared } from '../../db/prepared.js'
 import type { Database } from '../../db/schema.js'
-import { ApiError } from '../../api/contract/errors.js'
+import { OrderRefused } from './orders.errors.js'
 import type { NewOrder, Order, OrderStatus } from './order.js'
 
 const COLUMNS = ['id', 'pet_id', 'quantity', 'ship_date', 'status', 'complete', 'created_at'] as const
@@ -25,7 +25,7 @@ function toOrder(row: { id: bigint; pet_id: bigint; quantity: number | bigint; s
 function normaliseShipDate(text: string): string {
   const time = Date.parse(text.replace(' ', 'T').toUpperCase())
   const iso = Number.isNaN(time) ? '' : new Date(time).toISOString()
-  if (!/^\d{4}-/.test(iso)) throw new ApiError('invalid_body', "Body field 'shipDate' must be a date-time between the years 0000 and 9999 in UTC, without a leap second.")
+  if (!/^\d{4}-/.test(iso)) throw new OrderRefused('shipDate', iso)
   return iso
 }
 
@@ -94,7 +94,7 @@ export function createOrdersRepository({ db, clock, engine = kyselyEngine(db) }:
         createdAt: new Date(clock.now()).toISOString(),
       }
       const row = await insertQuery.first(null, values, executor)
-      if (row === undefined) throw new ApiError('invalid_body', `Body field 'petId' must name a pet of your account; ${order.petId} does not.`)
+      if (row === undefined) throw new OrderRefused('petId', String(order.petId))
       return toOrder({ id: row.id, pet_id: order.petId, quantity: values.quantity, ship_date: shipDate, status: values.status, complete: values.complete, created_at: values.createdAt })
     },
 
