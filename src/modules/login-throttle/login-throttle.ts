@@ -10,7 +10,7 @@
 // the ones after them, so no more than the limit can pass the check before the failures are on record. Checking
 // first and recording after let every request of a burst pass (the same reason as operators/code-attempts.ts).
 import type { Clock } from '../../kernel/clock.js'
-import { PageError } from '../../sites/kit/reply.js'
+import { TooManyLogins } from './login-throttle.errors.js'
 
 export const LOGIN_FAILURES_ALLOWED = 10
 export const ADDRESS_FAILURES_ALLOWED = 30
@@ -36,14 +36,12 @@ export interface LoginAttempt {
 export function createLoginThrottle({ store, clock, advice = '' }: { store: LoginFailuresStore; clock: Clock; advice?: string }) {
   const refuse = (oldest: number, now: number, what: string) => {
     const retryAfter = Math.max(1, Math.ceil((oldest + LOGIN_WINDOW_MS - now) / 1000))
-    return new PageError(429, 'Too many attempts', `Too many failed log-ins ${what}. Wait ${Math.ceil(retryAfter / 60)} minutes before trying again${advice}.`, {
-      'retry-after': String(retryAfter),
-    })
+    return new TooManyLogins(retryAfter, what, advice)
   }
 
   return {
     /**
-     * Counts this attempt as a failure, then throws the 429 page (forgetting it) when this email and client, or
+     * Counts this attempt as a failure, then throws TooManyLogins (forgetting it) when this email and client, or
      * this client alone, are past their failures. Call `succeeded` when the password (and second factor) was
      * right; a wrong one needs nothing more: it is already counted.
      */

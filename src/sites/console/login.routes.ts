@@ -12,9 +12,10 @@ import { matchingStep, normalizeTotpCode } from '../../modules/operators/totp.js
 import { emailKeyOf } from '../../kernel/email-address.js'
 import { html } from '../kit/html.js'
 import { createLoginThrottle } from '../../modules/login-throttle/login-throttle.js'
+import { TooManyLogins } from '../../modules/login-throttle/login-throttle.errors.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
-import { PageError, redirect, sendPage } from '../kit/reply.js'
+import { redirect, sendPage } from '../kit/reply.js'
 import type { OperatorConsole } from './console.context.js'
 import { ConsoleLoginBody, ConsoleLoginQuery, CsrfOnlyBody, NoQuery } from './console.schemas.js'
 import { consolePage, csrfField, notice } from './layout.js'
@@ -79,7 +80,7 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
     const next = safeNext(request.body.next)
     const address = request.ip
     const attempt = await throttle.attempt({ email: emailKeyOf(email), address }).catch(async (error: unknown) => {
-      if (error instanceof PageError && error.status === 429) await record.failed(email, address, 'throttled')
+      if (error instanceof TooManyLogins) await record.failed(email, address, 'throttled')
       throw error
     })
     const found = await operators.credentials(email)

@@ -12,6 +12,7 @@ import { FORM_BODY_LIMIT_BYTES, registerFormBody } from './form-body.js'
 import { html, type Html } from './html.js'
 import type { Mailer } from '../../mail/mail.js'
 import { PageError, sendPage } from './reply.js'
+import { TooManyLogins } from '../../modules/login-throttle/login-throttle.errors.js'
 import type { Sessions, Visitor } from './sessions.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
@@ -87,6 +88,10 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
     const show = (status: number, title: string, message: string) =>
       sendPage(reply, status, site.page(frame, title, html`<p>${message}</p><p><a href="${site.home}">Back to the ${site.name}</a></p>`))
     if (error instanceof PageError) return show(error.status, error.title, error.message).headers(error.headers)
+    if (error instanceof TooManyLogins) {
+      const message = `Too many failed log-ins ${error.whose}. Wait ${Math.ceil(error.retryAfterSeconds / 60)} minutes before trying again${error.advice}.`
+      return show(429, 'Too many attempts', message).headers({ 'retry-after': String(error.retryAfterSeconds) })
+    }
     // Refused before the route by what every listener checks (a repeated query parameter, two Host headers, an
     // address out of requests): the API's status and words, on the site's page.
     if (error instanceof ApiError) return show(error.status, CLIENT_ERROR_TITLES[error.status] ?? 'Request refused', error.message).headers(error.headers)
