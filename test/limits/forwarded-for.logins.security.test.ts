@@ -3,7 +3,7 @@
 // still one address, the right-most untrusted one, and is refused after the allowed failures as without the header.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LOGIN_FAILURES_ALLOWED } from '../../src/modules/login-throttle/login-throttle.js'
+import { LOGIN_FAILURES_ALLOWED } from '../../src/modules/sign-in/login-throttle.js'
 import { consoleHarness, setUpOperator } from '../helpers/console.js'
 import { client, ORIGIN, portalHarness, signedUpUser } from '../helpers/portal.js'
 

@@ -3,9 +3,9 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import type { Database } from '../../db/schema.js'
-import { loginFailuresStore } from '../login-throttle/login-failures.js'
+import { loginFailuresStore } from '../sign-in/login-failures.js'
 import { randomSecret, secretHash } from '../../kernel/secrets.js'
-import type { StoredSession } from '../../sites/kit/sessions.js'
+import type { StoredSession } from '../sign-in/session-store.js'
 
 export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
   const now = () => clock.now()

@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import type { Database } from '../../db/schema.js'
 import { emailKeyOf } from '../../kernel/email-address.js'
-import { LOGIN_FAILURES_ALLOWED, LOGIN_WINDOW_MS } from '../login-throttle/login-throttle.js'
+import { LOGIN_FAILURES_ALLOWED, LOGIN_WINDOW_MS } from '../sign-in/login-throttle.js'
 import { randomSecret } from '../../kernel/secrets.js'
 
 const MARKER = 'second-factor '

@@ -9,28 +9,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../../kernel/clock.js'
 import { hmacSha256 } from '../../kernel/hmac.js'
 import { randomSecret } from '../../kernel/secrets.js'
+import type { SessionStore, StoredSession } from '../../modules/sign-in/session-store.js'
+
+export type { SessionStore, StoredSession }
 
 /** last_seen_at is written at most this often per session (the idle expiry does not need it finer). */
 const TOUCH_EVERY_MS = 60 * 1000
-
-export interface StoredSession {
-  userId: string
-  createdAt: number
-  lastSeenAt: number
-  expiresAt: number
-}
-
-/** Where a site keeps its sessions (ids are passed in clear; the store keeps their hashes). */
-export interface SessionStore<User> {
-  findSession(id: string): Promise<StoredSession | undefined>
-  /** The session's user, or undefined when it may no longer be signed in (then the session ends). */
-  findUser(userId: string): Promise<User | undefined>
-  createSession(userId: string, maxAgeMs: number, client: { userAgent: string | null; address: string | null }): Promise<string>
-  touchSession(id: string): Promise<void>
-  deleteSession(id: string): Promise<void>
-  deleteSessionsOf(userId: string, keepId?: string): Promise<void>
-  purgeSessions(idleMs: number): Promise<void>
-}
 
 export interface SessionCookies {
   /** Cookie names (with their `__Host-`/`__Secure-` prefix when secure). */

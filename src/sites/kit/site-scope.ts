@@ -12,7 +12,7 @@ import { FORM_BODY_LIMIT_BYTES, registerFormBody } from './form-body.js'
 import { html, type Html } from './html.js'
 import type { Mailer } from '../../mail/mail.js'
 import { PageError, sendPage } from './reply.js'
-import { TooManyLogins } from '../../modules/login-throttle/login-throttle.errors.js'
+import { TooManyLogins } from '../../modules/sign-in/login-throttle.errors.js'
 import type { Sessions, Visitor } from './sessions.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
