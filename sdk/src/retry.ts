@@ -4,7 +4,7 @@
 // - the wait: Retry-After when the answer has one of at most 60 s (a longer one is thrown at once, with
 //   `retryAfter` set), plus jitter over up to 1 s or 10 % (issue 27); otherwise 0.5 s doubling per retry, capped
 //   at 8 s, less up to 25 % of jitter. (A 429's Retry-After is waited at the client's gate, gate.ts.)
-import { ConnectionError, PetstoreError } from './errors.js'
+import { ConnectionError, type PetstoreError } from './errors.js'
 import { jitterMs } from './quota.js'
 
 export const MAX_RETRY_AFTER_SECONDS = 60

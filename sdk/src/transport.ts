@@ -4,7 +4,7 @@
 // setTimeout.
 import { ApiPromise, type WithResponse } from './api-promise.js'
 import { attemptOnce, parseBody } from './attempt.js'
-import { ConnectionError, errorFromResponse, PetstoreError } from './errors.js'
+import { ConnectionError, errorFromResponse, type PetstoreError } from './errors.js'
 import type { RateLimitGate } from './gate.js'
 import { stringifyJson } from './json.js'
 import type { Log } from './logger.js'

@@ -161,7 +161,7 @@ export const readyStatus = (i: Instance) =>
 /** Requests of `pathOf` answered by `instance`, read from its own /metrics (loopback may read it directly). */
 export async function servedBy(instance: Instance, method: string, route: string): Promise<number> {
   const text = await fetch(`${instance.origin}/metrics`).then((r) => r.text())
-  const pattern = new RegExp(`^petstore_http_request_duration_seconds_count\\{([^}]*)\\} (\\d+)`, 'gm')
+  const pattern = /^petstore_http_request_duration_seconds_count\{([^}]*)\} (\d+)/gm
   let total = 0
   for (const m of text.matchAll(pattern)) {
     if (m[1]!.includes(`method="${method}"`) && m[1]!.includes(`route="${route}"`) && m[1]!.includes('listener="pets"')) total += Number(m[2])

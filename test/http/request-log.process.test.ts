@@ -86,7 +86,7 @@ test('serve --workers 2: stdout of the whole instance is JSON lines, the banner 
   await redis.start()
   const server = spawnServe(t, await env(t, { REDIS_URL: redis.url }), ['--workers', '2'])
   // Every worker listens (on a busy machine three processes take a while to start).
-  await server.waitFor(/·  2 workers\n/, 90_000)
+  await server.waitFor(/· {2}2 workers\n/, 90_000)
   await run(server)
   const requests = jsonLines(server.stdout()).filter((l) => l.msg === 'request')
   assert.equal(requests.length, 2)

@@ -59,7 +59,7 @@ test('serve --workers 2 without Redis at start, then: one banner, one line namin
   // The banner is on stderr, the log (JSON lines) on stdout.
   const banner = primary.stderr()
   assert.equal(banner.match(/Pet store API/g)?.length, 1, `one banner per instance: ${banner}`)
-  assert.match(banner, /^Pet store API \(development\) at \S+\/v1 .*·  2 workers\n/)
+  assert.match(banner, /^Pet store API \(development\) at \S+\/v1 .*· {2}2 workers\n/)
   const redisLines = primary.stdout().split('\n').filter((l) => /Redis/.test(l))
   assert.equal(redisLines.length, 1, `one line naming Redis: ${redisLines.join('\n')}`)
   const redisLine = JSON.parse(redisLines[0]!) as { msg: string; err?: unknown; stack?: unknown }

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration } from 'kysely'
+import type { Kysely, Migration } from 'kysely'
 import { serialId } from './columns.js'
 
 // The message queue: accepted messages, oldest first by `seq`, with their delivery state.

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration } from 'kysely'
+import type { Kysely, Migration } from 'kysely'
 import { serialId } from './columns.js'
 
 // The developer portal: its users (one per account made by sign-up), emailed tokens, server-side sessions and
