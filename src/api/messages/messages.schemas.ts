@@ -30,7 +30,8 @@ export const MessageIdParams = Type.Object({ id: requestText('The message id.', 
 
 export type NewMessage = Static<typeof NewMessageSchema>
 // The schema describes exactly the module's type (a mismatch does not compile).
-export const schemaMatchesType: Same<Static<typeof MessageSchema>, Message> = true
+const schemaMatchesType: Same<Static<typeof MessageSchema>, Message> = true
+void schemaMatchesType
 
 /** Examples for the OpenAPI document. */
 export const MESSAGE_EXAMPLES: Record<string, unknown> = {

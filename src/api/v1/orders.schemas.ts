@@ -56,4 +56,5 @@ export const ListOrdersQuery = listQuery({ status: status(), items: 'orders' })
 export const OrderIdParams = Type.Object({ orderId: int64('The identifier of the order (any 64-bit integer).') }, { additionalProperties: false })
 
 // The schemas describe exactly the module's types (a mismatch does not compile).
-export const schemasMatchTypes: [Same<Static<typeof NewOrderSchema>, NewOrder>, Same<Static<typeof OrderSchema>, Order>] = [true, true]
+const schemasMatchTypes: [Same<Static<typeof NewOrderSchema>, NewOrder>, Same<Static<typeof OrderSchema>, Order>] = [true, true]
+void schemasMatchTypes

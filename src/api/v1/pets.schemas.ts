@@ -52,7 +52,8 @@ export const PetIdParams = Type.Object(
 )
 
 // The schemas describe exactly the module's types (a mismatch does not compile).
-export const schemasMatchTypes: [Same<Static<typeof NewPetSchema>, NewPet>, Same<Static<typeof PetSchema>, Pet>] = [true, true]
+const schemasMatchTypes: [Same<Static<typeof NewPetSchema>, NewPet>, Same<Static<typeof PetSchema>, Pet>] = [true, true]
+void schemasMatchTypes
 export type ListPetsQuery = Static<typeof ListPetsQuery>
 
 /** Examples for the OpenAPI document; int64 values as bigint, so that they are written exactly. */
