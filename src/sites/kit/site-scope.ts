@@ -5,7 +5,6 @@
 import cookie from '@fastify/cookie'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
-import { ApiError } from '../../api/contract/errors.js'
 import { reportDatabaseUnavailable } from '../../ops/database-outage.js'
 import type { Csrf } from './csrf.js'
 import { FORM_BODY_LIMIT_BYTES, registerFormBody } from './form-body.js'
@@ -43,6 +42,14 @@ export interface SiteScope<User extends { id: string }> {
   assets: Record<string, { type: string; body: string }>
 }
 
+
+/**
+ * A refusal raised before the route by the transport every listener shares (a repeated query parameter, two Host
+ * headers, an address out of requests: the API's ApiError), known by its name and shape: the kit imports no surface.
+ */
+function isTransportRefusal(error: unknown): error is Error & { status: number; headers: Record<string, string> } {
+  return error instanceof Error && error.name === 'ApiError' && typeof (error as { status?: unknown }).status === 'number'
+}
 export async function siteScope<User extends { id: string }>(app: FastifyInstance, site: SiteScope<User>): Promise<void> {
   const { sessions, csrf } = site
   const visitorOf = (request: FastifyRequest) => (request as unknown as Record<string, Visitor<User> | null>)[site.visitorProperty] ?? null
@@ -94,7 +101,7 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
     }
     // Refused before the route by what every listener checks (a repeated query parameter, two Host headers, an
     // address out of requests): the API's status and words, on the site's page.
-    if (error instanceof ApiError) return show(error.status, CLIENT_ERROR_TITLES[error.status] ?? 'Request refused', error.message).headers(error.headers)
+    if (isTransportRefusal(error)) return show(error.status, CLIENT_ERROR_TITLES[error.status] ?? 'Request refused', error.message).headers(error.headers)
     if (error.statusCode === 415) return show(415, 'Not a form', NOT_A_FORM)
     // A 400 like any form the route cannot use (not the API's 413): the page says what to change.
     if (error.statusCode === 413) return show(400, 'Form too large', TOO_LARGE)
