@@ -7,7 +7,7 @@ import { redisServer } from '../test/helpers/redis-server.js'
 
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres'
 
-export interface BackingServices {
+interface BackingServices {
   postgresUrl?: string
   redisUrl?: string
   /** Why a service is missing (for the report's "skipped" lines). */

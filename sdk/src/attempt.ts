@@ -3,7 +3,7 @@
 import { ConnectionError, PetstoreError, TimeoutError } from './errors.js'
 import { parseJson } from './json.js'
 
-export interface AttemptRequest {
+interface AttemptRequest {
   method: string
   url: string
   headers: Record<string, string>
@@ -45,7 +45,7 @@ type SystemError = { code?: unknown; address?: unknown; port?: unknown; hostname
  * `cause`, an AggregateError's `errors` when several addresses were tried); the plain message where there is none
  * (browsers tell a page nothing more than "Failed to fetch").
  */
-export function describeCause(cause: unknown): string {
+function describeCause(cause: unknown): string {
   const outer = cause instanceof Error ? cause.message : String(cause)
   const seen = new Set<unknown>()
   let current: unknown = (cause as SystemError | undefined)?.cause

@@ -120,7 +120,7 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
 }
 
 /** Retry-After in seconds: delay-seconds, or an HTTP-date turned into the seconds from now (at least 0). */
-export function retryAfterSeconds(headers: Headers, now = Date.now()): number | undefined {
+function retryAfterSeconds(headers: Headers, now = Date.now()): number | undefined {
   const value = headers.get('retry-after')?.trim()
   if (!value) return undefined
   if (/^\d+$/.test(value)) return Number(value)
@@ -129,7 +129,7 @@ export function retryAfterSeconds(headers: Headers, now = Date.now()): number | 
 }
 
 /** A parameter of a `WWW-Authenticate: Bearer a="…", b=token` challenge (RFC 6750 §3), unquoted. */
-export function bearerParameter(challenge: string | null, name: string): string | undefined {
+function bearerParameter(challenge: string | null, name: string): string | undefined {
   if (!challenge || !/^\s*bearer\b/i.test(challenge)) return undefined
   for (const match of challenge.matchAll(/([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))/g)) {
     if (match[1]!.toLowerCase() === name) return match[2] === undefined ? match[3] : match[2].replace(/\\(.)/g, '$1')

@@ -13,9 +13,9 @@ import { jitterMs, msUntilReset, rateLimitOf } from './quota.js'
 import { sleep } from './sleep.js'
 
 /** The longest the gate waits for a call; a longer wait is thrown at once (a ban, a used-up day). */
-export const MAX_GATE_WAIT_MS = 60_000
+const MAX_GATE_WAIT_MS = 60_000
 
-export interface GateCall {
+interface GateCall {
   /** `GET http://…/v1/pets`, for the log. */
   what: string
   /** Date.now() by which the call must be done; undefined: no deadline. */

@@ -13,7 +13,7 @@ export interface Logger {
 
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug'
 const RANK: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 }
-export const LOG_LEVELS = Object.keys(RANK) as LogLevel[]
+const LOG_LEVELS = Object.keys(RANK) as LogLevel[]
 
 export type Log = Record<Exclude<LogLevel, 'off'>, (message: string) => void>
 

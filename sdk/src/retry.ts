@@ -7,7 +7,7 @@
 import { ConnectionError, type PetstoreError } from './errors.js'
 import { jitterMs } from './quota.js'
 
-export const MAX_RETRY_AFTER_SECONDS = 60
+const MAX_RETRY_AFTER_SECONDS = 60
 const FIRST_BACKOFF_MS = 500
 const MAX_BACKOFF_MS = 8_000
 const JITTER = 0.25

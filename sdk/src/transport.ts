@@ -40,7 +40,7 @@ export interface TransportSettings {
   userAgent: string | undefined
 }
 
-export interface Call {
+interface Call {
   method: 'GET' | 'POST' | 'DELETE'
   url: string
   body?: unknown
@@ -53,7 +53,7 @@ export interface Call {
 }
 
 /** The parsed JSON body (int64 fields as bigint; undefined for an empty body) with its answer. */
-export type Answer = WithResponse<unknown>
+type Answer = WithResponse<unknown>
 
 /**
  * A call whose result is `shape(answer)`, as the ApiPromise every method returns. `request` is built inside the
@@ -68,7 +68,7 @@ export function call<T>(settings: TransportSettings, request: () => Call, shape:
 const sfString = (key: string) => `"${key.replace(/[\\"]/g, '\\$&')}"`
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
-export async function send(settings: TransportSettings, call: Call): Promise<Answer> {
+async function send(settings: TransportSettings, call: Call): Promise<Answer> {
   const options = checkedRequestOptions(call.options)
   const { signal } = options
   const maxRetries = options.maxRetries ?? settings.maxRetries

@@ -14,7 +14,7 @@ export class RunError extends Error {}
 
 /** Exit codes: 2 for a usage error, 1 for a failure at run time. */
 export const USAGE_EXIT = 2
-export const FAILURE_EXIT = 1
+const FAILURE_EXIT = 1
 
 export interface CommandContext {
   config: Config

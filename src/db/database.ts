@@ -29,7 +29,7 @@ export interface DatabaseHandle {
   close: () => Promise<void>
 }
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   /** PostgreSQL: connections in the pool. */
   poolSize?: number
   /** PostgreSQL: pipelined connections for the hot reads; 0 sends them through the pool. */

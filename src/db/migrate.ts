@@ -30,11 +30,11 @@ export const migrations: Record<string, Migration> = {
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */
-export interface MigrationLog {
+interface MigrationLog {
   info: (fields: { migration: string; durationMs: number }, message: string) => void
 }
 
-export interface MigrationState {
+interface MigrationState {
   name: string
   /** When it was applied (ISO 8601), or null while pending. */
   appliedAt: string | null

@@ -10,7 +10,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely'
 const LOCK_CLASS = 0x5053_6d67
 const RETRY_MS = 100
 /** How long a process waits for another's migration before it gives up (a long index build, say). */
-export const MIGRATION_LOCK_WAIT_MS = 10 * 60 * 1000
+const MIGRATION_LOCK_WAIT_MS = 10 * 60 * 1000
 
 const key = sql`${sql.lit(LOCK_CLASS)}, hashtext(current_schema())`
 

@@ -11,7 +11,7 @@ import type { Database } from './schema.js'
 type Runnable<R> = Compilable<R> & { execute(): Promise<R[]> }
 
 /** Gives a named value: a placeholder while compiling, the value itself when run as plain Kysely. */
-export type Param = <T>(name: string) => T
+type Param = <T>(name: string) => T
 
 // A placeholder is a string no request can put into a compiled template: templates are compiled once, from
 // these markers only, and values are bound by position afterwards (never substituted into SQL text).

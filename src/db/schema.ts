@@ -1,5 +1,5 @@
 // Row types of every table, as Kysely sees them. Integers that can exceed 2^53 are bigint end to end.
-import type { Generated, Insertable, Selectable } from 'kysely'
+import type { Generated, Selectable } from 'kysely'
 
 export interface AccountsTable {
   id: string
@@ -258,4 +258,3 @@ export interface Database {
 export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type PetRow = Selectable<PetsTable>
-export type NewPetRow = Insertable<PetsTable>

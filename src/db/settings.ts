@@ -16,7 +16,7 @@ export async function loadOrCreateSecret(db: Kysely<Database>, name: string): Pr
   return row.value
 }
 
-export const ENVIRONMENT_SETTING = 'environment'
+const ENVIRONMENT_SETTING = 'environment'
 
 /**
  * A database belongs to one environment: the first process that migrates or opens it records its PETSTORE_ENV

@@ -3,7 +3,7 @@
 // A message quotes the scheme, the host or the port, never the URL: the user:password part, and what a missing
 // `@` or an unencoded `/` in a password turns into something else, must not reach a terminal or a log.
 
-export interface UrlRule {
+interface UrlRule {
   /** Accepted schemes with their colon, lower case: `['postgres:', 'postgresql:']`. */
   schemes: readonly string[]
   /** The accepted forms, for the message: `postgres://[user:password@]host[:port]/database`. */

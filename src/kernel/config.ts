@@ -111,13 +111,13 @@ function token(raw: string): string {
 }
 
 /** `http://HOST:PORT` of the pets listener: the public URL when none is configured (outside production). */
-export function listenerOrigin(host: string, port: number): string {
+function listenerOrigin(host: string, port: number): string {
   const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
   return `http://${name}:${port}`
 }
 
 /** Whether mail goes to a real server (not to files): production sends the portal's mail only that way. */
-export const sendsRealMail = (url: string | undefined): boolean => url !== undefined && /^smtps?:/.test(url)
+const sendsRealMail = (url: string | undefined): boolean => url !== undefined && /^smtps?:/.test(url)
 
 /**
  * `false`, a hop count, or a comma-separated list of proxy addresses and CIDR ranges: what Fastify's `trustProxy`

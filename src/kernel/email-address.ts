@@ -5,14 +5,14 @@
 // is not something every receiving server speaks.
 import { domainToASCII } from 'node:url'
 
-export const EMAIL_MAX = 254
+const EMAIL_MAX = 254
 const LOCAL_MAX = 64
 
 /** The characters RFC 5322 allows in an unquoted local part ("atext"), and dots between them. */
 const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
 
-export type ParsedEmail = { email: string; key: string } | { problem: string }
+type ParsedEmail = { email: string; key: string } | { problem: string }
 
 const EXAMPLE = 'Enter one email address, like name@example.com.'
 

@@ -7,11 +7,11 @@ import { createRequire } from 'node:module'
 // ~0.2 s of every start, most of which never judges a password.
 const require = createRequire(import.meta.url)
 
-export const PRODUCT_NAME = 'Petstore'
+const PRODUCT_NAME = 'Petstore'
 /** The lowest zxcvbn score (0–4) accepted: 3 is "safely unguessable" (about 10^10 guesses) in zxcvbn's terms. */
-export const MIN_STRENGTH = 3
+const MIN_STRENGTH = 3
 /** How many letters or digits may be added to the email's local part before it stops being "the local part". */
-export const EMAIL_SLACK = 4
+const EMAIL_SLACK = 4
 
 const LESS_PREDICTABLE = 'choose something less predictable, such as a few unrelated words.'
 

@@ -1,7 +1,7 @@
 // The service's name and version, from package.json: one source for `GET /` and `petstore --version`.
 import { existsSync, readFileSync } from 'node:fs'
 
-export interface PackageInfo {
+interface PackageInfo {
   name: string
   version: string
 }

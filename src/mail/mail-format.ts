@@ -3,7 +3,7 @@
 import addressparser from 'nodemailer/lib/addressparser'
 import { encodeWords } from 'nodemailer/lib/mime-funcs'
 
-export interface Sender {
+interface Sender {
   /** The From header's value, encoded where it is not ASCII. */
   header: string
   /** The bare address (the SMTP envelope's sender). */
@@ -23,7 +23,7 @@ export function senderOf(from: string): Sender {
 const WIDTH = 76
 
 /** Wraps prose at word boundaries to WIDTH; a line that is a URL is left whole. */
-export function wrapText(text: string): string {
+function wrapText(text: string): string {
   const out: string[] = []
   for (const line of text.split('\n')) {
     if (line.length <= WIDTH || /^https?:\/\/\S+$/.test(line)) {

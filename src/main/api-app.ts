@@ -30,7 +30,7 @@ import { portalPlugin } from '../sites/portal/portal.plugin.js'
 import { consolePlugin } from '../sites/console/console.plugin.js'
 import { buildServices, type ServiceDependencies, type Services } from './services.js'
 
-export { BODY_LIMIT_BYTES } from '../api/platform/base-app.js'
+
 
 export interface AppDependencies extends ServiceDependencies {
   /** Services already built (to share them with the messages listener); built from the rest if absent. */

@@ -42,7 +42,7 @@ export type Interface = 'pets' | 'messages'
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
-export interface StartOptions {
+interface StartOptions {
   only?: Interface
   out?: NodeJS.WritableStream
   skipMigrations?: boolean
@@ -53,7 +53,7 @@ export interface StartOptions {
 }
 
 /** A start-up failure the operator can act on: printed as one line, without a stack. */
-export class StartError extends Error {}
+class StartError extends Error {}
 
 /** The reason of a connection failure in one phrase (Node gives an AggregateError with no message for a name with two addresses). */
 export function reasonOf(error: unknown): string {

@@ -6,7 +6,7 @@ import { pino, type DestinationStream } from 'pino'
 import { createRequire } from 'node:module'
 import type { Config } from '../kernel/config.js'
 
-export interface LogDestination extends DestinationStream {
+interface LogDestination extends DestinationStream {
   /** Writes what is still buffered (at exit). */
   flushSync: () => void
 }

@@ -13,8 +13,8 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import type { RedisState } from './dependency-checks.js'
 import { registerScrapeGauges } from './scrape-gauges.js'
 
-export const METRICS_REQUEST = 'petstore:metrics'
-export const METRICS_ANSWER = 'petstore:metrics-answer'
+const METRICS_REQUEST = 'petstore:metrics'
+const METRICS_ANSWER = 'petstore:metrics-answer'
 /** prom-client's own limit for gathering the workers' registries, plus a margin. */
 const CLUSTER_SCRAPE_TIMEOUT_MS = 6_000
 
@@ -55,9 +55,9 @@ export function answerMetricsRequests(): void {
 }
 
 /** Why a request was refused with 429: its account's `minute` or `day` window, its key's `ban`, or its client `address`'s limit. */
-export type RefusedLimit = 'minute' | 'day' | 'ban' | 'address'
+type RefusedLimit = 'minute' | 'day' | 'ban' | 'address'
 
-export interface MetricsSources {
+interface MetricsSources {
   pool?: pg.Pool
   reads?: PipelinedReads
   /** The database the outbox and account gauges are read from at scrape; none: no such gauges. */

@@ -6,7 +6,7 @@
 import { systemClock, type Clock } from '../kernel/clock.js'
 import { reasonOf } from '../kernel/reason.js'
 
-export interface OutageLogger {
+interface OutageLogger {
   warn: (obj: object, msg: string) => void
   info: (obj: object, msg: string) => void
 }
@@ -19,7 +19,7 @@ export interface OutageLog {
   down: () => boolean
 }
 
-export const OUTAGE_REPORT_EVERY_MS = 30_000
+const OUTAGE_REPORT_EVERY_MS = 30_000
 
 
 export function createOutageLog(input: {

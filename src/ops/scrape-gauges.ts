@@ -16,7 +16,7 @@ const WORKER_SLOT_ENV = 'PETSTORE_WORKER_SLOT'
 /** A scrape must answer while the database does not: its figures are NaN after this long. */
 const QUERY_TIMEOUT_MS = 2_000
 
-export interface ScrapeSources {
+interface ScrapeSources {
   registry: Registry
   db?: Kysely<Database>
   clock?: Clock

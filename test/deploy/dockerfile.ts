@@ -2,7 +2,7 @@
 // lines joined, comments dropped), their flags, and the exec-form arguments of CMD and HEALTHCHECK.
 import { readFileSync } from 'node:fs'
 
-export interface Instruction {
+interface Instruction {
   /** FROM, COPY, RUN, …, upper case. */
   name: string
   /** `--from=build` → { from: 'build' }. */

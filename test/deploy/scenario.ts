@@ -74,7 +74,7 @@ const hostPort = (i: Instance) => new URL(i.origin).host
  * reaches it; `{ getsRetried: true }`, a proxy with passive checks only (open-source nginx) sends a GET that app1
  * answered 503 to app2 (a POST's 503 is the client's to retry, with its Idempotency-Key).
  */
-export type NotReady = { takenOut: RegExp } | { getsRetried: true }
+type NotReady = { takenOut: RegExp } | { getsRetried: true }
 
 export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: NotReady): Promise<void> {
   const { instances, key, env, databaseRelay } = await twoInstances(t)

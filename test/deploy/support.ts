@@ -18,7 +18,7 @@ import { freePorts, redisPrefix } from '../scale/support.js'
 
 type T = Parameters<typeof postgresSchema>[0]
 
-export const ROOT = fileURLToPath(repoRoot)
+const ROOT = fileURLToPath(repoRoot)
 export const deployFile = (name: string) => `${ROOT}${name}`
 
 /** compose.yaml, parsed (its `<<` merge keys and anchors resolved). */

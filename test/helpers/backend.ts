@@ -15,7 +15,7 @@ import type { RateLimitStore } from '../../src/modules/limits/rate-limit.store.j
 import { createRedisClient, createRedisStore } from '../../src/modules/limits/redis.store.js'
 import { repoRoot } from './root.js'
 
-export type Backend = 'sqlite' | 'postgres'
+type Backend = 'sqlite' | 'postgres'
 export const backend: Backend = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
 
 type After = { after: (fn: () => Promise<void>) => void }

@@ -10,7 +10,7 @@ import { emailKeyOf } from '../../src/kernel/email-address.js'
 import type { Harness } from './harness.js'
 import { linkIn, mails } from './portal.js'
 
-export const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 /** `extraArgs`: more switches, e.g. `--host-resolver-rules=MAP sdk.test 127.0.0.1` for a host name of the test's own. */

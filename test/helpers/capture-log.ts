@@ -1,7 +1,7 @@
 // What the service tells an operator: its log lines (pino, parsed), and anything printed to the console besides.
 import { pino } from 'pino'
 
-export type LogLine = { level: number; msg: string }
+type LogLine = { level: number; msg: string }
 
 /** A pino logger writing parsed lines to an array (the log an operator would read). */
 export function captureLog() {

@@ -29,7 +29,7 @@ import { freePort } from './serve.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
-export interface ConsoleBrowserHarness extends Harness {
+interface ConsoleBrowserHarness extends Harness {
   outbox: string
   /** The database the app and the CLI share (a file path, or a PostgreSQL URL with its own schema). */
   databaseUrl: string
@@ -114,7 +114,7 @@ export async function accessible(page: Page, name: string): Promise<void> {
   await screenshot(page, name)
 }
 
-export interface BrowserOperator {
+interface BrowserOperator {
   id: string
   email: string
   password: string

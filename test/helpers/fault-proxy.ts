@@ -5,19 +5,19 @@
 import { createServer, request as forward, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type Fault =
+type Fault =
   | { answer: number; headers?: Record<string, string>; body?: string }
   | { drop: 'after-answer' }
   | { hang: true }
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
   method: string
   url: string
   headers: IncomingHttpHeaders
   body: string
 }
 
-export interface FaultProxy {
+interface FaultProxy {
   /** The proxy's origin, e.g. `http://127.0.0.1:41234`. */
   origin: string
   /** Faults for the next requests, one each, in order; later requests are forwarded. */

@@ -18,7 +18,7 @@ export interface HttpRequest {
   body?: unknown
 }
 
-export type Send = (request: HttpRequest) => Promise<HttpResponse>
+type Send = (request: HttpRequest) => Promise<HttpResponse>
 
 function encode(request: HttpRequest): { headers: Record<string, string>; body: string | undefined } {
   if (request.body === undefined || typeof request.body === 'string') return { headers: { ...request.headers }, body: request.body }
@@ -53,8 +53,6 @@ export function fetchSender(baseUrl: string): Send {
     return { statusCode: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }
   }
 }
-
-export const json = <T = unknown>(response: HttpResponse): T => JSON.parse(response.body) as T
 
 /**
  * Asserts an error response: the one Error shape, the HTTP status, the code, and optionally that the

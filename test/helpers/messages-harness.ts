@@ -40,7 +40,7 @@ export interface MessagesHarness extends Harness {
   close: () => Promise<void>
 }
 
-export interface MessagesHarnessOptions {
+interface MessagesHarnessOptions {
   /** Environment variables for `loadConfig` (e.g. MESSAGES_WEBHOOK_MAX_ATTEMPTS); LOG_LEVEL is silent for the pets app. */
   env?: NodeJS.ProcessEnv
   config?: Partial<Config>

@@ -17,7 +17,7 @@ export interface OrderJson {
   createdAt: string
 }
 
-export interface NewOrderJson {
+interface NewOrderJson {
   petId: number | string
   quantity?: number
   shipDate?: string

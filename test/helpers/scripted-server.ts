@@ -4,7 +4,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export interface ScriptedAnswer {
+interface ScriptedAnswer {
   status: number
   headers?: Record<string, string>
   body?: string

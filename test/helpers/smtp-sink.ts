@@ -2,7 +2,7 @@
 // and data, so a test sees exactly whom the service asked the mail server to deliver to.
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 
-export interface ReceivedMail {
+interface ReceivedMail {
   from: string
   to: string[]
   data: string

@@ -1,6 +1,6 @@
 // A hang guard: fails the test when something that must answer promptly does not settle at all. The bound is
 // generous on purpose (it catches hangs, it does not measure latency), so a slow machine cannot fail it.
-export const HANG_GUARD_MS = 10_000
+const HANG_GUARD_MS = 10_000
 
 export async function within<T>(promise: Promise<T>, what: string, ms = HANG_GUARD_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined

@@ -7,7 +7,7 @@ import type { RateLimitStore } from '../../src/modules/limits/rate-limit.store.j
 import { runBanContract } from './store-contract.bans.js'
 import { DAY_END, fresh, MINUTE, T0, windows, type After, type Register } from './store-contract.common.js'
 
-export interface ContractOptions {
+interface ContractOptions {
   /** When set, every test of the suite is registered and reported as skipped, with this reason. */
   skip?: string
 }

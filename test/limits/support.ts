@@ -14,7 +14,7 @@ export interface Res {
 /** Unix epoch seconds of an ISO instant. */
 export const epoch = (iso: string) => Date.parse(iso) / 1000
 
-export interface LimitHeaders {
+interface LimitHeaders {
   limit: number
   remaining: number
   reset: number
@@ -77,7 +77,7 @@ export interface Usage {
 }
 
 /** The operator's view of an account's counters (the endpoint `petstore accounts usage` asks). */
-export async function usageOf(h: Harness, accountId: string): Promise<Usage> {
+async function usageOf(h: Harness, accountId: string): Promise<Usage> {
   const token = await loadOrCreateSecret(h.handle.db, ADMIN_TOKEN_SETTING)
   const res = await h.app.inject({ url: `/admin/accounts/${accountId}/usage`, headers: bearer(token) })
   assert.equal(res.statusCode, 200, res.body)

@@ -8,7 +8,7 @@ import { freePort, spawnServe, type ServeProcess } from '../helpers/serve.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
-export const START_LINE = /Pet store API \(\w+\) at (http:\/\/\S+)\/v1\s/
+const START_LINE = /Pet store API \(\w+\) at (http:\/\/\S+)\/v1\s/
 
 /** `n` ports nobody listens on right now, all different. */
 export async function freePorts(n: number): Promise<number[]> {

@@ -8,7 +8,7 @@ import { hmacSha256 } from '../../kernel/hmac.js'
 
 const SIGNATURE_BYTES = 16
 
-export interface CursorPosition {
+interface CursorPosition {
   lastId: bigint
   status: string | undefined
 }

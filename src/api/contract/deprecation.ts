@@ -5,7 +5,7 @@ import type { FastifyRequest, FastifyReply } from 'fastify'
 import type { Clock } from '../../kernel/clock.js'
 import { ApiError } from './errors.js'
 
-export interface DeprecationInfo {
+interface DeprecationInfo {
   /** When the operation was deprecated (may be in the past). */
   deprecatedAt: Date
   sunset: Date

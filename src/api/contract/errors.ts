@@ -35,7 +35,7 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES
 
-export interface ErrorBody {
+interface ErrorBody {
   code: ErrorCode
   message: string
   status: number
@@ -63,8 +63,4 @@ export class ApiError extends Error {
   toBody(): ErrorBody {
     return { code: this.code, message: this.message, status: this.status }
   }
-}
-
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message, status: ERROR_CODES[code].status }
 }

@@ -7,7 +7,7 @@ import { ApiError } from './errors.js'
 const QUOTED = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/
 // A bare key may not contain a quote: `abc"` or `a"b` is a quoted string gone wrong, not a key.
 const BARE = /^[\x21\x23-\x7E]+$/
-export const IDEMPOTENCY_KEY_MAX = 255
+const IDEMPOTENCY_KEY_MAX = 255
 export const IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".'
 
 /**

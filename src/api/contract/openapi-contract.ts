@@ -13,7 +13,7 @@ const integer = (description: string) => ({ schema: { type: 'integer' }, descrip
 const text = (description: string) => ({ schema: { type: 'string' }, description })
 
 /** On every response (spec 8.3 and draft-ietf-httpapi-ratelimit-headers), always sent. */
-export const EVERY_RESPONSE_HEADERS: Record<string, Doc> = {
+const EVERY_RESPONSE_HEADERS: Record<string, Doc> = {
   'X-Request-Id': text('The request id (yours if well-formed, else generated); quote it when reporting a problem.'),
   'X-RateLimit-Limit': integer('Quota of the window with the fewest requests left (ties: the shorter window).'),
   'X-RateLimit-Remaining': integer('Requests left in that window, this one counted; never below 0.'),

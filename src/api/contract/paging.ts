@@ -4,8 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { requestText } from './schemas.js'
 
-export const PAGE_SIZE_DEFAULT = 20
-export const PAGE_SIZE_MAX = 100
+const PAGE_SIZE_DEFAULT = 20
+const PAGE_SIZE_MAX = 100
 
 /** The query of a list operation: `limit` 1–100 (default 20), a `status` filter and the `cursor`; nothing else. */
 export function listQuery<S extends TSchema>({ status, items }: { status: S; items: string }) {
@@ -24,7 +24,7 @@ export function listQuery<S extends TSchema>({ status, items }: { status: S; ite
 }
 
 /** A list operation: its path, and the name its cursors are signed with (none for the pets: see cursor.ts). */
-export interface ListRoute {
+interface ListRoute {
   path: string
   list?: string
 }

@@ -26,7 +26,7 @@ export function int64(description: string, bounds: { minimum?: number } = {}) {
  * pattern cannot say "no unpaired surrogate": under the `u` flag a lone surrogate is a code point like any other).
  * `\x00`, not `\u0000`: one escape that ECMA-262 (with or without `u`), RE2, Java and Python all read alike.
  */
-export const TEXT_RULE = 'Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode.'
+const TEXT_RULE = 'Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode.'
 const NO_NUL = '^[^\\x00]*$'
 /** The same, with at least one character that is not white space (no lookahead: not every pattern engine has it). */
 const NO_NUL_NOT_BLANK = '^[^\\x00]*[^\\s\\x00][^\\x00]*$'

@@ -11,7 +11,7 @@ import type { Clock } from '../../kernel/clock.js'
 import type { Environment } from '../../kernel/config.js'
 import { ApiError } from '../contract/errors.js'
 
-export interface AuthContext {
+interface AuthContext {
   accountId: string
   keyId: string
   quota: Quota
@@ -75,7 +75,7 @@ interface AuthOptions {
   clock: Clock
 }
 
-export function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
+function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
   const expected: KeyEnvironment = keyEnvironment(environment)
   const other: KeyEnvironment = expected === 'live' ? 'test' : 'live'
 

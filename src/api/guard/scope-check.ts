@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 /** The 403 of RFC 6750 §3.1: the key is good, it may not do this; the challenge names the scope that would do. */
-export function insufficientScope(scope: Scope): ApiError {
+function insufficientScope(scope: Scope): ApiError {
   return new ApiError('insufficient_scope', `This API key does not have the ${scope} scope, which this operation needs. Create a key with it (a key's scopes cannot be widened).`, {
     'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
   })

@@ -4,7 +4,7 @@ import { requestText } from '../contract/schemas.js'
 import type { Same } from '../contract/same-type.js'
 import { MESSAGE_MAX_LENGTH, MESSAGE_STATUSES, type Message, type MessageStatus } from '../../modules/messages/message.js'
 
-export { MESSAGE_MAX_LENGTH, MESSAGE_STATUSES, type Message, type MessageStatus }
+
 
 
 export const NewMessageSchema = Type.Object(
@@ -28,7 +28,6 @@ export const MessageSchema = Type.Object(
 
 export const MessageIdParams = Type.Object({ id: requestText('The message id.', { minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 
-export type NewMessage = Static<typeof NewMessageSchema>
 // The schema describes exactly the module's type (a mismatch does not compile).
 const schemaMatchesType: Same<Static<typeof MessageSchema>, Message> = true
 void schemaMatchesType

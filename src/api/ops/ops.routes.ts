@@ -9,7 +9,7 @@ import type { DatabaseState, RedisState } from '../../ops/dependency-checks.js'
 import type { Metrics } from '../../ops/metrics.js'
 
 /** What the operational endpoints need, built by the composition root. */
-export interface OpsContext {
+interface OpsContext {
   metrics: Metrics
   config: Pick<Config, 'metricsToken'>
   /** The state of the database and of Redis now (dependency-checks.ts). */

@@ -7,9 +7,9 @@ import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /** Request headers a browser may send: the key, the JSON body, safe retries (with @petstore/sdk's retry count), and a request id to trace. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Petstore-Retry-Count']
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Petstore-Retry-Count']
 /** Response headers a page may read (beyond the CORS-safelisted ones). */
-export const CORS_EXPOSED_HEADERS = [
+const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After',
   'Link', 'Location', 'Deprecation', 'Sunset', 'X-Request-Id', 'Idempotent-Replayed',
 ]

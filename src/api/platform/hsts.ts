@@ -4,7 +4,7 @@
 // host), and a browser ignores it over plain http (a listener reached directly at a LAN address).
 import type { Config } from '../../kernel/config.js'
 
-export const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
+const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
 
 /** The header to send on every answer: none when the public URL is http. */
 export function transportSecurityHeaders(config: Pick<Config, 'publicUrl' | 'hstsIncludeSubdomains'>): Record<string, string> {

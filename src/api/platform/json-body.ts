@@ -68,7 +68,7 @@ function parseNumber(text: string): unknown {
 }
 
 /** `application/json`, optionally with `charset=utf-8`; anything else is refused. */
-export function isJsonContentType(header: string | undefined): boolean {
+function isJsonContentType(header: string | undefined): boolean {
   if (header === 'application/json') return true
   if (!header) return false
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase())

@@ -31,7 +31,7 @@ interface IntegerRule {
  * decimal text as an exact integer; undefined if not one. A JSON string such as `"1"` in a body is a
  * wrong type, not a number.
  */
-export function toInt64(value: unknown, acceptText = true): bigint | undefined {
+function toInt64(value: unknown, acceptText = true): bigint | undefined {
   let n: bigint
   if (typeof value === 'bigint') n = value
   else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value)

@@ -6,7 +6,7 @@ import { int64, requestText } from '../contract/schemas.js'
 import type { Same } from '../contract/same-type.js'
 import { ORDER_STATUSES, QUANTITY_MAX, type NewOrder, type Order, type OrderStatus } from '../../modules/orders/order.js'
 
-export { ORDER_STATUSES, QUANTITY_MAX, type NewOrder, type Order, type OrderStatus }
+export { ORDER_STATUSES,    type OrderStatus }
 
 
 export const OrderStatusSchema = Type.Unsafe<OrderStatus>({

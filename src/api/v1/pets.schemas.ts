@@ -5,7 +5,7 @@ import { listQuery } from '../contract/paging.js'
 import type { Same } from '../contract/same-type.js'
 import { PET_NAME_MAX, PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../modules/pets/pet.js'
 
-export { PET_STATUSES, type NewPet, type Pet, type PetStatus }
+export {    type PetStatus }
 
 const Int64Id = (description: string) => int64(description, { minimum: 1 })
 

@@ -8,7 +8,7 @@ import type { Clock } from '../../kernel/clock.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
 
-export const PURGE_EVERY_MS = 60 * 60 * 1000
+const PURGE_EVERY_MS = 60 * 60 * 1000
 const BATCH_ROWS = 500
 // An account is looked at for a week after its deletion: far longer than the hour between runs, so a server
 // stopped for days still purges it when it starts. Beyond that it is skipped, so that the tables without an
@@ -21,7 +21,7 @@ interface Log {
   error: (obj: object, msg: string) => void
 }
 
-export interface AccountPurgeOptions {
+interface AccountPurgeOptions {
   db: Kysely<Database>
   clock: Clock
   engine?: Engine
@@ -91,5 +91,3 @@ export function createAccountPurge({ db, clock, engine = kyselyEngine(db), log, 
     },
   }
 }
-
-export type AccountPurge = ReturnType<typeof createAccountPurge>

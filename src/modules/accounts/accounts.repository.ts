@@ -21,12 +21,12 @@ import { isDatabaseUnavailable } from '../../db/unavailable.js'
 export type { KeyOwner } from './key-owner.js'
 
 export { KeyInputError, KeyLimitError } from './key-input.js'
-export { AccountInputError, AccountStateError, DELETED_ACCOUNT_NAME, KeyStateError, NotFoundError, type Account, type ApiKeyInfo } from './account-rows.js'
+export { AccountInputError, AccountStateError,  KeyStateError, NotFoundError, type Account, type ApiKeyInfo } from './account-rows.js'
 
 /** How many keys' last written minute a process remembers before starting over (a bound, not a limit). */
 const LAST_USED_MEMORY = 100_000
 
-export interface AccountsRepositoryOptions {
+interface AccountsRepositoryOptions {
   db: Kysely<Database>
   clock: Clock
   engine?: Engine

@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.js'
 import type { AccountsRepository } from './accounts.repository.js'
 import { keyEnvironment } from './api-keys.js'
 
-export interface LocalAccount {
+interface LocalAccount {
   accountId: string
   keyId: string
   key: string

@@ -10,7 +10,7 @@
 // just before a revoke cannot be kept past the revoke's announcement.
 import type { KeyOwner } from './key-owner.js'
 
-export interface KeyCacheOptions {
+interface KeyCacheOptions {
   /** Longest life of an entry, in milliseconds. */
   ttlMs: number
   /** Entries kept at most; the oldest goes first. */
@@ -19,7 +19,7 @@ export interface KeyCacheOptions {
   now?: () => number
 }
 
-export interface KeyCacheEvents {
+interface KeyCacheEvents {
   hit?: () => void
   miss?: () => void
 }

@@ -9,7 +9,7 @@ import { createOutageLog } from '../../ops/outage-log.js'
 import type { KeyCache } from './key-cache.js'
 
 /** One channel per database; schemas sharing a database share it (a change elsewhere only empties a cache). */
-export const KEY_CHANGES_CHANNEL = 'petstore_key_changes'
+const KEY_CHANGES_CHANNEL = 'petstore_key_changes'
 const RECONNECT_MS = 1_000
 
 /**
@@ -25,7 +25,7 @@ interface Log {
   info: (obj: object, msg: string) => void
 }
 
-export interface KeyChangesListener {
+interface KeyChangesListener {
   close: () => Promise<void>
 }
 

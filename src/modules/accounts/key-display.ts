@@ -3,7 +3,7 @@
 // authenticator decides with; this only names it for reading.
 import type { ApiKeyInfo } from './accounts.repository.js'
 
-export type ShownState = 'active' | 'rolled' | 'expired' | 'revoked'
+type ShownState = 'active' | 'rolled' | 'expired' | 'revoked'
 
 type KeyTimes = Pick<ApiKeyInfo, 'state' | 'replacedBy' | 'expiresAt' | 'graceEndsAt'>
 

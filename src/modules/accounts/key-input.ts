@@ -14,11 +14,11 @@ export class KeyLimitError extends KeyInputError {
   }
 }
 
-export const KEY_NAME_MAX = 100
+const KEY_NAME_MAX = 100
 /** An account's name (the CLI's `--name`): plain text too, as long as a key's. */
 export const ACCOUNT_NAME_MAX = KEY_NAME_MAX
 /** The longest grace period a rolled key can get: 7 days. */
-export const MAX_GRACE_SECONDS = 604_800
+const MAX_GRACE_SECONDS = 604_800
 
 // An ISO 8601 instant: a date, a time and a zone (Z or an offset); a bare date or a local time is ambiguous.
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/

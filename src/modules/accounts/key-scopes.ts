@@ -10,15 +10,15 @@ export type Scope = (typeof SCOPES)[number]
 /** What the portal's "Read-only" shortcut and the README's example choose. */
 export const READ_ONLY_SCOPES: readonly Scope[] = ['pets:read', 'orders:read']
 
-export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value)
+const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value)
 
 /** The refusal of a scope that does not exist, naming the valid ones. */
-export class UnknownScopeError extends KeyInputError {}
+class UnknownScopeError extends KeyInputError {}
 /** A change that would give a key a scope it does not have: a key is only ever narrowed. */
-export class ScopeWideningError extends KeyInputError {}
+class ScopeWideningError extends KeyInputError {}
 
 /** The scopes in their canonical order, each once. */
-export function sortScopes(scopes: Iterable<Scope>): Scope[] {
+function sortScopes(scopes: Iterable<Scope>): Scope[] {
   const set = new Set(scopes)
   return SCOPES.filter((s) => set.has(s))
 }
@@ -46,9 +46,6 @@ export const encodeScopes = (scopes: readonly Scope[]) => sortScopes(scopes).joi
 export const decodeScopes = (stored: string): Scope[] => sortScopes(stored.split(' ').filter(isScope))
 
 export const hasAllScopes = (scopes: readonly Scope[]) => SCOPES.every((s) => scopes.includes(s))
-
-/** How a listing shows the scopes: "All", or the list. */
-export const shownScopes = (scopes: readonly Scope[]) => (hasAllScopes(scopes) ? 'All' : scopes.join(', '))
 
 /** Refuses `wanted` unless every scope of it is one the key has already (ScopeWideningError names the extra ones). */
 export function checkNarrowing(keyId: string, current: readonly Scope[], wanted: readonly Scope[]): void {

@@ -24,7 +24,7 @@ export function auditCutoff(db: Kysely<any>, days: number): RawBuilder<string> {
 }
 
 /** PostgreSQL: the trigger function's body. `search_path` is pinned to pg_catalog where it is created (see below). */
-export const postgresGuardBody = (days: number) => `
+const postgresGuardBody = (days: number) => `
 begin
   if tg_op = 'DELETE' then
     if old.at < to_char((now() at time zone 'UTC') - make_interval(days => ${checkedDays(days)}), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') then return old; end if;
@@ -34,7 +34,7 @@ begin
 end`
 
 /** SQLite: the DELETE trigger, written as sqlite_master keeps it (so that a start can tell it is unchanged). */
-export const sqliteGuardTrigger = (days: number) =>
+const sqliteGuardTrigger = (days: number) =>
   `CREATE TRIGGER audit_events_retention BEFORE DELETE ON audit_events WHEN old.at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-${checkedDays(days)} days') ` +
   `BEGIN SELECT RAISE(ABORT, 'audit_events is append-only: DELETE of an entry younger than ${days} days refused'); END`
 

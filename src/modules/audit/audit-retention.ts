@@ -4,7 +4,7 @@
 // the work.
 import type { AuditRepository } from './audit.repository.js'
 
-export const AUDIT_RETENTION_EVERY_MS = 60 * 60 * 1000
+const AUDIT_RETENTION_EVERY_MS = 60 * 60 * 1000
 
 interface Log {
   info: (obj: object, msg: string) => void

@@ -15,7 +15,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 /** Beyond the request timeout, how long an in-progress record is left to its request before a retry may take it. */
 export const ABANDON_GRACE_MS = 5_000
 
-export interface StoredResponse {
+interface StoredResponse {
   status: number
   body: unknown
   location: string | null

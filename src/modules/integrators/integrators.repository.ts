@@ -14,10 +14,10 @@ import { linkUses } from './link-uses.js'
 import { portalSessionsStore } from './integrator-sessions.js'
 
 export type PortalUser = PortalUsersTable
-export type TokenPurpose = LinkPurpose
+type TokenPurpose = LinkPurpose
 
 /** The key an address is unique by: normalised (IDNA domain) and lower-cased, see email-address.ts. */
-export const emailKey = emailKeyOf
+const emailKey = emailKeyOf
 
 /** Thrown inside a sign-up's transaction when the address was taken meanwhile: it undoes the account too. */
 class AddressTaken extends Error {}

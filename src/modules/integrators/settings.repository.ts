@@ -21,7 +21,7 @@ export interface SessionListing {
 }
 
 /** What opening a change-of-address link did. */
-export type EmailChangeResult =
+type EmailChangeResult =
   | { outcome: 'changed'; userId: string; oldEmail: string; newEmail: string }
   /** Another account has the address now (it took it after the link was sent). */
   | { outcome: 'taken'; newEmail: string }

@@ -8,12 +8,12 @@ import type { Database } from '../../db/schema.js'
 import type { MailMessage } from '../../mail/mail.js'
 import { issueLinkToken } from './link-tokens.js'
 
-export const VERIFY_TTL_MS = 24 * 60 * 60 * 1000
+const VERIFY_TTL_MS = 24 * 60 * 60 * 1000
 
 /** The last lines of every message to an integrator. */
 export const PORTAL_MAIL_SIGNATURE = '\n\n-- \nPetstore developer portal\n'
 
-export function verifyMessage(to: string, link: string): MailMessage {
+function verifyMessage(to: string, link: string): MailMessage {
   return {
     to,
     subject: 'Verify your email address',

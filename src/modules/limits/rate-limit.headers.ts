@@ -6,7 +6,7 @@ const remainingOf = (w: WindowState) => Math.max(0, w.limit - w.used)
 const secondsUntil = (at: number, now: number) => Math.max(0, Math.ceil((at - now) / 1000))
 
 /** The window with the fewest requests left; on a tie, the shorter one. */
-export function bindingWindow(windows: WindowState[]): WindowState {
+function bindingWindow(windows: WindowState[]): WindowState {
   const [first, ...rest] = windows
   if (!first) throw new Error('no rate-limit windows')
   return rest.reduce((best, w) => {

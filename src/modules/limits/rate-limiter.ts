@@ -6,7 +6,7 @@ import type { Clock } from '../../kernel/clock.js'
 import { banHeaders, policyHeader, rateLimitHeaders, retryAfterSeconds } from './rate-limit.headers.js'
 import type { RateLimitStore, WindowSpec } from './rate-limit.store.js'
 
-export interface LimitsConfig {
+interface LimitsConfig {
   unauthenticatedPerMinute: number
   banThreshold: number
   banSeconds: number
@@ -20,7 +20,7 @@ export interface LimitRefusal {
   retryAfterSeconds: number
 }
 
-export interface LimitOutcome {
+interface LimitOutcome {
   headers: Record<string, string>
   /** Set when the request is refused (the API answers 429: api/contract/domain-errors.ts). */
   refusal?: LimitRefusal
@@ -40,7 +40,7 @@ export const keySubject = (keyId: string) => `key:${keyId}`
 
 const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
 
-export interface LimitEvents {
+interface LimitEvents {
   /** `limit`: what refused it (the account's `minute` or `day` window, the key's `ban`, the `address`'s limit); `plan`: the account's. */
   refused?: (reason: 'rate_limit_exceeded' | 'temporarily_banned', subject: 'account' | 'address', by: { limit: 'minute' | 'day' | 'ban' | 'address'; plan?: string }) => void
   banned?: () => void

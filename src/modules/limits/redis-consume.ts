@@ -77,7 +77,7 @@ interface Pending {
 }
 
 /** One request's decision (its keys and arguments as above); resolves with its row of the reply. */
-export type Consume = (keys: string[], args: (string | number)[]) => Promise<number[]>
+type Consume = (keys: string[], args: (string | number)[]) => Promise<number[]>
 
 /** `within`: bounds each call's wait for Redis (one deadline per call, not per request). */
 export function createBatchedConsume(client: Redis, within: Deadline): Consume {

@@ -16,14 +16,14 @@
 import { performance } from 'node:perf_hooks'
 
 /** A command given up by the deadline. */
-export class RedisSilentError extends Error {
+class RedisSilentError extends Error {
   constructor(waitedMs: number) {
     super(`Redis did not answer within ${Math.round(waitedMs)} ms`)
     this.name = 'RedisSilentError'
   }
 }
 
-export interface DeadlineOptions {
+interface DeadlineOptions {
   /** REDIS_TIMEOUT_MS: how long Redis may stay silent while this process is free to hear it. */
   timeoutMs: number
   /** When anything last arrived from Redis (performance.now() ms). */
@@ -31,9 +31,9 @@ export interface DeadlineOptions {
 }
 
 /** Runs late by more than this, a check does not count: the process was busy. */
-export const lateSlackMs = (timeoutMs: number) => Math.max(5, timeoutMs / 5)
+const lateSlackMs = (timeoutMs: number) => Math.max(5, timeoutMs / 5)
 /** The longest any command waits, however busy the process: 20 timeouts, at least 1 s. */
-export const hardLimitMs = (timeoutMs: number) => Math.max(1_000, 20 * timeoutMs)
+const hardLimitMs = (timeoutMs: number) => Math.max(1_000, 20 * timeoutMs)
 
 export type Deadline = <T>(command: Promise<T>) => Promise<T>
 

@@ -15,9 +15,9 @@ import { createDeadline } from './redis-deadline.js'
 import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
 
 /** What a Redis that stops answering costs the requests that find out (one turn's; then the fallback's breaker opens). */
-export const REDIS_COMMAND_TIMEOUT_MS = 50
+const REDIS_COMMAND_TIMEOUT_MS = 50
 
-export interface RedisStoreOptions {
+interface RedisStoreOptions {
   url: string
   /** Prefix of every key, so several deployments (or test runs) can share one Redis. */
   prefix: string

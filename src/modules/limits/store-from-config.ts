@@ -5,7 +5,7 @@ import { createMemoryStore } from './memory.store.js'
 import type { RateLimitStore } from './rate-limit.store.js'
 
 /** Redis's address without credentials, safe to print. */
-export const redisLocation = (url: string) => {
+const redisLocation = (url: string) => {
   const parsed = new URL(url)
   return `${parsed.protocol}//${parsed.host}`
 }

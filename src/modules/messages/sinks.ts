@@ -23,7 +23,7 @@ export function createLogSink(log: Logger, options: { text?: boolean } = {}): Me
   }
 }
 
-export function webhookPayload(m: QueuedMessage): string {
+function webhookPayload(m: QueuedMessage): string {
   return JSON.stringify({ type: 'message.created', timestamp: m.createdAt, data: { id: m.id, message: m.message, status: 'queued', createdAt: m.createdAt } })
 }
 

@@ -9,7 +9,7 @@ import { createOutageLog, type OutageLog } from '../../ops/outage-log.js'
 import type { MessagesRepository } from './messages.repository.js'
 import type { MessageSink } from './sinks.js'
 
-export interface WorkerOptions {
+interface WorkerOptions {
   messages: MessagesRepository
   sink: MessageSink
   clock: Clock

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { secretHash } from '../../kernel/secrets.js'
 
-export const RECOVERY_CODE_COUNT = 10
+const RECOVERY_CODE_COUNT = 10
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 
 function oneCode(): string {

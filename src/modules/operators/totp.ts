@@ -8,7 +8,7 @@ const DIGITS = 6
 const ALGORITHM = 'SHA1'
 /** Steps either side of the current one that are still accepted. */
 const DRIFT_STEPS = 1
-export const TOTP_ISSUER = 'Petstore console'
+const TOTP_ISSUER = 'Petstore console'
 
 /** A new secret: 160 bits (RFC 4226's recommended length), base32 as authenticator apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32

@@ -9,7 +9,7 @@ const number = (n: number) => n.toLocaleString('en-US')
  * An operator's reason as US-ASCII: accents dropped (é -> e), typographic quotes and dashes made plain, anything
  * else left as `?`. The page in the portal shows the reason as typed; the mail says so.
  */
-export function asciiText(text: string): string {
+function asciiText(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

@@ -169,5 +169,3 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
     },
   }
 }
-
-export type PlanRequestsRepository = ReturnType<typeof createPlanRequestsRepository>

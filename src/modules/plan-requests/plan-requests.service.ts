@@ -18,7 +18,7 @@ import { reasonOf } from '../../kernel/reason.js'
 
 export { PlanRequestError } from './plan-request-input.js'
 
-export interface PlanRequestsOptions {
+interface PlanRequestsOptions {
   db: Kysely<Database>
   clock: Clock
   engine?: Engine

@@ -13,7 +13,7 @@ import type { Clock } from '../../kernel/clock.js'
 import { TooManyLogins } from './login-throttle.errors.js'
 
 export const LOGIN_FAILURES_ALLOWED = 10
-export const ADDRESS_FAILURES_ALLOWED = 30
+const ADDRESS_FAILURES_ALLOWED = 30
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000
 
 /** Where a site keeps its failed log-ins (portal_login_failures, operator_login_failures). */
@@ -25,7 +25,7 @@ export interface LoginFailuresStore {
   purgeFailures(before: number): Promise<void>
 }
 
-export interface LoginAttempt {
+interface LoginAttempt {
   email: string
   address: string
   /** When the password of the account with this email was last changed (epoch ms), if there is one. */

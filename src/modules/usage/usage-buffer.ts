@@ -72,5 +72,3 @@ export function createUsageBuffer() {
     },
   }
 }
-
-export type UsageBuffer = ReturnType<typeof createUsageBuffer>

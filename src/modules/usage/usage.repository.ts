@@ -96,5 +96,3 @@ export function createUsageRepository({ db, engine }: { db: Kysely<Database>; en
     },
   }
 }
-
-export type UsageRepository = ReturnType<typeof createUsageRepository>

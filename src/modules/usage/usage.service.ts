@@ -17,11 +17,11 @@ const DAY_MS = 86_400_000
 const MINUTES_SHOWN = 60
 const DAYS_SHOWN = 30
 /** How long rows are kept: minute rows two days (the hour chart needs one), day rows 90 days (the chart needs 30). */
-export const MINUTE_ROWS_KEPT_MS = 2 * DAY_MS
-export const DAY_ROWS_KEPT_MS = 90 * DAY_MS
+const MINUTE_ROWS_KEPT_MS = 2 * DAY_MS
+const DAY_ROWS_KEPT_MS = 90 * DAY_MS
 
 /** One minute or day of requests by outcome; the four add up to every request with a valid key. */
-export interface UsagePoint {
+interface UsagePoint {
   /** Start of the minute or UTC day (ISO instant). */
   at: string
   /** Answered 2xx or 3xx. */
@@ -39,7 +39,7 @@ function pointOf(at: string, c: Counts | undefined): UsagePoint {
   return { at, success: c.admitted - c.client_errors - c.server_errors, clientErrors: c.client_errors, refused: c.refused, serverErrors: c.server_errors }
 }
 
-export interface UsageWindow {
+interface UsageWindow {
   name: 'minute' | 'day'
   limit: number
   used: number

@@ -26,7 +26,7 @@ function confirmForm(input: { csrf: string; account: Account; action: string; bu
 const planLabel = (plan: string) =>
   plan === 'enterprise' ? 'enterprise (its own quotas, below)' : `${plan} (${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perMinute)} per minute, ${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perDay)} per day)`
 
-export interface PlanValues {
+interface PlanValues {
   plan?: string
   perMinute?: string
   perDay?: string

@@ -13,7 +13,7 @@ import { when, whenCell } from '../kit/when.js'
 import { auditTable } from './account-audit.pages.js'
 import { isAdmin, notice, type ConsolePageContext } from './layout.js'
 
-export interface AccountView {
+interface AccountView {
   account: Account
   /** Its portal user (none for an account made by the CLI). */
   user: PortalUserSummary | undefined
@@ -63,7 +63,7 @@ function emailText(user: PortalUserSummary | undefined, account: Account): Html 
 }
 
 /** A button that opens an action's confirmation page (a GET: nothing changes until it is confirmed there). */
-export const actionButton = (href: string, label: string, options: { describedBy?: string; danger?: boolean; small?: boolean } = {}): Html =>
+const actionButton = (href: string, label: string, options: { describedBy?: string; danger?: boolean; small?: boolean } = {}): Html =>
   html`<form method="get" action="${href}"><button type="submit" class="${options.small ? 'small ' : ''}${options.danger ? 'danger' : 'secondary'}"${options.describedBy ? html` aria-describedby="${options.describedBy}"` : ''}>${label}</button></form>`
 
 function accountActions(ctx: ConsolePageContext, view: AccountView): Html {

@@ -11,7 +11,7 @@ import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
 
 /** How many audit entries the page shows (the rest: /console/audit?account=ID). */
-export const ACCOUNT_AUDIT_ENTRIES = 20
+const ACCOUNT_AUDIT_ENTRIES = 20
 
 export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()

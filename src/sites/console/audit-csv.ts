@@ -16,11 +16,11 @@ export function csvCell(value: string | null | undefined): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-export const csvLine = (cells: Array<string | null | undefined>): string => `${cells.map(csvCell).join(',')}\r\n`
+const csvLine = (cells: Array<string | null | undefined>): string => `${cells.map(csvCell).join(',')}\r\n`
 
-export const CSV_HEADER = csvLine(['seq', 'time', 'actor', 'actor kind', 'actor id', 'actor address', 'action', 'account', 'target kind', 'target id', 'changes'])
+const CSV_HEADER = csvLine(['seq', 'time', 'actor', 'actor kind', 'actor id', 'actor address', 'action', 'account', 'target kind', 'target id', 'changes'])
 
-export function csvRow(e: AuditEvent): string {
+function csvRow(e: AuditEvent): string {
   return csvLine([e.seq, e.at, actorText(e.actor), e.actor.kind, e.actor.id, e.actor.address, e.action, e.accountId, e.target?.kind, e.target?.id, changeLines(e.changes).join('; ')])
 }
 

@@ -16,7 +16,7 @@ export interface AuditQueryValues {
   to?: string
 }
 
-export type AuditQuery = AuditQueryValues & { before?: string }
+type AuditQuery = AuditQueryValues & { before?: string }
 
 export interface ParsedAuditQuery {
   values: AuditQueryValues

@@ -6,7 +6,7 @@ import { html, type Html } from '../kit/html.js'
 import { notice } from '../kit/layout.js'
 import { auditQueryString, type AuditQueryValues } from './audit-filter.js'
 
-export interface AuditView {
+interface AuditView {
   values: AuditQueryValues
   events: AuditEvent[]
   /** The `before` cursor of the next page, when there is one. */

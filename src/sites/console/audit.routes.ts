@@ -14,7 +14,7 @@ import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
 
 /** Entries per page. */
-export const AUDIT_PAGE_SIZE = 50
+const AUDIT_PAGE_SIZE = 50
 
 const text = () => Type.Optional(Type.String())
 const AuditQuery = pageQuery({ account: text(), actor: text(), action: text(), from: text(), to: text(), before: text() })

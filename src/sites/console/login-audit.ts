@@ -9,9 +9,9 @@ import type { AuditRepository } from '../../modules/audit/audit.repository.js'
 import type { Operator } from '../../modules/operators/operator.js'
 import type { OperatorsRepository } from '../../modules/operators/operators.repository.js'
 
-export const TYPED_EMAIL_MAX = 100
+const TYPED_EMAIL_MAX = 100
 
-export type LoginFailure = 'password' | 'code' | 'code_not_checked_too_many_attempts' | 'throttled'
+type LoginFailure = 'password' | 'code' | 'code_not_checked_too_many_attempts' | 'throttled'
 
 export function loginAudit({ audit, operators }: { audit: AuditRepository; operators: OperatorsRepository }) {
   const target = (operator: Operator) => ({ kind: 'operator' as const, id: operator.id })

@@ -24,7 +24,7 @@ import { safeNext } from './safe-next.js'
 
 const FAILED = 'Email, password or code is incorrect.'
 
-export function loginForm(csrf: string, values: { email?: string; next?: string; error?: string } = {}) {
+function loginForm(csrf: string, values: { email?: string; next?: string; error?: string } = {}) {
   const next = values.next && values.next !== '/console' ? html`<input type="hidden" name="next" value="${values.next}">` : ''
   return html`${notice('error', values.error)}
 <form method="post" action="/console/login" class="stacked">${csrfField(csrf)}${next}

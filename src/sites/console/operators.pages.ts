@@ -8,7 +8,7 @@ import { csrfField, notice } from './layout.js'
 
 const operatorHref = (o: Operator) => `/console/operators/${encodeURIComponent(o.id)}`
 
-export const stateOf = (o: Operator): Html =>
+const stateOf = (o: Operator): Html =>
   o.disabledAt !== null
     ? html`<span class="state-revoked">disabled</span> ${when(o.disabledAt)}`
     : o.setUp

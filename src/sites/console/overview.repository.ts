@@ -7,9 +7,9 @@ import type { Database } from '../../db/schema.js'
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
 /** Sign-ups are counted over this many UTC days, today included. */
-export const SIGNUP_DAYS = 7
+const SIGNUP_DAYS = 7
 /** The top lists' length. */
-export const TOP = 10
+const TOP = 10
 
 export interface PlanCount {
   plan: string
@@ -110,5 +110,3 @@ export function createOverviewRepository({ db }: { db: Kysely<Database> }) {
     },
   }
 }
-
-export type OverviewRepository = ReturnType<typeof createOverviewRepository>

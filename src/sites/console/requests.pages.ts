@@ -12,7 +12,7 @@ import { csrfField, notice } from './layout.js'
 
 const number = (n: number) => n.toLocaleString('en-US')
 /** An account younger than this is marked `New account`. */
-export const NEW_ACCOUNT_DAYS = 7
+const NEW_ACCOUNT_DAYS = 7
 const DAY_MS = 86_400_000
 const caution = (text: string) => html` <span class="tag caution">${text}</span>`
 const accountHref = (id: string) => `/console/accounts/${encodeURIComponent(id)}`
@@ -21,7 +21,7 @@ const requestHref = (r: PlanRequest, action: 'approve' | 'decline') => `/console
 /** Text typed over several lines, shown with its line breaks. */
 const lines = (text: string): Html[] => text.split('\n').map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)
 
-export function currentPlanText(account: PlanRequestListing['account']): string {
+function currentPlanText(account: PlanRequestListing['account']): string {
   const plan = account.plan
   if (plan === 'free' || plan === 'pro' || plan === 'business') return `${plan} (${number(PLAN_QUOTAS[plan].perMinute)}/min, ${number(PLAN_QUOTAS[plan].perDay)}/day)`
   return `${plan} (${number(account.perMinute ?? 0)}/min, ${number(account.perDay ?? 0)}/day)`
@@ -101,7 +101,7 @@ function confirmForm(input: { csrf: string; request: PlanRequest; action: 'appro
 <div class="row-actions"><button type="submit"${input.action === 'decline' ? html` class="danger"` : ''}>${label}</button><a href="/console/requests">Cancel</a></div></form>`
 }
 
-export interface ApproveValues {
+interface ApproveValues {
   perMinute?: string
   perDay?: string
   error?: string

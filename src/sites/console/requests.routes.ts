@@ -19,7 +19,7 @@ const hide = true
 /** How many recent decisions the list shows. */
 const RECENT_DECISIONS = 50
 /** Waiting requests a page (oldest first; `Next page` starts after the last one shown, `?after=ID`). */
-export const PENDING_PAGE_SIZE = 50
+const PENDING_PAGE_SIZE = 50
 /** What a request id may look like (they are preq_ and 20 hex digits): anything else is no page link of ours. */
 const REQUEST_ID = /^[A-Za-z0-9_]{1,100}$/
 

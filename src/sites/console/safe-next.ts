@@ -2,7 +2,7 @@
 // else. Only a relative path under /console is taken; `//evil.example`, `/\evil.example`, `https://…`, dot
 // segments out of /console and the log-in and setup pages themselves fall back to the overview.
 
-export const AFTER_LOGIN = '/console'
+const AFTER_LOGIN = '/console'
 
 export function safeNext(raw: string | undefined): string {
   if (raw === undefined || raw.length > 1000) return AFTER_LOGIN

@@ -5,7 +5,7 @@ import { html, type Html } from '../kit/html.js'
 import { csrfField, notice } from '../kit/layout.js'
 import { isSecretLike, MAX_RESULTS, shownQuery, type SearchResult } from './search.repository.js'
 
-export interface SearchView {
+interface SearchView {
   csrf: string
   /** The input as received ('' before any search). */
   q: string

@@ -35,7 +35,7 @@ export const isSecretLike = (q: string): boolean => KEY_TEXT.test(q) && q.length
 export const shownQuery = (q: string): string => (isSecretLike(q) ? `${displayPrefix(q)}…` : q)
 
 /** `%` and `_` in the input are literal characters, not wildcards (escaped with `\`). */
-export const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 const ESCAPE = sql.raw("escape '\\'")
 
 export function createSearchRepository({ db }: { db: Kysely<Database> }) {
@@ -106,5 +106,3 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
     },
   }
 }
-
-export type SearchRepository = ReturnType<typeof createSearchRepository>

@@ -7,7 +7,7 @@ import { Html, html } from '../kit/html.js'
 import { csrfField, notice } from './layout.js'
 
 /** The QR code of `uri` as SVG markup (presentation attributes only: nothing the CSP refuses). */
-export async function qrSvg(uri: string): Promise<Html> {
+async function qrSvg(uri: string): Promise<Html> {
   // Loaded when a setup page is first shown, not at every start.
   const QRCode = createRequire(import.meta.url)('qrcode') as typeof import('qrcode')
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })

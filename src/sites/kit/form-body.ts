@@ -13,7 +13,7 @@ export const FORM_BODY_LIMIT_BYTES = 16 * 1024
  * as @fastify/formbody decodes it: bytes that are not UTF-8 are U+FFFD there (a browser percent-encodes every
  * non-ASCII character, so a raw U+FFFD is never one of its forms).
  */
-export function parseForm(text: string): Record<string, string | string[]> {
+function parseForm(text: string): Record<string, string | string[]> {
   if (!wellFormed(text)) throw new PageError(400, 'Form not understood', 'The form could not be read. Go back, reload the page and try again.')
   // No prototype: a field named `__proto__` stays a field.
   const fields: Record<string, string | string[]> = Object.create(null)

@@ -19,7 +19,7 @@ export const navLink = (current: string | undefined, href: string, label: string
 export const logoutForm = (action: string, email: string, csrf: string, extra: Html = html``): Html =>
   html`<form method="post" action="${action}" class="logout"><span class="who" title="${email}">${email}</span>${extra}${csrfField(csrf)}<button type="submit" class="secondary">Log out</button></form>`
 
-export interface DocumentFrame {
+interface DocumentFrame {
   /** Appended to every page title: `Log in · <site>`. */
   site: string
   /** Where the site's assets are served (`/portal/assets`): its `.css`, optional `.js`, and `favicon.svg`. */

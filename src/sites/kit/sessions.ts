@@ -9,14 +9,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../../kernel/clock.js'
 import { hmacSha256 } from '../../kernel/hmac.js'
 import { randomSecret } from '../../kernel/secrets.js'
-import type { SessionStore, StoredSession } from '../../modules/sign-in/session-store.js'
+import type { SessionStore } from '../../modules/sign-in/session-store.js'
 
-export type { SessionStore, StoredSession }
+
 
 /** last_seen_at is written at most this often per session (the idle expiry does not need it finer). */
 const TOUCH_EVERY_MS = 60 * 1000
 
-export interface SessionCookies {
+interface SessionCookies {
   /** Cookie names (with their `__Host-`/`__Secure-` prefix when secure). */
   session: string
   pre: string

@@ -21,7 +21,7 @@ const CLIENT_ERROR_TITLES: Record<number, string> = { 400: 'Request not understo
 const NOT_A_FORM = 'This page takes a form sent by a browser (application/x-www-form-urlencoded), nothing else. Go back, reload the page and try again.'
 const TOO_LARGE = `The form was larger than ${FORM_BODY_LIMIT_BYTES / 1024} KiB. Go back, shorten what you entered and try again.`
 
-export interface SiteScope<User extends { id: string }> {
+interface SiteScope<User extends { id: string }> {
   /** The site as error pages name it ('portal', 'console'). */
   name: string
   /** Where the site's error pages lead back to. */

@@ -33,7 +33,7 @@ const ACTIONS: Record<AuditAction, string> = {
   'plan_request.declined': 'Plan request declined',
 }
 
-export const actionText = (action: AuditAction): string => ACTIONS[action] ?? action
+const actionText = (action: AuditAction): string => ACTIONS[action] ?? action
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? v.toLocaleString('en-US') : undefined)
@@ -48,7 +48,7 @@ function planText(v: unknown): string | undefined {
 }
 
 /** A key as `"name" (prefix…)`, from its id: the account's keys give name and prefix. */
-export type KeyNames = Map<string, { name: string | null; prefix: string }>
+type KeyNames = Map<string, { name: string | null; prefix: string }>
 function keyText(id: string | undefined, keys: KeyNames, fallback?: { name?: unknown; prefix?: unknown }): string {
   const known = id === undefined ? undefined : keys.get(id)
   const name = known?.name ?? text(fallback?.name)
@@ -58,7 +58,7 @@ function keyText(id: string | undefined, keys: KeyNames, fallback?: { name?: unk
 }
 
 /** What changed, in words (empty when the action says it all). */
-export function detailText(entry: AuditEvent, keys: KeyNames): string[] {
+function detailText(entry: AuditEvent, keys: KeyNames): string[] {
   const c = entry.changes ?? {}
   const before = isRecord(c.before) ? c.before : {}
   const after = isRecord(c.after) ? c.after : {}
@@ -123,7 +123,7 @@ export function detailText(entry: AuditEvent, keys: KeyNames): string[] {
 }
 
 /** Who did it, as the integrator may see it: an operator is "Operator", nothing more. */
-export function actorCells(entry: AuditEvent, accountId: string): Html {
+function actorCells(entry: AuditEvent, accountId: string): Html {
   const actor = entry.actor
   if (actor.kind === 'operator' || actor.kind === 'cli') return html`<td data-label="By">Operator</td><td data-label="From">—</td>`
   if (actor.kind === 'system') return html`<td data-label="By">Petstore (automatic)</td><td data-label="From">—</td>`

@@ -16,7 +16,7 @@ const SCOPE_HINTS: Record<Scope, string> = {
 }
 
 /** The submit button's value that creates a read-only key whatever boxes are ticked. */
-export const READ_ONLY_PRESET = 'read-only'
+const READ_ONLY_PRESET = 'read-only'
 
 /**
  * The scopes a form sent: the checkboxes' values (one field, repeated), or the read-only preset. Undefined when

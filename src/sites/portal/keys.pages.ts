@@ -44,7 +44,7 @@ function actions(key: ApiKeyInfo, suspended: boolean): Html {
 }
 
 // `data-label` names each cell where a narrow screen shows one card per key instead of columns (assets.ts).
-export function keysTable(keys: ApiKeyInfo[], suspended = false): Html {
+function keysTable(keys: ApiKeyInfo[], suspended = false): Html {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const rows = keys.map(
     (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>

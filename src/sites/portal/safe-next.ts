@@ -2,7 +2,7 @@
 // Only a relative path under /portal/ is taken; `//evil.example`, `/\evil.example`, `https://…`, encoded tricks
 // and the log-in page itself all fall back to the keys page.
 
-export const AFTER_LOGIN = '/portal/keys'
+const AFTER_LOGIN = '/portal/keys'
 
 export function safeNext(raw: string | undefined): string {
   if (raw === undefined || raw.length > 1000) return AFTER_LOGIN

@@ -59,5 +59,3 @@ export function createSecretFlash({ secret, publicUrl, clock }: { secret: string
     },
   }
 }
-
-export type SecretFlash = ReturnType<typeof createSecretFlash>

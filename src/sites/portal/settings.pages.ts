@@ -35,7 +35,7 @@ function section(id: SettingsForm, title: string, content: Html): Html {
   return html`<section class="settings" aria-labelledby="${id}-heading"><h2 id="${id}-heading">${title}</h2>${content}</section>`
 }
 
-export function sessionsTable(sessions: SessionListing[]): Html {
+function sessionsTable(sessions: SessionListing[]): Html {
   const rows = sessions.map(
     (s) => html`<tr${s.current ? html` class="current"` : ''}><th scope="row" data-label="Browser">${browserSummary(s.userAgent)}${s.current ? html` <span class="tag">This session</span>` : ''}</th>
 <td data-label="Address"><code>${readableAddress(s.address)}</code></td><td data-label="Signed in">${at(s.createdAt)}</td><td data-label="Last seen">${at(s.lastSeenAt)}</td></tr>`,
