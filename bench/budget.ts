@@ -4,7 +4,10 @@ import type { ScenarioResult } from './scenario-result.js'
 interface Check {
   what: string
   budget: string
-  measured: (r: (scenario: string) => ScenarioResult | undefined, sqlite: ScenarioResult[]) => { text: string; met: boolean } | undefined
+  measured: (
+    r: (scenario: string) => ScenarioResult | undefined,
+    sqlite: ScenarioResult[],
+  ) => { text: string; met: boolean } | undefined
 }
 
 /** The issue's figures: the list-20 budget, and what its two reference servers measured on the issue's machine. */
@@ -16,7 +19,8 @@ const CHECKS: Check[] = [
   {
     what: '`GET /v1/pets?limit=20` ratio',
     budget: `≥ ${LIST_20_BUDGET.toFixed(2)}`,
-    measured: (r) => r('list-20') && { text: r('list-20')!.ratio.toFixed(3), met: r('list-20')!.ratio >= LIST_20_BUDGET },
+    measured: (r) =>
+      r('list-20') && { text: r('list-20')!.ratio.toFixed(3), met: r('list-20')!.ratio >= LIST_20_BUDGET },
   },
   {
     what: '`GET /v1/pets?limit=20` p99 at 50 connections',
@@ -70,7 +74,8 @@ export function referencesLine(results: ScenarioResult[]): string {
   const plain = ratio('reference: plain Fastify route')
   const naive = ratio('reference: naive prototype')
   const service = ratio('sqlite')
-  if (plain === undefined || naive === undefined || service === undefined) return 'References: not measured in this run.'
+  if (plain === undefined || naive === undefined || service === undefined)
+    return 'References: not measured in this run.'
   return (
     `References on \`GET /v1/pets?limit=20\`, this run: a plain Fastify route with a response schema ${plain.toFixed(3)} (the issue measured ${ISSUE_PLAIN_FASTIFY}), ` +
     `the naive prototype ${naive.toFixed(3)} (the issue: ${ISSUE_NAIVE_PROTOTYPE}). The service does ${(service / naive).toFixed(2)}× the naive prototype's requests/s; ` +
@@ -96,7 +101,9 @@ export function scaleTargetsTable(results: ScenarioResult[]): string {
     const p99 = target === 'sqlite' && scenario === 'list-20' ? `, p99 ${r.p99} ms` : ''
     return `| ${what} | ${before} | ≥ ${goal.toFixed(2)} | ${r.ratio.toFixed(3)}${p99} | ${Math.round(r.cpuUs)} | ${met ? 'met' : '**not met**'} |`
   })
-  return ['| case | issue 18 measured | target | this run | CPU µs/req | |', '|---|---|---|---|---|---|', ...rows].join('\n')
+  return ['| case | issue 18 measured | target | this run | CPU µs/req | |', '|---|---|---|---|---|---|', ...rows].join(
+    '\n',
+  )
 }
 
 /** Two workers of one instance against one process, PostgreSQL + Redis, per scenario measured both ways. */

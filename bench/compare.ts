@@ -35,17 +35,29 @@ function buildRevision(revision: string): string {
   const tree = join(dir, 'base')
   execFileSync('git', ['worktree', 'add', '--detach', tree, revision], { cwd: root, stdio: 'ignore' })
   symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: tree, stdio: 'inherit' })
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: tree,
+    stdio: 'inherit',
+  })
   return join(tree, 'dist')
 }
 
 /** The pet store app of one build, as the server makes it, logging to a file of its own. */
-async function appOf(dist: string, name: string, databaseUrl: string): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
+async function appOf(
+  dist: string,
+  name: string,
+  databaseUrl: string,
+): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
   const load = (path: string) => import(pathToFileURL(join(dist, path)).href)
   const [{ loadConfig }, { openDatabase }, { buildServices }, { buildApp }, { loggerOptions }] = await Promise.all(
     ['config.js', 'db/database.js', 'services.js', 'app.js', 'http/base-app.js'].map(load),
   )
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000000' })
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000000',
+  })
   const handle = openDatabase(config.databaseUrl)
   const services = await buildServices({ config, db: handle.db, engine: handle.engine })
   const logger = loggerOptions(config, pino.destination({ dest: join(dir, `${name}.log`), sync: false }))
@@ -60,7 +72,13 @@ async function main(): Promise<void> {
   const databaseUrl = join(dir, 'compare.db')
   const seeded = await seed({ databaseUrl, pets: 10_000, deepRows: 20_000 })
   const scenario = scenarios(seeded).find((s) => s.name === args.scenario && s.listener === 'pets')
-  if (!scenario) throw new Error(`--scenario: one of ${scenarios(seeded).filter((s) => s.listener === 'pets').map((s) => s.name).join(', ')}`)
+  if (!scenario)
+    throw new Error(
+      `--scenario: one of ${scenarios(seeded)
+        .filter((s) => s.listener === 'pets')
+        .map((s) => s.name)
+        .join(', ')}`,
+    )
   const variants = [
     { name: 'base', ...(await appOf(baseDist, 'base', databaseUrl)), cpu: [] as number[] },
     { name: 'this', ...(await appOf(join(root, 'dist'), 'this', databaseUrl)), cpu: [] as number[] },
@@ -69,14 +87,17 @@ async function main(): Promise<void> {
   const request = (): InjectOptions => ({
     method: scenario.method,
     url: scenario.path,
-    headers: scenario.uniqueIdempotencyKey ? { ...scenario.headers, 'idempotency-key': `compare-${n++}` } : scenario.headers,
+    headers: scenario.uniqueIdempotencyKey
+      ? { ...scenario.headers, 'idempotency-key': `compare-${n++}` }
+      : scenario.headers,
     ...(scenario.body === undefined ? {} : { payload: scenario.body }),
   })
   const batch = async (app: FastifyInstance, count: number) => {
     for (let sent = 0; sent < count; sent += CONCURRENCY) {
       const responses = await Promise.all(Array.from({ length: CONCURRENCY }, () => app.inject(request())))
       const wrong = responses.find((r) => r.statusCode !== scenario.expectStatus)
-      if (wrong) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${wrong.statusCode} ${wrong.body}`)
+      if (wrong)
+        throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${wrong.statusCode} ${wrong.body}`)
     }
   }
   const size = Number(args.batch)

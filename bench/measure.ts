@@ -16,7 +16,11 @@ export interface RunFigures {
  * `requests`, when given, replaces `seconds`: that many requests and no more (a smoke run that proves a scenario
  * works; autocannon still takes its one-second sample, so the figures of such a run measure nothing).
  */
-export async function load(url: string, scenario: Scenario, options: { connections: number; seconds: number; requests?: number | undefined }): Promise<RunFigures> {
+export async function load(
+  url: string,
+  scenario: Scenario,
+  options: { connections: number; seconds: number; requests?: number | undefined },
+): Promise<RunFigures> {
   let n = 0
   const result = await autocannon({
     url,
@@ -29,7 +33,12 @@ export async function load(url: string, scenario: Scenario, options: { connectio
         headers: scenario.headers,
         body: scenario.body,
         ...(scenario.uniqueIdempotencyKey
-          ? { setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...(req.headers as object), 'idempotency-key': `bench-${process.pid}-${Date.now()}-${n++}` } }) }
+          ? {
+              setupRequest: (req: Record<string, unknown>) => ({
+                ...req,
+                headers: { ...(req.headers as object), 'idempotency-key': `bench-${process.pid}-${Date.now()}-${n++}` },
+              }),
+            }
           : {}),
       },
     ],
@@ -37,7 +46,14 @@ export async function load(url: string, scenario: Scenario, options: { connectio
   const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>
   const total = Object.values(byStatus).reduce((sum, s) => sum + Number(s.count), 0)
   const expected = Number(byStatus[String(scenario.expectStatus)]?.count ?? 0)
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, meanMs: result.latency.average, unexpected: total - expected + result.errors + result.timeouts, total }
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    meanMs: result.latency.average,
+    unexpected: total - expected + result.errors + result.timeouts,
+    total,
+  }
 }
 
 export const median = (values: number[]) => {

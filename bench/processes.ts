@@ -13,7 +13,9 @@ export async function freePort(): Promise<number> {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
       const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }
@@ -28,7 +30,14 @@ export interface Running {
  * Starts a process whose output goes to `logFile`, as a service's log would: read through a pipe, the request
  * log of the service would cost CPU in this process, which is the load generator's.
  */
-function start(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, logFile: string, timeoutMs = 60_000): Promise<Running> {
+function start(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  logFile: string,
+  timeoutMs = 60_000,
+): Promise<Running> {
   const fd = openSync(logFile, 'w')
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] })
   closeSync(fd)
@@ -72,7 +81,13 @@ export function startReference(name: string, env: NodeJS.ProcessEnv, logFile: st
 }
 
 export function startBaseline(port: number, status: number, body: string, logFile: string): Promise<Running> {
-  return start(process.execPath, ['--import', 'tsx', 'bench/baseline.ts'], { PORT: String(port), BASELINE_STATUS: String(status), BASELINE_BODY: body }, /listening/, logFile)
+  return start(
+    process.execPath,
+    ['--import', 'tsx', 'bench/baseline.ts'],
+    { PORT: String(port), BASELINE_STATUS: String(status), BASELINE_BODY: body },
+    /listening/,
+    logFile,
+  )
 }
 
 /** Peak resident memory (VmHWM) of a process and its children (cluster workers), in MB. */
@@ -112,7 +127,11 @@ function vmHwmKb(pid: number): number {
 
 function childrenOf(pid: number): number[] {
   try {
-    const ids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+    const ids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
     return ids.flatMap((id) => [id, ...childrenOf(id)])
   } catch {
     return []

@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { load, median, type RunFigures } from './measure.js'
-import { cpuSeconds, freePort, peakRssMb, startBaseline, startReference, startService, type Running } from './processes.js'
+import {
+  cpuSeconds,
+  freePort,
+  peakRssMb,
+  startBaseline,
+  startReference,
+  startService,
+  type Running,
+} from './processes.js'
 import { writeReport } from './report.js'
 import type { ScenarioResult } from './scenario-result.js'
 import { scenarios, type Scenario } from './scenarios.js'
@@ -44,11 +52,14 @@ const { values: args } = parseArgs({
 })
 const TARGETS = ['startup', 'sqlite', 'references', 'sqlite-workers', 'postgres', 'postgres-workers'] as const
 const chosen = args.targets === undefined ? [...TARGETS] : args.targets.split(',').map((t) => t.trim())
-for (const t of chosen) if (!(TARGETS as readonly string[]).includes(t)) throw new Error(`unknown target ${t}; the targets are ${TARGETS.join(', ')}`)
+for (const t of chosen)
+  if (!(TARGETS as readonly string[]).includes(t))
+    throw new Error(`unknown target ${t}; the targets are ${TARGETS.join(', ')}`)
 const runs = (target: (typeof TARGETS)[number]) => chosen.includes(target)
 const onlyScenarios = args.scenarios?.split(',').map((s) => s.trim())
 // A partial run (or a smoke run) writes its JSON but not BENCHMARKS.md, like a quick one.
-const quick = args.quick! || chosen.length < TARGETS.length || onlyScenarios !== undefined || args.requests !== undefined
+const quick =
+  args.quick! || chosen.length < TARGETS.length || onlyScenarios !== undefined || args.requests !== undefined
 const settings = {
   pets: Number(args.pets ?? (quick ? 1_000 : 10_000)),
   deepRows: Number(args['deep-rows'] ?? (quick ? 20_000 : 1_000_000)),
@@ -68,13 +79,20 @@ interface Target {
   only?: string[]
 }
 
-async function measureScenario(service: Running, ports: { pets: number; messages: number }, scenario: Scenario, label: string): Promise<ScenarioResult> {
+async function measureScenario(
+  service: Running,
+  ports: { pets: number; messages: number },
+  scenario: Scenario,
+  label: string,
+): Promise<ScenarioResult> {
   const url = `http://127.0.0.1:${scenario.listener === 'pets' ? ports.pets : ports.messages}`
-  const send = () => fetch(url + scenario.path, { method: scenario.method, headers: scenario.headers, body: scenario.body })
+  const send = () =>
+    fetch(url + scenario.path, { method: scenario.method, headers: scenario.headers, body: scenario.body })
   for (let i = 0; i < (scenario.prime ?? 0); i++) await (await send()).text()
   const probe = await send()
   const body = await probe.text()
-  if (probe.status !== scenario.expectStatus) throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status} ${body}`)
+  if (probe.status !== scenario.expectStatus)
+    throw new Error(`${scenario.name}: expected ${scenario.expectStatus}, got ${probe.status} ${body}`)
   const baselinePort = await freePort()
   const baseline = await startBaseline(baselinePort, probe.status, body, join(dir, 'baseline.log'))
   const baselineUrl = `http://127.0.0.1:${baselinePort}`
@@ -108,20 +126,29 @@ async function measureScenario(service: Running, ports: { pets: number; messages
     unexpected: svc.reduce((n, r) => n + r.unexpected, 0),
     rssMb: peakRssMb(service.child.pid!),
   }
-  process.stdout.write(`  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`)
+  process.stdout.write(
+    `  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`,
+  )
   return result
 }
 
 async function runTarget(target: Target, seeded: Awaited<ReturnType<typeof seed>>): Promise<ScenarioResult[]> {
   const ports = { pets: await freePort(), messages: await freePort() }
   const service = await startService(
-    { LOG_LEVEL: 'info', RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000000', ...target.env, PORT: String(ports.pets), MESSAGES_PORT: String(ports.messages) },
+    {
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000000',
+      ...target.env,
+      PORT: String(ports.pets),
+      MESSAGES_PORT: String(ports.messages),
+    },
     target.serveArgs ?? [],
     join(dir, `service-${target.label.replace(/\W+/g, '-')}.log`),
   )
   try {
     const results: ScenarioResult[] = []
-    const wanted = (name: string) => (!target.only || target.only.includes(name)) && (!onlyScenarios || onlyScenarios.includes(name))
+    const wanted = (name: string) =>
+      (!target.only || target.only.includes(name)) && (!onlyScenarios || onlyScenarios.includes(name))
     for (const scenario of scenarios(seeded).filter((s) => wanted(s.name))) {
       results.push(await measureScenario(service, ports, scenario, target.label))
     }
@@ -167,9 +194,16 @@ async function main(): Promise<void> {
   try {
     if (runs('startup')) startup = await measureStartup({ rounds: quick ? 3 : 7, dir })
     const databaseUrl = join(dir, 'bench.db')
-    process.stdout.write(`seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`)
-    const seeded = await seed({ databaseUrl, pets: settings.pets, deepRows: runs('sqlite') ? settings.deepRows : Math.min(settings.deepRows, 1_000) })
-    if (runs('sqlite')) results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
+    process.stdout.write(
+      `seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`,
+    )
+    const seeded = await seed({
+      databaseUrl,
+      pets: settings.pets,
+      deepRows: runs('sqlite') ? settings.deepRows : Math.min(settings.deepRows, 1_000),
+    })
+    if (runs('sqlite'))
+      results.push(...(await runTarget({ label: 'sqlite', env: { DATABASE_URL: databaseUrl } }, seeded)))
     if (runs('references')) results.push(...(await runReferences(databaseUrl, seeded)))
     const redis = backing.redisUrl
     if (runs('sqlite-workers') && redis) {
@@ -177,18 +211,30 @@ async function main(): Promise<void> {
       // Pets only: the same database holds the messages the first target queued, and a delivery worker working
       // through that backlog (a write per message, in both processes) would be measured instead of the pets.
       const serveArgs = ['--workers', '2', '--only', 'pets']
-      results.push(...(await runTarget({ label: 'sqlite+redis, 2 workers', env, serveArgs, only: ['list-20', 'create'] }, seeded)))
+      results.push(
+        ...(await runTarget({ label: 'sqlite+redis, 2 workers', env, serveArgs, only: ['list-20', 'create'] }, seeded)),
+      )
     } else if (runs('sqlite-workers')) skipped.push('--workers 2: needs Redis (more than one worker requires it)')
     if ((runs('postgres') || runs('postgres-workers')) && backing.postgresUrl && redis) {
       results.push(
         ...(await withPostgresDatabase(backing.postgresUrl, async (url) => {
-          const pgSeeded = await seed({ databaseUrl: url, pets: settings.pets, deepRows: Math.min(settings.deepRows, 20_000) })
+          const pgSeeded = await seed({
+            databaseUrl: url,
+            pets: settings.pets,
+            deepRows: Math.min(settings.deepRows, 20_000),
+          })
           const env = { DATABASE_URL: url, REDIS_URL: redis, REDIS_PREFIX: `bench-pg-${process.pid}:` }
           const measured: ScenarioResult[] = []
-          if (runs('postgres')) measured.push(...(await runTarget({ label: 'postgres+redis', env, only: POSTGRES_SCENARIOS }, pgSeeded)))
+          if (runs('postgres'))
+            measured.push(...(await runTarget({ label: 'postgres+redis', env, only: POSTGRES_SCENARIOS }, pgSeeded)))
           if (runs('postgres-workers')) {
             const serveArgs = ['--workers', '2', '--only', 'pets']
-            measured.push(...(await runTarget({ label: 'postgres+redis, 2 workers', env, serveArgs, only: POSTGRES_WORKERS_SCENARIOS }, pgSeeded)))
+            measured.push(
+              ...(await runTarget(
+                { label: 'postgres+redis, 2 workers', env, serveArgs, only: POSTGRES_WORKERS_SCENARIOS },
+                pgSeeded,
+              )),
+            )
           }
           return measured
         })),

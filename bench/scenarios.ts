@@ -22,8 +22,24 @@ export function scenarios(s: Seeded): Scenario[] {
   const auth = { authorization: `Bearer ${s.key}` }
   const pet = JSON.stringify({ name: 'Bench', categoryId: 7, status: 'available' })
   return [
-    { name: 'list-20', description: 'GET /v1/pets?limit=20', listener: 'pets', method: 'GET', path: '/v1/pets?limit=20', headers: auth, expectStatus: 200 },
-    { name: 'list-100', description: 'GET /v1/pets?limit=100', listener: 'pets', method: 'GET', path: '/v1/pets?limit=100', headers: auth, expectStatus: 200 },
+    {
+      name: 'list-20',
+      description: 'GET /v1/pets?limit=20',
+      listener: 'pets',
+      method: 'GET',
+      path: '/v1/pets?limit=20',
+      headers: auth,
+      expectStatus: 200,
+    },
+    {
+      name: 'list-100',
+      description: 'GET /v1/pets?limit=100',
+      listener: 'pets',
+      method: 'GET',
+      path: '/v1/pets?limit=100',
+      headers: auth,
+      expectStatus: 200,
+    },
     {
       name: 'deep-first',
       description: 'first page of the deep account',
@@ -44,7 +60,7 @@ export function scenarios(s: Seeded): Scenario[] {
     },
     {
       name: 'orders-first',
-      description: 'first page of the deep account\'s approved orders',
+      description: "first page of the deep account's approved orders",
       listener: 'pets',
       method: 'GET',
       path: '/v1/store/orders?limit=20&status=approved',
@@ -60,8 +76,25 @@ export function scenarios(s: Seeded): Scenario[] {
       headers: { authorization: `Bearer ${s.deepKey}` },
       expectStatus: 200,
     },
-    { name: 'get-pet', description: 'GET /v1/pets/{id}', listener: 'pets', method: 'GET', path: `/v1/pets/${s.petId}`, headers: auth, expectStatus: 200 },
-    { name: 'create', description: 'POST /v1/pets', listener: 'pets', method: 'POST', path: '/v1/pets', headers: { ...auth, ...json }, body: pet, expectStatus: 201 },
+    {
+      name: 'get-pet',
+      description: 'GET /v1/pets/{id}',
+      listener: 'pets',
+      method: 'GET',
+      path: `/v1/pets/${s.petId}`,
+      headers: auth,
+      expectStatus: 200,
+    },
+    {
+      name: 'create',
+      description: 'POST /v1/pets',
+      listener: 'pets',
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...auth, ...json },
+      body: pet,
+      expectStatus: 201,
+    },
     {
       name: 'create-idempotent',
       description: 'POST /v1/pets with a new Idempotency-Key each',

@@ -60,7 +60,15 @@ async function insertOrders(db: Kysely<Database>, accountId: string, petId: bigi
   }
 }
 
-export async function seed({ databaseUrl, pets, deepRows }: { databaseUrl: string; pets: number; deepRows: number }): Promise<Seeded> {
+export async function seed({
+  databaseUrl,
+  pets,
+  deepRows,
+}: {
+  databaseUrl: string
+  pets: number
+  deepRows: number
+}): Promise<Seeded> {
   const handle = openDatabase(databaseUrl)
   try {
     await migrateToLatest(handle.db)
@@ -68,15 +76,30 @@ export async function seed({ databaseUrl, pets, deepRows }: { databaseUrl: strin
     const newKey = async (input: { plan: string; perMinute: number; perDay: number }, name: string) => {
       const actor = { kind: 'system' } as const
       const account = await accounts.createAccount({ name, ...input, actor })
-      return { accountId: account.id, key: (await accounts.createApiKey({ accountId: account.id, environment: 'test', actor })).key }
+      return {
+        accountId: account.id,
+        key: (await accounts.createApiKey({ accountId: account.id, environment: 'test', actor })).key,
+      }
     }
     const main = await newKey(UNLIMITED, 'bench')
     const deep = await newKey(UNLIMITED, 'bench-deep')
     const exhausted = await newKey({ plan: 'enterprise', perMinute: 1, perDay: 1 }, 'bench-exhausted')
     await insertPets(handle.db, main.accountId, pets)
     await insertPets(handle.db, deep.accountId, deepRows)
-    const ids = await handle.db.selectFrom('pets').select('id').where('account_id', '=', deep.accountId).orderBy('id', 'desc').limit(21).execute()
-    const first = await handle.db.selectFrom('pets').select('id').where('account_id', '=', main.accountId).orderBy('id').limit(1).executeTakeFirstOrThrow()
+    const ids = await handle.db
+      .selectFrom('pets')
+      .select('id')
+      .where('account_id', '=', deep.accountId)
+      .orderBy('id', 'desc')
+      .limit(21)
+      .execute()
+    const first = await handle.db
+      .selectFrom('pets')
+      .select('id')
+      .where('account_id', '=', main.accountId)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirstOrThrow()
     const cursors = createCursorCodec({ secret: await loadOrCreateSecret(handle.db, 'cursor_secret') })
     const deepCursor = cursors.encode(deep.accountId, { lastId: BigInt(ids.at(-1)!.id), status: undefined })
     await insertOrders(handle.db, deep.accountId, BigInt(ids[0]!.id), deepRows)
@@ -89,8 +112,19 @@ export async function seed({ databaseUrl, pets, deepRows }: { databaseUrl: strin
       .orderBy('id', 'desc')
       .limit(21)
       .execute()
-    const deepOrdersCursor = cursors.encode(deep.accountId, { lastId: BigInt(approved.at(-1)!.id), status: 'approved' }, ORDERS_LIST.list)
-    return { key: main.key, exhaustedKey: exhausted.key, deepKey: deep.key, deepCursor, petId: String(first.id), deepOrdersCursor }
+    const deepOrdersCursor = cursors.encode(
+      deep.accountId,
+      { lastId: BigInt(approved.at(-1)!.id), status: 'approved' },
+      ORDERS_LIST.list,
+    )
+    return {
+      key: main.key,
+      exhaustedKey: exhausted.key,
+      deepKey: deep.key,
+      deepCursor,
+      petId: String(first.id),
+      deepOrdersCursor,
+    }
   } finally {
     await handle.close()
   }

@@ -27,17 +27,31 @@ const COMMANDS = {
   baseline: [process.execPath, ['bench/startup-baseline.mjs']],
 } as const
 
-async function timeToFirstAnswer([command, args]: readonly [string, readonly string[]], dir: string): Promise<{ ms: number; cpuMs: number }> {
+async function timeToFirstAnswer(
+  [command, args]: readonly [string, readonly string[]],
+  dir: string,
+): Promise<{ ms: number; cpuMs: number }> {
   const port = await freePort()
-  const env = { ...process.env, DATABASE_URL: join(mkdtempSync(join(dir, 'startup-')), 'petstore.db'), PORT: String(port), MESSAGES_PORT: String(await freePort()), HOST: '127.0.0.1' }
+  const env = {
+    ...process.env,
+    DATABASE_URL: join(mkdtempSync(join(dir, 'startup-')), 'petstore.db'),
+    PORT: String(port),
+    MESSAGES_PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+  }
   const started = performance.now()
   const child = spawn(command, args, { cwd: root, env, stdio: 'ignore' })
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode} before answering`)
-      const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
+      if (child.exitCode !== null)
+        throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode} before answering`)
+      const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
       if (answered) return { ms: performance.now() - started, cpuMs: cpuSeconds(child.pid!) * 1000 }
-      if (performance.now() - started > 60_000) throw new Error(`${command} ${args.join(' ')} did not answer within 60 s`)
+      if (performance.now() - started > 60_000)
+        throw new Error(`${command} ${args.join(' ')} did not answer within 60 s`)
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
   } finally {
@@ -58,7 +72,13 @@ export async function measureStartup({ rounds, dir }: { rounds: number; dir: str
     serveCpu.push(serve.cpuMs)
     times.baseline.push((await timeToFirstAnswer(COMMANDS.baseline, dir)).ms)
   }
-  const result = { npmStartMs: median(times.npmStart), nodeServeMs: median(times.nodeServe), baselineMs: median(times.baseline), serveCpuMs: median(serveCpu), rounds }
+  const result = {
+    npmStartMs: median(times.npmStart),
+    nodeServeMs: median(times.nodeServe),
+    baselineMs: median(times.baseline),
+    serveCpuMs: median(serveCpu),
+    rounds,
+  }
   process.stdout.write(`  start-up: ${startupLine(result)}\n`)
   return result
 }

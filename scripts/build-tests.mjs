@@ -31,9 +31,15 @@ const testFiles = (dir) =>
 
 // The run's order: scripts/slow-tests.txt's files first (a listed path that is gone is skipped), then every other
 // file in name order.
-const slow = readFileSync('scripts/slow-tests.txt', 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#') && existsSync(line))
+const slow = readFileSync('scripts/slow-tests.txt', 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line && !line.startsWith('#') && existsSync(line))
 const ordered = [...new Set([...slow, ...testFiles('test').sort()])]
-const entries = ordered.map((path, i) => ({ in: path, out: `${String(i).padStart(3, '0')}/${path.replace(/\.ts$/, '')}` }))
+const entries = ordered.map((path, i) => ({
+  in: path,
+  out: `${String(i).padStart(3, '0')}/${path.replace(/\.ts$/, '')}`,
+}))
 
 // Written over, not emptied first: a test file already running from it (two runs at once) keeps its modules.
 await build({
@@ -45,8 +51,16 @@ await build({
   splitting: true,
   external: [
     ...APP_BUNDLE.external,
-    'playwright-core', '@seriousme/openapi-schema-validator', 'openapi-typescript', 'esbuild', 'typescript', 'yaml',
-    'standardwebhooks', 'otpauth', 'lossless-json', '@petstore/sdk',
+    'playwright-core',
+    '@seriousme/openapi-schema-validator',
+    'openapi-typescript',
+    'esbuild',
+    'typescript',
+    'yaml',
+    'standardwebhooks',
+    'otpauth',
+    'lossless-json',
+    '@petstore/sdk',
   ],
 })
 copyFileSync('package.json', join(out, 'package.json'))

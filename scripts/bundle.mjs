@@ -21,7 +21,9 @@ export const APP_BUNDLE = {
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3', '@fastify/swagger-ui', 'pg-native'],
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 }
 

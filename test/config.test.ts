@@ -12,7 +12,7 @@ test('with no environment the documented defaults apply', () => {
   assert.equal(config.databaseUrl, './data/petstore.db')
   assert.equal(config.environment, 'development')
   assert.equal(config.getPetSunset.toISOString(), '2030-12-05T00:00:00.000Z')
-  assert.equal(config.publicUrl, 'http://127.0.0.1:8080', 'the listener\'s own origin')
+  assert.equal(config.publicUrl, 'http://127.0.0.1:8080', "the listener's own origin")
 })
 
 test('set variables are read and parsed', () => {
@@ -67,7 +67,10 @@ for (const [variable, value] of bad) {
         assert.ok(error instanceof ConfigError, `not a ConfigError: ${String(error)}`)
         assert.equal(error.problems.length, 1, error.message)
         // The value is echoed, except for a setting that may hold a credential (config-errors.test.ts).
-        assert.ok(error.problems[0]!.startsWith(settingOf(variable).sensitive ? `${variable}: ` : `${variable}=`), error.message)
+        assert.ok(
+          error.problems[0]!.startsWith(settingOf(variable).sensitive ? `${variable}: ` : `${variable}=`),
+          error.message,
+        )
         assert.ok(error.message.includes(variable))
         return true
       },
@@ -78,14 +81,23 @@ for (const [variable, value] of bad) {
 test('every bad variable is named in one ConfigError', () => {
   assert.throws(
     () => loadConfig({ PORT: 'abc', PETSTORE_ENV: 'prod', LOG_LEVEL: 'loud' }),
-    (error: unknown) => error instanceof ConfigError && ['PORT', 'PETSTORE_ENV', 'LOG_LEVEL'].every((v) => error.problems.some((p) => p.startsWith(`${v}=`))),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      ['PORT', 'PETSTORE_ENV', 'LOG_LEVEL'].every((v) => error.problems.some((p) => p.startsWith(`${v}=`))),
   )
 })
 
 test('a deprecation instant after the sunset is refused, naming both variables', () => {
   assert.throws(
-    () => loadConfig({ PETSTORE_GETPET_DEPRECATED_AT: '2031-01-01T00:00:00Z', PETSTORE_GETPET_SUNSET: '2030-12-05T00:00:00Z' }),
-    (error: unknown) => error instanceof ConfigError && /PETSTORE_GETPET_DEPRECATED_AT/.test(error.message) && /PETSTORE_GETPET_SUNSET/.test(error.message),
+    () =>
+      loadConfig({
+        PETSTORE_GETPET_DEPRECATED_AT: '2031-01-01T00:00:00Z',
+        PETSTORE_GETPET_SUNSET: '2030-12-05T00:00:00Z',
+      }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /PETSTORE_GETPET_DEPRECATED_AT/.test(error.message) &&
+      /PETSTORE_GETPET_SUNSET/.test(error.message),
   )
 })
 
@@ -96,7 +108,10 @@ test('PETSTORE_GETPET_SUNSET alone may be any instant, past ones included; the d
   const later = loadConfig({ PETSTORE_GETPET_SUNSET: '2040-01-01T00:00:00Z' })
   assert.equal(later.getPetDeprecatedAt.toISOString(), '2026-11-21T00:00:00.000Z')
   // Both set, deprecation not after the sunset: both kept as given.
-  const both = loadConfig({ PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z', PETSTORE_GETPET_DEPRECATED_AT: '2019-06-01T00:00:00Z' })
+  const both = loadConfig({
+    PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z',
+    PETSTORE_GETPET_DEPRECATED_AT: '2019-06-01T00:00:00Z',
+  })
   assert.equal(both.getPetDeprecatedAt.toISOString(), '2019-06-01T00:00:00.000Z')
 })
 
@@ -108,30 +123,102 @@ const urlProblems: Array<[variable: string, value: string, problem: string]> = [
   ['DATABASE_URL', `postgres://app:${PASSWORD}@/petstore`, 'DATABASE_URL: host is missing'],
   ['DATABASE_URL', `postgres://app:${PASSWORD}@:5432/petstore`, 'DATABASE_URL: host is missing'],
   ['DATABASE_URL', 'postgres:///petstore', 'DATABASE_URL: host is missing'],
-  ['DATABASE_URL', `postgres://app:${PASSWORD}@db:70000/petstore`, 'DATABASE_URL: port 70000 is not between 1 and 65535'],
-  ['DATABASE_URL', `postgres://app:${PASSWORD}@db host/petstore`, 'DATABASE_URL: host "db host" is not a valid host name'],
+  [
+    'DATABASE_URL',
+    `postgres://app:${PASSWORD}@db:70000/petstore`,
+    'DATABASE_URL: port 70000 is not between 1 and 65535',
+  ],
+  [
+    'DATABASE_URL',
+    `postgres://app:${PASSWORD}@db host/petstore`,
+    'DATABASE_URL: host "db host" is not a valid host name',
+  ],
   // A forgotten `@host`: what Node would read as the port is the password, and is not quoted.
-  ['DATABASE_URL', `postgres://app:${PASSWORD}/petstore`, 'DATABASE_URL: port is not a number (or the host is missing after user:password@)'],
+  [
+    'DATABASE_URL',
+    `postgres://app:${PASSWORD}/petstore`,
+    'DATABASE_URL: port is not a number (or the host is missing after user:password@)',
+  ],
   // Unencoded / and # in the password.
-  ['DATABASE_URL', `postgres://app:Pa55/word@db/petstore`, 'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)'],
-  ['DATABASE_URL', `postgres://app:1234/${PASSWORD}@db/petstore`, 'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)'],
-  ['DATABASE_URL', `postgres://app:Pa55#word@db/petstore`, 'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)'],
-  ['DATABASE_URL', `postgres:app:${PASSWORD}@db/petstore`, 'DATABASE_URL: must start with postgres:// (expected postgres://[user:password@]host[:port]/database)'],
-  ['DATABASE_URL', `mysql://app:${PASSWORD}@db/petstore`, 'DATABASE_URL: scheme "mysql:" is not supported: use a file path, a file: or sqlite: URL, or postgres://[user:password@]host[:port]/database'],
-  ['DATABASE_URL', 'file://files.example.com/petstore.db', 'DATABASE_URL: the host of a file: URL must be empty or localhost, not "files.example.com" (file:///absolute/path or file:relative/path)'],
-  ['DATABASE_URL', 'file:./data/p.db?mode=ro', 'DATABASE_URL: a file: URL takes no ?query or #fragment (SQLite URI parameters are not read)'],
+  [
+    'DATABASE_URL',
+    `postgres://app:Pa55/word@db/petstore`,
+    'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)',
+  ],
+  [
+    'DATABASE_URL',
+    `postgres://app:1234/${PASSWORD}@db/petstore`,
+    'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)',
+  ],
+  [
+    'DATABASE_URL',
+    `postgres://app:Pa55#word@db/petstore`,
+    'DATABASE_URL: is not a valid URL (in a user name or password, / ? # @ : and % must be percent-encoded)',
+  ],
+  [
+    'DATABASE_URL',
+    `postgres:app:${PASSWORD}@db/petstore`,
+    'DATABASE_URL: must start with postgres:// (expected postgres://[user:password@]host[:port]/database)',
+  ],
+  [
+    'DATABASE_URL',
+    `mysql://app:${PASSWORD}@db/petstore`,
+    'DATABASE_URL: scheme "mysql:" is not supported: use a file path, a file: or sqlite: URL, or postgres://[user:password@]host[:port]/database',
+  ],
+  [
+    'DATABASE_URL',
+    'file://files.example.com/petstore.db',
+    'DATABASE_URL: the host of a file: URL must be empty or localhost, not "files.example.com" (file:///absolute/path or file:relative/path)',
+  ],
+  [
+    'DATABASE_URL',
+    'file:./data/p.db?mode=ro',
+    'DATABASE_URL: a file: URL takes no ?query or #fragment (SQLite URI parameters are not read)',
+  ],
   ['REDIS_URL', `redis://:${PASSWORD}@cache:63x9`, 'REDIS_URL: port "63x9" is not a number'],
   ['REDIS_URL', `redis://:${PASSWORD}@`, 'REDIS_URL: host is missing'],
-  ['REDIS_URL', `http://:${PASSWORD}@cache`, 'REDIS_URL: scheme "http:" is not supported: expected redis://[[user]:password@]host[:port][/db] or rediss://…'],
+  [
+    'REDIS_URL',
+    `http://:${PASSWORD}@cache`,
+    'REDIS_URL: scheme "http:" is not supported: expected redis://[[user]:password@]host[:port][/db] or rediss://…',
+  ],
   ['MAIL_URL', `smtp://mailer:${PASSWORD}@:587`, 'MAIL_URL: host is missing'],
   ['MAIL_URL', `smtps://mailer:${PASSWORD}@mail:4x5`, 'MAIL_URL: port "4x5" is not a number'],
-  ['MESSAGES_WEBHOOK_URL', `https://hook:${PASSWORD}@hooks.example.com:44x3/in`, 'MESSAGES_WEBHOOK_URL: port "44x3" is not a number'],
-  ['MESSAGES_WEBHOOK_SECRET', `whsec_${PASSWORD}`, 'MESSAGES_WEBHOOK_SECRET: must be whsec_ followed by at least 24 base64-encoded bytes'],
-  ['METRICS_TOKEN', `${PASSWORD} 2`, 'METRICS_TOKEN: must be visible ASCII characters without spaces (it is sent as a Bearer token)'],
-  ['PETSTORE_PUBLIC_URL', `https://u:${PASSWORD}@api.example.com`, 'PETSTORE_PUBLIC_URL: must be an origin such as https://api.example.com (no user:password@, no path)'],
-  ['PETSTORE_PRODUCTION_URL', `https://u:${PASSWORD}@api.example.com:4x3/v1`, 'PETSTORE_PRODUCTION_URL: port "4x3" is not a number'],
-  ['PETSTORE_STAGING_URL', `ftp://u:${PASSWORD}@staging.example.com/v1`, 'PETSTORE_STAGING_URL: scheme "ftp:" is not supported: expected an absolute http(s) URL'],
-  ['CORS_ORIGINS', `https://app.example.com,https://u:${PASSWORD}@admin.example.com`, 'CORS_ORIGINS: must be an origin such as https://api.example.com (no user:password@, no path)'],
+  [
+    'MESSAGES_WEBHOOK_URL',
+    `https://hook:${PASSWORD}@hooks.example.com:44x3/in`,
+    'MESSAGES_WEBHOOK_URL: port "44x3" is not a number',
+  ],
+  [
+    'MESSAGES_WEBHOOK_SECRET',
+    `whsec_${PASSWORD}`,
+    'MESSAGES_WEBHOOK_SECRET: must be whsec_ followed by at least 24 base64-encoded bytes',
+  ],
+  [
+    'METRICS_TOKEN',
+    `${PASSWORD} 2`,
+    'METRICS_TOKEN: must be visible ASCII characters without spaces (it is sent as a Bearer token)',
+  ],
+  [
+    'PETSTORE_PUBLIC_URL',
+    `https://u:${PASSWORD}@api.example.com`,
+    'PETSTORE_PUBLIC_URL: must be an origin such as https://api.example.com (no user:password@, no path)',
+  ],
+  [
+    'PETSTORE_PRODUCTION_URL',
+    `https://u:${PASSWORD}@api.example.com:4x3/v1`,
+    'PETSTORE_PRODUCTION_URL: port "4x3" is not a number',
+  ],
+  [
+    'PETSTORE_STAGING_URL',
+    `ftp://u:${PASSWORD}@staging.example.com/v1`,
+    'PETSTORE_STAGING_URL: scheme "ftp:" is not supported: expected an absolute http(s) URL',
+  ],
+  [
+    'CORS_ORIGINS',
+    `https://app.example.com,https://u:${PASSWORD}@admin.example.com`,
+    'CORS_ORIGINS: must be an origin such as https://api.example.com (no user:password@, no path)',
+  ],
 ]
 
 for (const [variable, value, problem] of urlProblems) {
@@ -172,7 +259,9 @@ test('the URL forms the README gives are accepted as they are', () => {
     ['MAIL_URL', 'file:./data/outbox'],
     ['MESSAGES_WEBHOOK_URL', 'https://hooks.example.com/in'],
   ]
-  for (const [variable, value] of accepted) assert.equal(loadConfig({ [variable]: value })[settingKey(variable)], value, variable)
+  for (const [variable, value] of accepted)
+    assert.equal(loadConfig({ [variable]: value })[settingKey(variable)], value, variable)
 })
 
-const settingKey = (variable: string) => Object.entries(settings).find(([, s]) => s.env === variable)![0] as keyof ReturnType<typeof loadConfig>
+const settingKey = (variable: string) =>
+  Object.entries(settings).find(([, s]) => s.env === variable)![0] as keyof ReturnType<typeof loadConfig>

@@ -10,7 +10,10 @@ import { repoRoot } from './helpers/root.js'
 
 const root = repoRoot
 const readme = readFileSync(new URL('README.md', root), 'utf8')
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string>; scripts: Record<string, string> }
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  dependencies: Record<string, string>
+  scripts: Record<string, string>
+}
 
 /** The lines of the `## title` (or `### title`) section, up to the next heading of that level or above (code blocks skipped). */
 function section(title: string, level = 2): string {
@@ -33,7 +36,12 @@ function rows(text: string): string[][] {
   return text
     .split('\n')
     .filter((l) => l.startsWith('|') && !/^\|[-| ]+\|$/.test(l))
-    .map((l) => l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim()))
+    .map((l) =>
+      l
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    )
 }
 
 test('the quick start is `npm install && npm start` and `npm test`, and npm start serves', () => {
@@ -59,16 +67,25 @@ test('the configuration table lists every setting with its default, and nothing 
 })
 
 test('the error table lists every code with its HTTP status, and nothing else', () => {
-  const table = new Map(rows(section('Errors', 3)).filter((r) => /^`[a-z_]+`$/.test(r[0]!)).map((r) => [r[0]!.replace(/`/g, ''), Number(r[1])]))
-  for (const [code, { status }] of Object.entries(ERROR_CODES)) assert.equal(table.get(code), status, `error code ${code}`)
+  const table = new Map(
+    rows(section('Errors', 3))
+      .filter((r) => /^`[a-z_]+`$/.test(r[0]!))
+      .map((r) => [r[0]!.replace(/`/g, ''), Number(r[1])]),
+  )
+  for (const [code, { status }] of Object.entries(ERROR_CODES))
+    assert.equal(table.get(code), status, `error code ${code}`)
   assert.deepEqual([...table.keys()].sort(), Object.keys(ERROR_CODES).sort())
 })
 
 /** Names listed under "Commands:" and long options under "Options:" in a `--help` text. */
 function parseHelp(help: string): { commands: string[]; options: string[] } {
   const block = (name: string) => help.split(`\n${name}:\n`)[1]?.split('\n\n')[0] ?? ''
-  const commands = [...block('Commands').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help')
-  const options = [...block('Options').matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((o) => o !== '--help')
+  const commands = [...block('Commands').matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+    .map((m) => m[1]!)
+    .filter((c) => c !== 'help')
+  const options = [...block('Options').matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)]
+    .map((m) => m[1]!)
+    .filter((o) => o !== '--help')
   return { commands, options }
 }
 
@@ -87,17 +104,23 @@ test('the CLI table documents every command of the real CLI with every one of it
       assert.ok(row, `petstore ${path.join(' ')} is not in the README`)
       const help = await runCli([...path, '--help'])
       assert.equal(help.code, 0, help.stderr)
-      for (const option of parseHelp(help.stdout).options) assert.ok(row.includes(option), `README: ${path.join(' ')} lacks ${option}`)
+      for (const option of parseHelp(help.stdout).options)
+        assert.ok(row.includes(option), `README: ${path.join(' ')} lacks ${option}`)
     }),
   )
   // And the other way round: every command the table names exists (its help is its own, not its parent's).
   await Promise.all(
     cliRows.map(async (row) => {
-      const words = row.split(' ').filter((w, i, all) => /^[a-z][a-z-]*$/.test(w) && all.slice(0, i).every((p) => /^[a-z][a-z-]*$/.test(p)))
+      const words = row
+        .split(' ')
+        .filter((w, i, all) => /^[a-z][a-z-]*$/.test(w) && all.slice(0, i).every((p) => /^[a-z][a-z-]*$/.test(p)))
       if (words.length === 0) return // the header row
       const help = await runCli([...words, '--help'])
       assert.equal(help.code, 0, `README names petstore ${words.join(' ')}: ${help.stderr}`)
-      assert.ok(help.stdout.startsWith(`Usage: petstore ${words.join(' ')} `), `README names petstore ${words.join(' ')}, which does not exist`)
+      assert.ok(
+        help.stdout.startsWith(`Usage: petstore ${words.join(' ')} `),
+        `README names petstore ${words.join(' ')}, which does not exist`,
+      )
     }),
   )
 })

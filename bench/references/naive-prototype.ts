@@ -10,12 +10,15 @@ import { seededAccountId } from './seeded-account.js'
 const db = new Database(process.env.REFERENCE_DATABASE!, { readonly: true })
 const key = process.env.REFERENCE_KEY!
 const accountId = seededAccountId(db, key)
-const page = db.prepare('SELECT id, name, category_id AS categoryId, status FROM pets WHERE account_id = ? ORDER BY id LIMIT ?')
+const page = db.prepare(
+  'SELECT id, name, category_id AS categoryId, status FROM pets WHERE account_id = ? ORDER BY id LIMIT ?',
+)
 const counts = new Map<string, number>()
 
 const app = Fastify({ logger: false, keepAliveTimeout: 72_000 })
 app.get<{ Querystring: { limit?: string } }>('/v1/pets', async (request, reply) => {
-  if (request.headers.authorization !== `Bearer ${key}`) return reply.code(401).send({ code: 401, message: 'unauthorized' })
+  if (request.headers.authorization !== `Bearer ${key}`)
+    return reply.code(401).send({ code: 401, message: 'unauthorized' })
   counts.set(key, (counts.get(key) ?? 0) + 1)
   return page.all(accountId, Number(request.query.limit ?? 20))
 })

@@ -2,4 +2,7 @@
 // read dist/cjs/*.js (and its .d.ts) as ES modules.
 import { writeFileSync } from 'node:fs'
 
-writeFileSync(new URL('../dist/cjs/package.json', import.meta.url), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`)
+writeFileSync(
+  new URL('../dist/cjs/package.json', import.meta.url),
+  `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`,
+)

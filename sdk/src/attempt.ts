@@ -14,7 +14,10 @@ interface AttemptRequest {
   signal: AbortSignal | undefined
 }
 
-export async function attemptOnce(doFetch: typeof fetch, request: AttemptRequest): Promise<{ response: Response; text: string }> {
+export async function attemptOnce(
+  doFetch: typeof fetch,
+  request: AttemptRequest,
+): Promise<{ response: Response; text: string }> {
   const { signal } = request
   signal?.throwIfAborted()
   const controller = new AbortController()
@@ -26,11 +29,20 @@ export async function attemptOnce(doFetch: typeof fetch, request: AttemptRequest
   const onAbort = () => controller.abort(signal?.reason)
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
-    const response = await doFetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null, signal: controller.signal })
+    const response = await doFetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+      signal: controller.signal,
+    })
     return { response, text: await response.text() }
   } catch (cause) {
     if (signal?.aborted) throw signal.reason
-    if (timedOut) throw new TimeoutError(`${request.method} ${request.url}: no answer within ${request.timeoutMs} ms (${request.timeoutReason})`, { cause })
+    if (timedOut)
+      throw new TimeoutError(
+        `${request.method} ${request.url}: no answer within ${request.timeoutMs} ms (${request.timeoutReason})`,
+        { cause },
+      )
     throw new ConnectionError(`${request.method} ${request.url}: ${describeCause(cause)}`, { cause })
   } finally {
     clearTimeout(timer)
@@ -38,7 +50,14 @@ export async function attemptOnce(doFetch: typeof fetch, request: AttemptRequest
   }
 }
 
-type SystemError = { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown; cause?: unknown; errors?: unknown }
+type SystemError = {
+  code?: unknown
+  address?: unknown
+  port?: unknown
+  hostname?: unknown
+  cause?: unknown
+  errors?: unknown
+}
 
 /**
  * `ECONNREFUSED 127.0.0.1:8080 (fetch failed)`: the system error under fetch's TypeError (Node's undici puts it in
@@ -55,7 +74,12 @@ function describeCause(cause: unknown): string {
     // `localhost` tried on ::1 and 127.0.0.1: an AggregateError with a code, whose errors name the addresses.
     if (typeof error.code === 'string' && (typeof error.address === 'string' || !Array.isArray(error.errors))) {
       const port = error.port !== undefined ? `:${String(error.port)}` : ''
-      const where = typeof error.address === 'string' ? ` ${error.address}${port}` : typeof error.hostname === 'string' ? ` ${error.hostname}` : ''
+      const where =
+        typeof error.address === 'string'
+          ? ` ${error.address}${port}`
+          : typeof error.hostname === 'string'
+            ? ` ${error.hostname}`
+            : ''
       return `${error.code}${where} (${outer})`
     }
     current = Array.isArray(error.errors) ? error.errors[0] : error.cause
@@ -70,6 +94,13 @@ export function parseBody(text: string, response: Response): unknown {
   } catch (cause) {
     // A 2xx that is not JSON is a broken answer; an error page from a proxy is still the error of its status.
     if (!response.ok) return undefined
-    throw new PetstoreError(`the answer (${response.status}) is not JSON`, response.status, undefined, response.headers.get('x-request-id') ?? undefined, response.headers, { cause })
+    throw new PetstoreError(
+      `the answer (${response.status}) is not JSON`,
+      response.status,
+      undefined,
+      response.headers.get('x-request-id') ?? undefined,
+      response.headers,
+      { cause },
+    )
   }
 }

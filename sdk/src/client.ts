@@ -57,10 +57,16 @@ export class Petstore {
     if (!apiKey) throw new TypeError('Petstore: no API key; pass { apiKey } or set PETSTORE_API_KEY')
     const baseUrl = options.baseUrl ?? fromEnvironment('PETSTORE_BASE_URL')
     if (baseUrl === undefined && apiKey.startsWith('ps_live_')) {
-      throw new TypeError(`Petstore: a live key (ps_live_…) with the local default baseUrl ${DEFAULT_BASE_URL}; pass { baseUrl } (or set PETSTORE_BASE_URL) to your service's address`)
+      throw new TypeError(
+        `Petstore: a live key (ps_live_…) with the local default baseUrl ${DEFAULT_BASE_URL}; pass { baseUrl } (or set PETSTORE_BASE_URL) to your service's address`,
+      )
     }
     this.baseUrl = (baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
-    this.messagesUrl = (options.messagesUrl ?? fromEnvironment('PETSTORE_MESSAGES_URL') ?? DEFAULT_MESSAGES_URL).replace(/\/+$/, '')
+    this.messagesUrl = (
+      options.messagesUrl ??
+      fromEnvironment('PETSTORE_MESSAGES_URL') ??
+      DEFAULT_MESSAGES_URL
+    ).replace(/\/+$/, '')
     const log = createLog({ logger: options.logger, logLevel: options.logLevel })
     const platformFetch = globalThis.fetch
     const settings: TransportSettings = {

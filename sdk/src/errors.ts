@@ -47,7 +47,13 @@ export class InsufficientScopeError extends PermissionDeniedError {
   /** The scope(s) the operation needs, as the service named them (space-separated); undefined when not named. */
   readonly scope: string | undefined
 
-  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, headers: Headers) {
+  constructor(
+    message: string,
+    status: number,
+    code: string | undefined,
+    requestId: string | undefined,
+    headers: Headers,
+  ) {
     super(message, status, code, requestId, headers)
     this.scope = bearerParameter(headers.get('www-authenticate'), 'scope')
   }
@@ -74,7 +80,14 @@ export class RateLimitError extends PetstoreError {
   /** True for `temporarily_banned`: every request until the ban ends is refused (and never retried). */
   readonly banned: boolean
 
-  constructor(message: string, status: number, code: string | undefined, requestId: string | undefined, headers: Headers, options?: { retryAfter?: number }) {
+  constructor(
+    message: string,
+    status: number,
+    code: string | undefined,
+    requestId: string | undefined,
+    headers: Headers,
+    options?: { retryAfter?: number },
+  ) {
     super(message, status, code, requestId, headers, options)
     this.banned = code === 'temporarily_banned'
   }
@@ -95,7 +108,13 @@ export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError'
 }
 
-type ErrorClass = new (message: string, status: number, code: string | undefined, requestId: string | undefined, headers: Headers) => PetstoreError
+type ErrorClass = new (
+  message: string,
+  status: number,
+  code: string | undefined,
+  requestId: string | undefined,
+  headers: Headers,
+) => PetstoreError
 
 // 405, 410 (`operation_sunset`), 413, 431 and any other status keep the base class: `status` and `code` tell
 // them apart, and none of them is something a caller handles differently by catching a class.
@@ -114,8 +133,13 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
   const code = typeof fields.code === 'string' ? fields.code : undefined
   const message = typeof fields.message === 'string' ? fields.message : `HTTP ${status} without an error body`
-  const scopeMissing = status === 403 && (code === 'insufficient_scope' || bearerParameter(headers.get('www-authenticate'), 'error') === 'insufficient_scope')
-  const Class = scopeMissing ? InsufficientScopeError : (BY_STATUS[status] ?? (status >= 500 ? InternalServerError : PetstoreError))
+  const scopeMissing =
+    status === 403 &&
+    (code === 'insufficient_scope' ||
+      bearerParameter(headers.get('www-authenticate'), 'error') === 'insufficient_scope')
+  const Class = scopeMissing
+    ? InsufficientScopeError
+    : (BY_STATUS[status] ?? (status >= 500 ? InternalServerError : PetstoreError))
   return new Class(message, status, code, headers.get('x-request-id') ?? undefined, headers)
 }
 

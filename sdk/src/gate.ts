@@ -61,7 +61,11 @@ export class RateLimitGate {
         this.closedUntil = this.window.resetAt
         continue
       }
-      if ((maxConcurrency !== undefined && this.inFlight >= maxConcurrency) || (!this.answered && this.inFlight > 0) || budget <= 0) {
+      if (
+        (maxConcurrency !== undefined && this.inFlight >= maxConcurrency) ||
+        (!this.answered && this.inFlight > 0) ||
+        budget <= 0
+      ) {
         await this.nextChange(call)
         continue
       }
@@ -71,7 +75,11 @@ export class RateLimitGate {
   }
 
   /** The request entered is done: `answer` when one came (any status), `error` for a 429 to close the gate with. */
-  leave(answer: { status: number; headers: Headers; requestId: string | undefined; error?: PetstoreError | undefined } | undefined): void {
+  leave(
+    answer:
+      | { status: number; headers: Headers; requestId: string | undefined; error?: PetstoreError | undefined }
+      | undefined,
+  ): void {
     this.inFlight--
     if (answer) this.learn(answer)
     const waiting = this.changed
@@ -79,7 +87,12 @@ export class RateLimitGate {
     for (const wake of waiting) wake()
   }
 
-  private learn(answer: { status: number; headers: Headers; requestId: string | undefined; error?: PetstoreError | undefined }): void {
+  private learn(answer: {
+    status: number
+    headers: Headers
+    requestId: string | undefined
+    error?: PetstoreError | undefined
+  }): void {
     const now = Date.now()
     this.answered = true
     const quota = rateLimitOf(answer.headers)
@@ -89,7 +102,11 @@ export class RateLimitGate {
       // Answers of one window can arrive out of order: the lowest Remaining is the latest count.
       const remaining = same ? Math.min(this.window!.remaining, quota.remaining) : quota.remaining
       this.window = { remaining, resetEpoch, resetAt: now + msUntilReset(answer.headers, quota, now) }
-      if (remaining <= 0) this.close(this.window.resetAt, answer.error ?? { code: 'rate_limit_exceeded', requestId: answer.requestId, headers: answer.headers })
+      if (remaining <= 0)
+        this.close(
+          this.window.resetAt,
+          answer.error ?? { code: 'rate_limit_exceeded', requestId: answer.requestId, headers: answer.headers },
+        )
     }
     const retryAfter = answer.status === 429 ? answer.error?.retryAfter : undefined
     if (retryAfter !== undefined) this.close(now + retryAfter * 1000, answer.error)
@@ -107,11 +124,20 @@ export class RateLimitGate {
       const by = this.closedBy
       const retryAfter = Math.ceil(waitMs / 1000)
       const why = waitMs > MAX_GATE_WAIT_MS ? 'longer than the client waits (60 s)' : 'past the deadline (deadlineMs)'
-      throw new RateLimitError(`${call.what}: not sent; the rate limit resets in ${retryAfter} s, ${why}`, 429, by?.code ?? 'rate_limit_exceeded', by?.requestId, by?.headers ?? new Headers(), { retryAfter })
+      throw new RateLimitError(
+        `${call.what}: not sent; the rate limit resets in ${retryAfter} s, ${why}`,
+        429,
+        by?.code ?? 'rate_limit_exceeded',
+        by?.requestId,
+        by?.headers ?? new Headers(),
+        { retryAfter },
+      )
     }
     let sleepMs = waitMs + jitterMs(waitMs, this.options.random?.())
     if (call.deadline !== undefined) sleepMs = Math.min(sleepMs, call.deadline - now)
-    this.options.log.info(`${call.what}: waiting ${(sleepMs / 1000).toFixed(1)} s for the rate limit (${this.closedBy?.code ?? 'rate_limit_exceeded'}, request ${this.closedBy?.requestId ?? 'unknown'})`)
+    this.options.log.info(
+      `${call.what}: waiting ${(sleepMs / 1000).toFixed(1)} s for the rate limit (${this.closedBy?.code ?? 'rate_limit_exceeded'}, request ${this.closedBy?.requestId ?? 'unknown'})`,
+    )
     await sleep(sleepMs, call.signal)
   }
 
@@ -128,11 +154,17 @@ export class RateLimitGate {
         clearTimeout(timer)
         reject(call.signal?.reason)
       }
-      const timer = call.deadline === undefined ? undefined : setTimeout(() => {
-        this.changed = this.changed.filter((w) => w !== done)
-        call.signal?.removeEventListener('abort', onAbort)
-        reject(new TimeoutError(`${call.what}: not sent within deadlineMs (waiting for requests in flight)`))
-      }, Math.max(0, call.deadline - Date.now()))
+      const timer =
+        call.deadline === undefined
+          ? undefined
+          : setTimeout(
+              () => {
+                this.changed = this.changed.filter((w) => w !== done)
+                call.signal?.removeEventListener('abort', onAbort)
+                reject(new TimeoutError(`${call.what}: not sent within deadlineMs (waiting for requests in flight)`))
+              },
+              Math.max(0, call.deadline - Date.now()),
+            )
       call.signal?.addEventListener('abort', onAbort, { once: true })
       this.changed.push(done)
     })

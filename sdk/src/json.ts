@@ -14,7 +14,9 @@ const int64Fields = new Set<string>(INT64_FIELDS)
 export type Int64Input = bigint | number | string
 
 export function parseJson(text: string): unknown {
-  return parse(text, (key, value) => (isLosslessNumber(value) ? (int64Fields.has(key) ? BigInt(value.value) : Number(value.value)) : value))
+  return parse(text, (key, value) =>
+    isLosslessNumber(value) ? (int64Fields.has(key) ? BigInt(value.value) : Number(value.value)) : value,
+  )
 }
 
 export function stringifyJson(value: unknown): string {
@@ -28,7 +30,9 @@ export function toInt64(value: Int64Input, field: string): bigint {
   if (typeof value === 'bigint') return value
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value)
   if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) return BigInt(value)
-  throw new TypeError(`${field} must be a bigint, a safe integer or a decimal string; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
+  throw new TypeError(
+    `${field} must be a bigint, a safe integer or a decimal string; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+  )
 }
 
 /**

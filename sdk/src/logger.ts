@@ -18,14 +18,20 @@ const LOG_LEVELS = Object.keys(RANK) as LogLevel[]
 export type Log = Record<Exclude<LogLevel, 'off'>, (message: string) => void>
 
 function levelOf(value: string, from: string): LogLevel {
-  if (!(value in RANK)) throw new RangeError(`${from} must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(value)}`)
+  if (!(value in RANK))
+    throw new RangeError(`${from} must be one of ${LOG_LEVELS.join(', ')}; got ${JSON.stringify(value)}`)
   return value as LogLevel
 }
 
 /** The log a client writes to: lines below the level are dropped before they are built into the logger's call. */
 export function createLog(options: { logger?: Logger | undefined; logLevel?: LogLevel | undefined }): Log {
   const fromEnv = fromEnvironment('PETSTORE_LOG')
-  const level = options.logLevel !== undefined ? levelOf(options.logLevel, 'logLevel') : fromEnv !== undefined ? levelOf(fromEnv, 'PETSTORE_LOG') : 'warn'
+  const level =
+    options.logLevel !== undefined
+      ? levelOf(options.logLevel, 'logLevel')
+      : fromEnv !== undefined
+        ? levelOf(fromEnv, 'PETSTORE_LOG')
+        : 'warn'
   const logger: Logger = options.logger ?? console
   const at = (name: Exclude<LogLevel, 'off'>) => (message: string) => {
     if (RANK[name] <= RANK[level]) logger[name](`petstore: ${message}`)

@@ -1,6 +1,7 @@
 // The checks the constructor and every call share: a bad count is a RangeError before anything is sent.
 export function count(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer of at least ${min}; got ${String(value)}`)
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer of at least ${min}; got ${String(value)}`)
   return value
 }
 
@@ -26,6 +27,7 @@ export function checkedRequestOptions(options: RequestOptions | undefined): Requ
   optionalCount('maxRetries', checked.maxRetries, 0)
   optionalCount('timeoutMs', checked.timeoutMs, 1)
   optionalCount('deadlineMs', checked.deadlineMs, 1)
-  if (checked.idempotencyKey !== undefined && typeof checked.idempotencyKey !== 'string') throw new TypeError('idempotencyKey must be a string')
+  if (checked.idempotencyKey !== undefined && typeof checked.idempotencyKey !== 'string')
+    throw new TypeError('idempotencyKey must be a string')
   return checked
 }

@@ -30,17 +30,27 @@ export function nextCursorOf(link: string | null): string | undefined {
 }
 
 /** GET one page of a list at `url`: the bare array, and the cursor of its `Link: rel="next"`. */
-export function getPage<T>(settings: TransportSettings, url: string, options: RequestOptions | undefined): ApiPromise<Page<T>> {
-  return call(settings, () => ({ method: 'GET', url, options }), (answer) => ({
-    data: answer.data as T[],
-    nextCursor: nextCursorOf(answer.response.headers.get('link')),
-    requestId: answer.requestId,
-    rateLimit: answer.rateLimit,
-  }))
+export function getPage<T>(
+  settings: TransportSettings,
+  url: string,
+  options: RequestOptions | undefined,
+): ApiPromise<Page<T>> {
+  return call(
+    settings,
+    () => ({ method: 'GET', url, options }),
+    (answer) => ({
+      data: answer.data as T[],
+      nextCursor: nextCursorOf(answer.response.headers.get('link')),
+      requestId: answer.requestId,
+      rateLimit: answer.rateLimit,
+    }),
+  )
 }
 
 /** Every item of every page, one page request at a time, starting from the first page. */
-export async function* everyItem<T>(fetchPage: (cursor: string | undefined) => PromiseLike<Page<T>>): AsyncGenerator<T, void, undefined> {
+export async function* everyItem<T>(
+  fetchPage: (cursor: string | undefined) => PromiseLike<Page<T>>,
+): AsyncGenerator<T, void, undefined> {
   let cursor: string | undefined
   do {
     const page = await fetchPage(cursor)
@@ -50,7 +60,11 @@ export async function* everyItem<T>(fetchPage: (cursor: string | undefined) => P
 }
 
 /** `base` + `path` + the defined query parameters. */
-export function urlOf(base: string, path: string, query: Record<string, string | number | bigint | undefined> = {}): string {
+export function urlOf(
+  base: string,
+  path: string,
+  query: Record<string, string | number | bigint | undefined> = {},
+): string {
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value))
   const search = params.toString()

@@ -12,7 +12,9 @@ export interface RateLimit {
 }
 
 export function rateLimitOf(headers: Headers): RateLimit | undefined {
-  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) => Number(headers.get(name) ?? Number.NaN))
+  const [limit, remaining, reset] = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) =>
+    Number(headers.get(name) ?? Number.NaN),
+  )
   if (!Number.isFinite(limit) || !Number.isFinite(remaining) || !Number.isFinite(reset)) return undefined
   return { limit: limit!, remaining: remaining!, reset: new Date(reset! * 1000) }
 }

@@ -32,7 +32,12 @@ export function backoffMs(retry: number, random: number = Math.random()): number
  * How long to wait before trying `error`'s request again as retry number `retry`, or undefined to throw it now:
  * not retryable, no retries left, or a Retry-After longer than the client waits.
  */
-export function retryDelayMs(error: PetstoreError, retry: number, maxRetries: number, random: number = Math.random()): number | undefined {
+export function retryDelayMs(
+  error: PetstoreError,
+  retry: number,
+  maxRetries: number,
+  random: number = Math.random(),
+): number | undefined {
   if (retry > maxRetries || !isRetryable(error)) return undefined
   const retryAfter = error.retryAfter
   if (retryAfter === undefined) return backoffMs(retry, random)

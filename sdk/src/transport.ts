@@ -93,12 +93,22 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
     try {
       const left = deadline === undefined ? Infinity : deadline - started
       const request = { method: call.method, url: call.url, headers, body, signal }
-      const limit = left < timeoutMs ? { timeoutMs: Math.max(1, left), timeoutReason: 'deadlineMs' } : { timeoutMs, timeoutReason: 'timeoutMs' }
+      const limit =
+        left < timeoutMs
+          ? { timeoutMs: Math.max(1, left), timeoutReason: 'deadlineMs' }
+          : { timeoutMs, timeoutReason: 'timeoutMs' }
       const { response, text } = await attemptOnce(settings.fetch, { ...request, ...limit })
       const requestId = response.headers.get('x-request-id') ?? undefined
       const rateLimit = rateLimitOf(response.headers)
       answered = { status: response.status, headers: response.headers, requestId }
-      settings.onResponse?.({ method: call.method, url: call.url, status: response.status, attempt, requestId, rateLimit })
+      settings.onResponse?.({
+        method: call.method,
+        url: call.url,
+        status: response.status,
+        attempt,
+        requestId,
+        rateLimit,
+      })
       const data = text === '' ? undefined : parseBody(text, response)
       const quota = rateLimit ? `, quota ${rateLimit.remaining}/${rateLimit.limit}` : ''
       const line = `${what} → ${response.status} in ${Date.now() - started} ms (attempt ${attempt}, request ${requestId ?? 'unknown'}${quota})`
@@ -112,7 +122,9 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
     } catch (thrown) {
       if (!(thrown instanceof ConnectionError)) throw thrown
       error = thrown
-      settings.log.warn(`${what} → ${error.name} after ${Date.now() - started} ms (attempt ${attempt}): ${error.message}`)
+      settings.log.warn(
+        `${what} → ${error.name} after ${Date.now() - started} ms (attempt ${attempt}): ${error.message}`,
+      )
     } finally {
       settings.gate.leave(answered)
     }
@@ -122,7 +134,9 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
     // A 429 with Retry-After closed the gate until then: the gate's wait is this retry's wait too.
     const waitMs = error.status === 429 && error.retryAfter !== undefined ? 0 : delay
     if (deadline !== undefined && Date.now() + waitMs > deadline) throw error
-    settings.log.info(`${what}: retry ${attempt} of ${maxRetries} ${waitMs > 0 ? `in ${seconds(waitMs)}` : 'when the rate limit allows'}`)
+    settings.log.info(
+      `${what}: retry ${attempt} of ${maxRetries} ${waitMs > 0 ? `in ${seconds(waitMs)}` : 'when the rate limit allows'}`,
+    )
     await sleep(waitMs, signal)
   }
 }

@@ -20,7 +20,8 @@ function describe(a: Account & { email?: string }): string {
 
 /** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space; plain text, as key names. */
 function accountName(raw: string): string {
-  if (!/\S/.test(raw) || raw.length > ACCOUNT_NAME_MAX) throw new InvalidArgumentError(`It must be 1 to ${ACCOUNT_NAME_MAX} characters, not only white space.`)
+  if (!/\S/.test(raw) || raw.length > ACCOUNT_NAME_MAX)
+    throw new InvalidArgumentError(`It must be 1 to ${ACCOUNT_NAME_MAX} characters, not only white space.`)
   const problem = plainTextProblem(raw)
   if (problem) throw new InvalidArgumentError(`It ${problem}.`)
   return raw
@@ -44,7 +45,13 @@ export function accountsCommand(): Command {
       .addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')),
   ).action((opts: QuotaOptions & { name: string; plan: string }) =>
     withDatabase(async ({ accounts }) => {
-      const account = await accounts.createAccount({ name: opts.name, plan: opts.plan, perMinute: opts.perMinute, perDay: opts.perDay, actor: cliActor() })
+      const account = await accounts.createAccount({
+        name: opts.name,
+        plan: opts.plan,
+        perMinute: opts.perMinute,
+        perDay: opts.perDay,
+        actor: cliActor(),
+      })
       output(!!opts.json, account, () => `created account ${describe(account)}`)
     }),
   )
@@ -57,17 +64,32 @@ export function accountsCommand(): Command {
       withDatabase(async ({ accounts }) => {
         // Accounts made by the portal's sign-up show their user's address.
         const emails = await accounts.emailsByAccount()
-        const list = (await accounts.listAccounts()).map((a) => (emails.has(a.id) ? { ...a, email: emails.get(a.id) } : a))
-        output(!!opts.json, { accounts: list }, () => (list.length === 0 ? 'no accounts' : list.map(describe).join('\n')))
+        const list = (await accounts.listAccounts()).map((a) =>
+          emails.has(a.id) ? { ...a, email: emails.get(a.id) } : a,
+        )
+        output(!!opts.json, { accounts: list }, () =>
+          list.length === 0 ? 'no accounts' : list.map(describe).join('\n'),
+        )
       }),
     )
 
-  quotaOptions(accounts.command('set-plan').description('change the plan of an account').argument('<id>').addArgument(new Argument('<plan>').choices(PLANS))).action(
-    (id: string, plan: string, opts: QuotaOptions) =>
-      withDatabase(async ({ accounts }) => {
-        const account = await accounts.setPlan({ id, plan, perMinute: opts.perMinute, perDay: opts.perDay, actor: cliActor() })
-        output(!!opts.json, account, () => `updated account ${describe(account)}`)
-      }),
+  quotaOptions(
+    accounts
+      .command('set-plan')
+      .description('change the plan of an account')
+      .argument('<id>')
+      .addArgument(new Argument('<plan>').choices(PLANS)),
+  ).action((id: string, plan: string, opts: QuotaOptions) =>
+    withDatabase(async ({ accounts }) => {
+      const account = await accounts.setPlan({
+        id,
+        plan,
+        perMinute: opts.perMinute,
+        perDay: opts.perDay,
+        actor: cliActor(),
+      })
+      output(!!opts.json, account, () => `updated account ${describe(account)}`)
+    }),
   )
 
   accounts
@@ -79,12 +101,20 @@ export function accountsCommand(): Command {
     .action((id: string, opts: { url?: string; json?: boolean }) =>
       withDatabase(async (ctx) => {
         await ctx.accounts.getAccount(id)
-        const usage = (await callAdmin(ctx, { method: 'GET', path: `/accounts/${encodeURIComponent(id)}/usage`, url: opts.url })) as Usage
+        const usage = (await callAdmin(ctx, {
+          method: 'GET',
+          path: `/accounts/${encodeURIComponent(id)}/usage`,
+          url: opts.url,
+        })) as Usage
         output(!!opts.json, usage, () =>
           [
             `${usage.accountId}  plan ${usage.plan}`,
-            ...usage.windows.map((w) => `  ${w.name}: ${w.used}/${w.limit} used, ${w.remaining} left, resets ${w.resetsAt}`),
-            ...(usage.bans.length === 0 ? ['  no bans'] : usage.bans.map((b) => `  key ${b.keyId} banned until ${b.until}`)),
+            ...usage.windows.map(
+              (w) => `  ${w.name}: ${w.used}/${w.limit} used, ${w.remaining} left, resets ${w.resetsAt}`,
+            ),
+            ...(usage.bans.length === 0
+              ? ['  no bans']
+              : usage.bans.map((b) => `  key ${b.keyId} banned until ${b.until}`)),
           ].join('\n'),
         )
       }),
@@ -99,4 +129,3 @@ interface Usage {
   windows: { name: string; limit: number; used: number; remaining: number; resetsAt: string }[]
   bans: { keyId: string; until: string }[]
 }
-

@@ -29,7 +29,8 @@ async function copyAndCheck(source: string, tmp: string): Promise<number> {
   const copy = new SQLite(tmp, { fileMustExist: true })
   try {
     const result = copy.pragma('integrity_check', { simple: true })
-    if (result !== 'ok') throw new RunError(`the copy failed its integrity check (${String(result)}); FILE was not written`)
+    if (result !== 'ok')
+      throw new RunError(`the copy failed its integrity check (${String(result)}); FILE was not written`)
   } finally {
     copy.close()
   }
@@ -38,21 +39,27 @@ async function copyAndCheck(source: string, tmp: string): Promise<number> {
 
 export function backupCommand(): Command {
   return new Command('backup')
-    .description('write a consistent copy of the SQLite database to FILE, also while the service runs (PostgreSQL: use pg_dump)')
+    .description(
+      'write a consistent copy of the SQLite database to FILE, also while the service runs (PostgreSQL: use pg_dump)',
+    )
     .argument('<file>', 'where the copy goes')
     .option('--force', 'replace FILE if it exists')
     .option('--json', 'print one JSON object')
     .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
       const config = loadConfig()
       // Not a usage error: the command is right, this database is not one it can copy.
-      if (isPostgresUrl(config.databaseUrl)) throw new RunError('backup copies a SQLite database; for PostgreSQL use `pg_dump -Fc` (README: Backups and restores)')
+      if (isPostgresUrl(config.databaseUrl))
+        throw new RunError(
+          'backup copies a SQLite database; for PostgreSQL use `pg_dump -Fc` (README: Backups and restores)',
+        )
       const source = sqlitePathFromUrl(config.databaseUrl)
       if (source === ':memory:') throw new RunError('DATABASE_URL is :memory:; there is no database file to back up')
       if (!existsSync(source)) throw new RunError(`there is no database at ${source}`)
       const target = resolve(file)
       if (sameFile(source, target)) throw new UsageError('FILE is the database itself; name another file')
       if (existsSync(target) && !opts.force) throw new RunError(`${target} exists; pass --force to replace it`)
-      if (existsSync(target) && statSync(target).isDirectory()) throw new UsageError(`${target} is a folder; name a file`)
+      if (existsSync(target) && statSync(target).isDirectory())
+        throw new UsageError(`${target} is a folder; name a file`)
 
       const started = performance.now()
       const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.partial`)
@@ -63,11 +70,16 @@ export function backupCommand(): Command {
         else linkSync(tmp, target)
         const bytes = statSync(target).size
         const durationMs = Math.round(performance.now() - started)
-        output(!!opts.json, { database: source, file: target, pages, bytes, durationMs }, () => `backed up ${source} to ${target} (${bytes} bytes, ${durationMs} ms)`)
+        output(
+          !!opts.json,
+          { database: source, file: target, pages, bytes, durationMs },
+          () => `backed up ${source} to ${target} (${bytes} bytes, ${durationMs} ms)`,
+        )
       } catch (error) {
         const code = (error as { code?: string }).code
         if (code === 'EEXIST') throw new RunError(`${target} exists; pass --force to replace it`)
-        if (error instanceof TypeError && /directory does not exist/.test(error.message)) throw new RunError(`cannot write ${target}: its folder does not exist`)
+        if (error instanceof TypeError && /directory does not exist/.test(error.message))
+          throw new RunError(`cannot write ${target}: its folder does not exist`)
         if (code?.startsWith('E')) throw new RunError(`cannot write ${target}: ${(error as Error).message}`)
         throw error
       } finally {

@@ -9,7 +9,11 @@ import { checkScopes, hasAllScopes, splitScopes, type Scope } from '../modules/a
 export function describe(k: ApiKeyInfo): string {
   const name = k.name === null ? '' : `  "${k.name}"`
   // A rolled key reads as one (ROLLED, its real end), never "expires never" while it will stop working.
-  const ended = k.revokedAt ? `  revoked ${k.revokedAt}` : k.graceEndsAt ? `  rolled (grace until ${k.graceEndsAt})` : ''
+  const ended = k.revokedAt
+    ? `  revoked ${k.revokedAt}`
+    : k.graceEndsAt
+      ? `  rolled (grace until ${k.graceEndsAt})`
+      : ''
   return [
     `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${shownState(k).toUpperCase()}`,
     // In the form --scopes takes.
@@ -38,7 +42,8 @@ function asUsageError<T>(check: () => T): T {
   try {
     return check()
   } catch (error) {
-    if (error instanceof KeyInputError) throw new InvalidArgumentError(`${error.message[0]!.toUpperCase()}${error.message.slice(1)}.`)
+    if (error instanceof KeyInputError)
+      throw new InvalidArgumentError(`${error.message[0]!.toUpperCase()}${error.message.slice(1)}.`)
     throw error
   }
 }

@@ -8,7 +8,9 @@ import { describe, expiry, instant, scopeList, seconds } from './key-options.js'
 import { output, RunError, withDatabase } from './run.js'
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('create, list, roll and revoke API keys, and change their expiry or narrow their scopes')
+  const keys = new Command('keys').description(
+    'create, list, roll and revoke API keys, and change their expiry or narrow their scopes',
+  )
 
   keys
     .command('create')
@@ -16,23 +18,40 @@ export function keysCommand(): Command {
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a name to tell the key apart (at most 100 characters)')
     .option('--expires <instant>', 'refuse the key from this ISO 8601 instant on, e.g. 2027-06-30T00:00:00Z', instant)
-    .option('--scopes <list>', `what the key may do, comma-separated, from: ${SCOPES.join(', ')} (default: all of them)`, scopeList)
+    .option(
+      '--scopes <list>',
+      `what the key may do, comma-separated, from: ${SCOPES.join(', ')} (default: all of them)`,
+      scopeList,
+    )
     .option('--force', 'create it even when the account has PORTAL_MAX_KEYS active keys already')
     .option('--json', 'print one JSON object')
-    .action((opts: { account: string; name?: string; expires?: string; scopes?: Scope[]; force?: boolean; json?: boolean }) =>
-      withDatabase(async ({ accounts, config }) => {
-        // The portal's cap on active keys, unless the operator says otherwise.
-        const maxActive = opts.force ? undefined : config.portalMaxKeys
-        const created = await accounts
-          .createApiKey({ accountId: opts.account, environment: keyEnvironment(config.environment), name: opts.name, expiresAt: opts.expires, scopes: opts.scopes, maxActive, actor: cliActor() })
-          .catch((error: unknown) => {
-            if (!(error instanceof KeyLimitError)) throw error
-            throw new RunError(
-              `account ${opts.account} has ${error.active} active keys, the most PORTAL_MAX_KEYS (${error.max}) allows; revoke one with \`petstore keys revoke KEY_ID\` (\`petstore keys list --account ${opts.account}\` shows them), or pass --force`,
-            )
-          })
-        output(!!opts.json, created, () => `created key ${created.id} for ${created.accountId}. Its secret (shown only now):\n${created.key}`)
-      }),
+    .action(
+      (opts: { account: string; name?: string; expires?: string; scopes?: Scope[]; force?: boolean; json?: boolean }) =>
+        withDatabase(async ({ accounts, config }) => {
+          // The portal's cap on active keys, unless the operator says otherwise.
+          const maxActive = opts.force ? undefined : config.portalMaxKeys
+          const created = await accounts
+            .createApiKey({
+              accountId: opts.account,
+              environment: keyEnvironment(config.environment),
+              name: opts.name,
+              expiresAt: opts.expires,
+              scopes: opts.scopes,
+              maxActive,
+              actor: cliActor(),
+            })
+            .catch((error: unknown) => {
+              if (!(error instanceof KeyLimitError)) throw error
+              throw new RunError(
+                `account ${opts.account} has ${error.active} active keys, the most PORTAL_MAX_KEYS (${error.max}) allows; revoke one with \`petstore keys revoke KEY_ID\` (\`petstore keys list --account ${opts.account}\` shows them), or pass --force`,
+              )
+            })
+          output(
+            !!opts.json,
+            created,
+            () => `created key ${created.id} for ${created.accountId}. Its secret (shown only now):\n${created.key}`,
+          )
+        }),
     )
 
   keys
@@ -68,9 +87,15 @@ export function keysCommand(): Command {
 
   keys
     .command('set-expiry')
-    .description('give an active key a new expiry instant, or none ("never"); the change reaches every instance at once')
+    .description(
+      'give an active key a new expiry instant, or none ("never"); the change reaches every instance at once',
+    )
     .argument('<keyId>')
-    .requiredOption('--expires <instant>', 'an ISO 8601 instant in the future, e.g. 2027-06-30T00:00:00Z, or "never"', expiry)
+    .requiredOption(
+      '--expires <instant>',
+      'an ISO 8601 instant in the future, e.g. 2027-06-30T00:00:00Z, or "never"',
+      expiry,
+    )
     .option('--json', 'print one JSON object')
     .action((keyId: string, opts: { expires: string; json?: boolean }) =>
       withDatabase(async ({ accounts }) => {
@@ -82,9 +107,15 @@ export function keysCommand(): Command {
 
   keys
     .command('restrict')
-    .description("narrow what an active key may do (never widen: a wider key is a new key); reaches every instance at once")
+    .description(
+      'narrow what an active key may do (never widen: a wider key is a new key); reaches every instance at once',
+    )
     .argument('<keyId>')
-    .requiredOption('--scopes <list>', `the scopes it keeps, comma-separated: some of those it has (${SCOPES.join(', ')})`, scopeList)
+    .requiredOption(
+      '--scopes <list>',
+      `the scopes it keeps, comma-separated: some of those it has (${SCOPES.join(', ')})`,
+      scopeList,
+    )
     .option('--json', 'print one JSON object')
     .action((keyId: string, opts: { scopes: Scope[]; json?: boolean }) =>
       withDatabase(async ({ accounts }) => {
@@ -115,7 +146,11 @@ export function keysCommand(): Command {
     .action((keyId: string, opts: { url?: string; json?: boolean }) =>
       withDatabase(async (ctx) => {
         await ctx.accounts.getApiKey(keyId)
-        const result = (await callAdmin(ctx, { method: 'POST', path: `/keys/${encodeURIComponent(keyId)}/unban`, url: opts.url })) as { wasBanned: boolean }
+        const result = (await callAdmin(ctx, {
+          method: 'POST',
+          path: `/keys/${encodeURIComponent(keyId)}/unban`,
+          url: opts.url,
+        })) as { wasBanned: boolean }
         output(!!opts.json, result, () => (result.wasBanned ? `lifted the ban of ${keyId}` : `${keyId} was not banned`))
       }),
     )

@@ -3,8 +3,18 @@
 // with the operating-system user as its actor.
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { systemClock } from '../kernel/clock.js'
-import { isOperatorRole, OPERATOR_ROLES, OperatorError, type Operator, type OperatorRole } from '../modules/operators/operator.js'
-import { createOperatorsRepository, SETUP_LINK_TTL_MS, type OperatorsRepository } from '../modules/operators/operators.repository.js'
+import {
+  isOperatorRole,
+  OPERATOR_ROLES,
+  OperatorError,
+  type Operator,
+  type OperatorRole,
+} from '../modules/operators/operator.js'
+import {
+  createOperatorsRepository,
+  SETUP_LINK_TTL_MS,
+  type OperatorsRepository,
+} from '../modules/operators/operators.repository.js'
 import { cliActor } from './actor.js'
 import { output, RunError, UsageError, withDatabase, type CommandContext } from './run.js'
 
@@ -24,20 +34,25 @@ function withOperators(fn: (operators: OperatorsRepository, ctx: CommandContext)
     try {
       await fn(createOperatorsRepository({ db: ctx.handle.db, clock: systemClock }), ctx)
     } catch (error) {
-      if (error instanceof OperatorError) throw error.code === 'invalid_email' ? new UsageError(error.message) : new RunError(error.message)
+      if (error instanceof OperatorError)
+        throw error.code === 'invalid_email' ? new UsageError(error.message) : new RunError(error.message)
       throw error
     }
   })
 }
 
 export function operatorsCommand(): Command {
-  const operators = new Command('operators').description('create, list, disable operators of the console and set their roles')
+  const operators = new Command('operators').description(
+    'create, list, disable operators of the console and set their roles',
+  )
 
   operators
     .command('create')
     .description('create an operator and print its single-use setup link (valid 24 hours)')
     .requiredOption('--email <email>', "the operator's email address")
-    .addOption(new Option('--role <role>', 'what the operator may do').choices([...OPERATOR_ROLES]).makeOptionMandatory())
+    .addOption(
+      new Option('--role <role>', 'what the operator may do').choices([...OPERATOR_ROLES]).makeOptionMandatory(),
+    )
     .option('--json', 'print one JSON object')
     .action((opts: { email: string; role: OperatorRole; json?: boolean }) =>
       withOperators(async (repo, { config }) => {
@@ -45,7 +60,11 @@ export function operatorsCommand(): Command {
         const setupLink = `${config.publicUrl}/console/setup/${setupToken}`
         const expiresAt = new Date(Date.parse(operator.createdAt) + SETUP_LINK_TTL_MS).toISOString()
         output(!!opts.json, { ...operator, setupLink, setupLinkExpiresAt: expiresAt }, () =>
-          [`created operator ${describe(operator)}`, `setup link (single use, until ${expiresAt}): ${setupLink}`, ...(config.console ? [] : ['note: the console is off here (CONSOLE=off or PORTAL=off)'])].join('\n'),
+          [
+            `created operator ${describe(operator)}`,
+            `setup link (single use, until ${expiresAt}): ${setupLink}`,
+            ...(config.console ? [] : ['note: the console is off here (CONSOLE=off or PORTAL=off)']),
+          ].join('\n'),
         )
       }),
     )
@@ -57,7 +76,9 @@ export function operatorsCommand(): Command {
     .action((opts: { json?: boolean }) =>
       withOperators(async (repo) => {
         const list = await repo.list()
-        output(!!opts.json, { operators: list }, () => (list.length === 0 ? 'no operators' : list.map(describe).join('\n')))
+        output(!!opts.json, { operators: list }, () =>
+          list.length === 0 ? 'no operators' : list.map(describe).join('\n'),
+        )
       }),
     )
 

@@ -1,5 +1,14 @@
 // What every CLI command shares: validated config, an open and migrated database, one-line errors.
-import { AccountInputError, AccountStateError, createAccountsRepository, KeyInputError, KeyLimitError, KeyStateError, NotFoundError, type AccountsRepository } from '../modules/accounts/accounts.repository.js'
+import {
+  AccountInputError,
+  AccountStateError,
+  createAccountsRepository,
+  KeyInputError,
+  KeyLimitError,
+  KeyStateError,
+  NotFoundError,
+  type AccountsRepository,
+} from '../modules/accounts/accounts.repository.js'
 import { InvalidArgumentError } from 'commander'
 import { systemClock } from '../kernel/clock.js'
 import { ConfigError, loadConfig, type Config } from '../kernel/config.js'
@@ -32,7 +41,10 @@ export function fail(error: unknown): never {
   const usage = USAGE.some((kind) => error instanceof kind) && !(error instanceof KeyLimitError)
   const known = usage || FAILURE.some((kind) => error instanceof kind)
   const text = error instanceof Error ? error.message : String(error)
-  const message = known || error instanceof Error ? text.replace(/:\s*\n\s*-?\s*/g, ': ').replace(/\s*\n\s*-?\s*/g, '; ') : 'unexpected failure'
+  const message =
+    known || error instanceof Error
+      ? text.replace(/:\s*\n\s*-?\s*/g, ': ').replace(/\s*\n\s*-?\s*/g, '; ')
+      : 'unexpected failure'
   process.stderr.write(`petstore: ${message}\n`)
   process.exit(usage ? USAGE_EXIT : FAILURE_EXIT)
 }
@@ -56,6 +68,7 @@ export function output(json: boolean, value: object, human: () => string): void 
 
 /** Commander's parser for a whole number ≥ 1; a bad one is Commander's usage error naming the option. */
 export function positiveInteger(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new InvalidArgumentError('It must be a positive integer.')
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw)))
+    throw new InvalidArgumentError('It must be a positive integer.')
   return Number(raw)
 }

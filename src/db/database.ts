@@ -112,7 +112,10 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
     // int8 (bigint) columns come back as bigint, never as a rounded number or a string.
-    types: { getTypeParser: (oid: number, format?: string) => (oid === PG_INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) } as never,
+    types: {
+      getTypeParser: (oid: number, format?: string) =>
+        oid === PG_INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text'),
+    } as never,
   }
   // pg-pool bounds two waits with its one connectionTimeoutMillis: opening a new connection, and waiting for a
   // free one. A burst of requests queued for a busy but healthy database may wait as long as a statement may run;
@@ -123,7 +126,13 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
       super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
     }
   }
-  const pool = new pg.Pool({ ...connection, Client, connectionTimeoutMillis: Math.max(timeoutMs, CONNECT_TIMEOUT_MS), max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 })
+  const pool = new pg.Pool({
+    ...connection,
+    Client,
+    connectionTimeoutMillis: Math.max(timeoutMs, CONNECT_TIMEOUT_MS),
+    max: options.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+  })
   // An idle client that loses its server emits 'error' on the pool; the next checkout reconnects.
   pool.on('error', () => {})
   // A checked-out client (a query or transaction under way) that loses its server fails its queries (the
@@ -135,13 +144,24 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     dropOnReadTimeout(client)
   })
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) })
-  const reads = options.pipelinedConnections === 0 ? undefined : createPipelinedReads({ driver: pg, config: connection, connections: options.pipelinedConnections ?? 2 })
+  const reads =
+    options.pipelinedConnections === 0
+      ? undefined
+      : createPipelinedReads({ driver: pg, config: connection, connections: options.pipelinedConnections ?? 2 })
   const parsed = new URL(url)
   const close = async () => {
     await reads?.close()
     await db.destroy()
   }
-  return { db, dialect: 'postgres', location: `postgres://${parsed.host}${parsed.pathname}`, engine: postgresEngine({ db, pool, reads }), pool, reads, close }
+  return {
+    db,
+    dialect: 'postgres',
+    location: `postgres://${parsed.host}${parsed.pathname}`,
+    engine: postgresEngine({ db, pool, reads }),
+    pool,
+    reads,
+    close,
+  }
 }
 
 /**

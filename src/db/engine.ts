@@ -14,7 +14,13 @@ export interface Engine {
    * transaction it runs). Undefined when it cannot (e.g. SQLite's only connection is inside a transaction
    * that is not the engine's own): run it through Kysely then. `readOnly`: the statement is a SELECT.
    */
-  rows?: (sql: string, name: string, values: readonly unknown[], executor: Kysely<Database>, readOnly: boolean) => unknown[] | Promise<unknown[]> | undefined
+  rows?: (
+    sql: string,
+    name: string,
+    values: readonly unknown[],
+    executor: Kysely<Database>,
+    readOnly: boolean,
+  ) => unknown[] | Promise<unknown[]> | undefined
   /** Runs `work` in a transaction; resolves once it is committed. */
   transaction: <T>(work: Work<T>) => Promise<T>
   /** Runs `work`, one write statement; resolves once it is committed. */
@@ -36,11 +42,16 @@ export function kyselyEngine(db: Kysely<Database>): Engine {
  * builds row objects by setting one property at a time from C++, which costs more than running our indexed
  * queries; an object literal of a fixed shape is cheap.
  */
-function rawStatement(sqlite: SqliteDatabase, sql: string): { statement: Statement; toRow: (values: unknown[]) => unknown } {
+function rawStatement(
+  sqlite: SqliteDatabase,
+  sql: string,
+): { statement: Statement; toRow: (values: unknown[]) => unknown } {
   const statement = sqlite.prepare(sql).raw(true)
   const columns = statement.columns().map((c) => JSON.stringify(c.name))
   // The column names come from our own compiled SQL, never from a request.
-  const toRow = new Function('v', `return {${columns.map((name, i) => `${name}: v[${i}]`).join(', ')}}`) as (values: unknown[]) => unknown
+  const toRow = new Function('v', `return {${columns.map((name, i) => `${name}: v[${i}]`).join(', ')}}`) as (
+    values: unknown[],
+  ) => unknown
   return { statement, toRow }
 }
 
@@ -68,7 +79,15 @@ export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: Sql
  * PostgreSQL: hot queries as named prepared statements (parsed and planned once per connection); reads over the
  * pipelined connections (pipelined-reads.ts), writes on the pool.
  */
-export function postgresEngine({ db, pool, reads }: { db: Kysely<Database>; pool: pg.Pool; reads?: PipelinedReads }): Engine {
+export function postgresEngine({
+  db,
+  pool,
+  reads,
+}: {
+  db: Kysely<Database>
+  pool: pg.Pool
+  reads?: PipelinedReads
+}): Engine {
   return {
     // Transactions hold a client of their own: statements for one go through Kysely on that client.
     rows: (text, name, values, executor, readOnly) => {

@@ -45,8 +45,15 @@ interface MigrationState {
  * otherwise takes a same-named table in any schema of the database for its own.
  */
 async function migratorFor(db: Kysely<any>, list: Record<string, Migration> = migrations): Promise<Migrator> {
-  const schema = dialectOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
-  return new Migrator({ db, provider: { getMigrations: async () => list }, ...(schema ? { migrationTableSchema: schema } : {}) })
+  const schema =
+    dialectOf(db) === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => list },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  })
 }
 
 function unwrap(result: MigrationResultSet): string[] {

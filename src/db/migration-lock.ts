@@ -24,7 +24,8 @@ export class SchemaMigrationLockAdapter extends PostgresAdapter {
     for (;;) {
       const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}) as locked`.execute(db)
       if (rows[0]?.locked) return
-      if (performance.now() > deadline) throw new Error(`another process has been migrating this schema for over ${Math.round(this.waitMs / 1000)} s`)
+      if (performance.now() > deadline)
+        throw new Error(`another process has been migrating this schema for over ${Math.round(this.waitMs / 1000)} s`)
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
     }
   }
@@ -35,4 +36,7 @@ export class SchemaMigrationLockAdapter extends PostgresAdapter {
 }
 
 /** The same lock, taken by hand on a client of its own (tests hold it to stand for another process migrating). */
-export const MIGRATION_LOCK_SQL = { lock: `select pg_advisory_lock(${LOCK_CLASS}, hashtext(current_schema()))`, unlock: `select pg_advisory_unlock(${LOCK_CLASS}, hashtext(current_schema()))` }
+export const MIGRATION_LOCK_SQL = {
+  lock: `select pg_advisory_lock(${LOCK_CLASS}, hashtext(current_schema()))`,
+  unlock: `select pg_advisory_unlock(${LOCK_CLASS}, hashtext(current_schema()))`,
+}

@@ -4,7 +4,16 @@
 // (another service's, or a test's), the query fails with "schema … does not exist" or "column … does not exist",
 // and our start-up migration with it. Reading only pg_class rows of our schema, by oid, cannot be disturbed so.
 import { SchemaMigrationLockAdapter } from './migration-lock.js'
-import { sql, PostgresDialect, type DialectAdapter, type DatabaseIntrospector, type DatabaseMetadata, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely'
+import {
+  sql,
+  PostgresDialect,
+  type DialectAdapter,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type Kysely,
+  type SchemaMetadata,
+  type TableMetadata,
+} from 'kysely'
 
 class OwnSchemaIntrospector implements DatabaseIntrospector {
   constructor(private readonly db: Kysely<any>) {}

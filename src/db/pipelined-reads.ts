@@ -24,7 +24,15 @@ export interface PipelinedReads {
 /** A pg Client's connection as far as we use it: the socket, to hold the writes of a turn together. */
 type Socketed = { connection: { stream: { cork(): void; uncork(): void; writable: boolean } } }
 
-export function createPipelinedReads({ driver, config, connections }: { driver: typeof pg; config: pg.ClientConfig; connections: number }): PipelinedReads {
+export function createPipelinedReads({
+  driver,
+  config,
+  connections,
+}: {
+  driver: typeof pg
+  config: pg.ClientConfig
+  connections: number
+}): PipelinedReads {
   const slots: (pg.Client | undefined)[] = Array.from({ length: connections }, () => undefined)
   /** The connection this turn's reads go to. */
   let next = 0

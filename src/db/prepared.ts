@@ -32,7 +32,10 @@ interface Template {
  * LIMIT written as a literal: SQLite re-prepares a statement on every run when LIMIT is a bound parameter);
  * values are bound as parameters.
  */
-export function prepared<S, R>({ db, engine }: { db: Kysely<Database>; engine: Engine }, build: (qb: Kysely<Database>, shape: S, p: Param) => Runnable<R>) {
+export function prepared<S, R>(
+  { db, engine }: { db: Kysely<Database>; engine: Engine },
+  build: (qb: Kysely<Database>, shape: S, p: Param) => Runnable<R>,
+) {
   const templates = new Map<string, Template>()
 
   function template(shape: S): Template {
@@ -40,7 +43,9 @@ export function prepared<S, R>({ db, engine }: { db: Kysely<Database>; engine: E
     let t = templates.get(key)
     if (t === undefined) {
       const compiled = build(db, shape, ((name: string) => MARK + name) as Param).compile()
-      const slots = compiled.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? { name: v.slice(MARK.length) } : { constant: v }))
+      const slots = compiled.parameters.map((v) =>
+        typeof v === 'string' && v.startsWith(MARK) ? { name: v.slice(MARK.length) } : { constant: v },
+      )
       const name = `q_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 16)}`
       t = { sql: compiled.sql, name, slots, readOnly: compiled.query.kind === 'SelectQueryNode' }
       templates.set(key, t)
@@ -53,7 +58,13 @@ export function prepared<S, R>({ db, engine }: { db: Kysely<Database>; engine: E
     async rows(shape: S, values: Record<string, unknown>, executor: Kysely<Database> = db): Promise<R[]> {
       if (engine.rows) {
         const t = template(shape)
-        const rows = engine.rows(t.sql, t.name, t.slots.map((s) => ('name' in s ? values[s.name] : s.constant)), executor, t.readOnly)
+        const rows = engine.rows(
+          t.sql,
+          t.name,
+          t.slots.map((s) => ('name' in s ? values[s.name] : s.constant)),
+          executor,
+          t.readOnly,
+        )
         if (rows !== undefined) return (await rows) as R[]
       }
       return build(executor, shape, ((name: string) => values[name]) as Param).execute()

@@ -23,9 +23,21 @@ const ENVIRONMENT_SETTING = 'environment'
  * (a database from before this record gets it on its next use). A process started with another PETSTORE_ENV on it
  * is refused, so a forgotten variable cannot, say, create a `ps_test_` key in a production database.
  */
-export async function claimEnvironment(db: Kysely<Database>, environment: Environment, location: string): Promise<void> {
-  await db.insertInto('settings').values({ name: ENVIRONMENT_SETTING, value: environment }).onConflict((oc) => oc.column('name').doNothing()).execute()
-  const row = await db.selectFrom('settings').select('value').where('name', '=', ENVIRONMENT_SETTING).executeTakeFirstOrThrow()
+export async function claimEnvironment(
+  db: Kysely<Database>,
+  environment: Environment,
+  location: string,
+): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ name: ENVIRONMENT_SETTING, value: environment })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute()
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('name', '=', ENVIRONMENT_SETTING)
+    .executeTakeFirstOrThrow()
   if (row.value !== environment) {
     throw new ConfigError([
       `PETSTORE_ENV=${environment}, but the database ${location} belongs to the ${row.value} environment; set PETSTORE_ENV=${row.value}, or DATABASE_URL to a ${environment} database`,

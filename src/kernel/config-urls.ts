@@ -34,10 +34,13 @@ function diagnose(afterScheme: string): string {
     // Without an `@`, `user:password/db` reads as host `user` and port `password`: quote only what looks like a
     // mistyped port (short, with a digit), never what may be a password.
     const quoted = credentials || (port.length <= 5 && /\d/.test(port))
-    return quoted ? `port "${port}" is not a number` : 'port is not a number (or the host is missing after user:password@)'
+    return quoted
+      ? `port "${port}" is not a number`
+      : 'port is not a number (or the host is missing after user:password@)'
   }
   if (port !== undefined && port !== '' && Number(port) > 65535) return `port ${port} is not between 1 and 65535`
-  if (!host.startsWith('[') && !/^[A-Za-z0-9._~%!$&'()*+,;=-]+$/.test(host)) return `host "${host}" is not a valid host name`
+  if (!host.startsWith('[') && !/^[A-Za-z0-9._~%!$&'()*+,;=-]+$/.test(host))
+    return `host "${host}" is not a valid host name`
   return ENCODE
 }
 
@@ -61,6 +64,7 @@ export function checkUrl(raw: string, rule: UrlRule): URL {
   if (url.port === '0') throw new Error('port 0 is not between 1 and 65535')
   // `user:1234/rest@host` is a valid URL to Node, with host `user`, port 1234 and the rest of the password in the
   // path: the connection would go to the wrong host.
-  if (url.port !== '' && url.username === '' && `${url.pathname}${url.search}${url.hash}`.includes('@')) throw new Error(ENCODE)
+  if (url.port !== '' && url.username === '' && `${url.pathname}${url.search}${url.hash}`.includes('@'))
+    throw new Error(ENCODE)
   return url
 }

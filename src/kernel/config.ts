@@ -56,7 +56,8 @@ function httpUrl(raw: string): string {
 }
 
 function positiveInt(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new Error('must be a positive integer')
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw)))
+    throw new Error('must be a positive integer')
   return Number(raw)
 }
 
@@ -74,7 +75,10 @@ function origin(raw: string): string {
 }
 
 function origins(raw: string): string[] {
-  const list = raw.split(',').map((o) => o.trim()).filter((o) => o !== '')
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')
   if (list.length === 0) throw new Error('must list at least one origin')
   return list.map((o) => {
     if (o === '*') throw new Error('must list origins, not *')
@@ -84,12 +88,16 @@ function origins(raw: string): string[] {
 
 function webhookSecret(raw: string): string {
   const body = raw.startsWith('whsec_') ? raw.slice('whsec_'.length) : raw
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 24) throw new Error('must be whsec_ followed by at least 24 base64-encoded bytes')
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || Buffer.from(body, 'base64').length < 24)
+    throw new Error('must be whsec_ followed by at least 24 base64-encoded bytes')
   return raw
 }
 
 function redisUrl(raw: string): string {
-  checkUrl(raw, { schemes: ['redis:', 'rediss:'], expected: 'redis://[[user]:password@]host[:port][/db] or rediss://…' })
+  checkUrl(raw, {
+    schemes: ['redis:', 'rediss:'],
+    expected: 'redis://[[user]:password@]host[:port][/db] or rediss://…',
+  })
   return raw
 }
 
@@ -106,7 +114,8 @@ function databaseUrl(raw: string): string {
 
 /** A bearer token: it travels in an `Authorization` header, which carries visible ASCII without spaces. */
 function token(raw: string): string {
-  if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error('must be visible ASCII characters without spaces (it is sent as a Bearer token)')
+  if (!/^[\x21-\x7e]+$/.test(raw))
+    throw new Error('must be visible ASCII characters without spaces (it is sent as a Bearer token)')
   return raw
 }
 
@@ -133,7 +142,9 @@ function trustProxy(raw: string): false | number | string[] {
     const maxBits = family === 6 ? 128 : 32
     const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
     if (family === 0 || !validBits || extra !== undefined) {
-      throw new Error(`must be false, a hop count, or a comma-separated list of addresses and CIDR ranges ("${entry}" is none of these)`)
+      throw new Error(
+        `must be false, a hop count, or a comma-separated list of addresses and CIDR ranges ("${entry}" is none of these)`,
+      )
     }
   }
   return entries
@@ -145,7 +156,8 @@ const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const
 function durations(raw: string): number[] {
   return raw.split(',').map((entry) => {
     const m = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(entry)
-    if (!m || Number(m[1]) === 0) throw new Error(`must be a comma-separated list of durations such as 5s,5m,2h ("${entry}" is not one)`)
+    if (!m || Number(m[1]) === 0)
+      throw new Error(`must be a comma-separated list of durations such as 5s,5m,2h ("${entry}" is not one)`)
     return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
   })
 }
@@ -157,8 +169,18 @@ function nonEmpty(raw: string): string {
 
 export const settings = {
   host: setting({ env: 'HOST', default: '127.0.0.1', doc: 'Address the HTTP listener binds to.', parse: nonEmpty }),
-  port: setting({ env: 'PORT', default: '8080', doc: 'Port of the pet store API (base URL `http://HOST:PORT/v1`).', parse: port }),
-  messagesPort: setting({ env: 'MESSAGES_PORT', default: '8081', doc: 'Port of the messages interface (base URL `http://HOST:MESSAGES_PORT`).', parse: port }),
+  port: setting({
+    env: 'PORT',
+    default: '8080',
+    doc: 'Port of the pet store API (base URL `http://HOST:PORT/v1`).',
+    parse: port,
+  }),
+  messagesPort: setting({
+    env: 'MESSAGES_PORT',
+    default: '8081',
+    doc: 'Port of the messages interface (base URL `http://HOST:MESSAGES_PORT`).',
+    parse: port,
+  }),
   databaseUrl: setting({
     env: 'DATABASE_URL',
     default: './data/petstore.db',
@@ -166,7 +188,12 @@ export const settings = {
     parse: databaseUrl,
     sensitive: 'url',
   }),
-  databasePoolSize: setting({ env: 'DATABASE_POOL_SIZE', default: '10', doc: 'PostgreSQL: connections in the pool (per process).', parse: positiveInt }),
+  databasePoolSize: setting({
+    env: 'DATABASE_POOL_SIZE',
+    default: '10',
+    doc: 'PostgreSQL: connections in the pool (per process).',
+    parse: positiveInt,
+  }),
   databasePipelinedConnections: setting({
     env: 'DATABASE_PIPELINED_CONNECTIONS',
     default: '2',
@@ -188,13 +215,13 @@ export const settings = {
   sqliteCacheMb: setting({
     env: 'SQLITE_CACHE_MB',
     default: '2',
-    doc: 'SQLite: page cache of each process\'s connection, in MiB. Pages outside it are read again from the operating system\'s file cache.',
+    doc: "SQLite: page cache of each process's connection, in MiB. Pages outside it are read again from the operating system's file cache.",
     parse: positiveInt,
   }),
   redisUrl: setting({
     env: 'REDIS_URL',
     default: undefined,
-    doc: '`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this process\'s memory.',
+    doc: "`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this process's memory.",
     parse: redisUrl,
     sensitive: 'url',
   }),
@@ -204,7 +231,12 @@ export const settings = {
     doc: 'How long Redis may stay silent on a rate-limit command, counted only while this process is free to read the answer (a busy process is not a silent Redis; 20 × this, at least 1 s, at most); past it that request, and every one after it until Redis answers a background probe, is limited per process.',
     parse: positiveInt,
   }),
-  redisPrefix: setting({ env: 'REDIS_PREFIX', default: 'petstore:', doc: 'Prefix of every Redis key.', parse: nonEmpty }),
+  redisPrefix: setting({
+    env: 'REDIS_PREFIX',
+    default: 'petstore:',
+    doc: 'Prefix of every Redis key.',
+    parse: nonEmpty,
+  }),
   fallbackDivisor: setting({
     env: 'RATE_LIMIT_FALLBACK_DIVISOR',
     default: '3',
@@ -220,7 +252,7 @@ export const settings = {
   trustProxy: setting({
     env: 'TRUST_PROXY',
     default: 'false',
-    doc: 'Proxies in front of the service whose `X-Forwarded-For` is believed: a hop count, or addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Then per-address limits, logs and the `/metrics` guard use the client\'s address; `false`: the connection\'s.',
+    doc: "Proxies in front of the service whose `X-Forwarded-For` is believed: a hop count, or addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Then per-address limits, logs and the `/metrics` guard use the client's address; `false`: the connection's.",
     parse: trustProxy,
   }),
   metricsToken: setting({
@@ -265,7 +297,7 @@ export const settings = {
   publicUrl: setting({
     env: 'PETSTORE_PUBLIC_URL',
     default: undefined,
-    doc: 'Origin (`https://host[:port]`) people and clients use to reach the service, e.g. behind a proxy: every absolute link (API `Link` headers, links in the portal\'s mail), the portal\'s origin check and its `Secure` cookies come from it, never from the request\'s `Host` or `X-Forwarded-*`. Required in production when the portal is on. Unset elsewhere: the listener\'s own `http://HOST:PORT` (`localhost` for a wildcard HOST).',
+    doc: "Origin (`https://host[:port]`) people and clients use to reach the service, e.g. behind a proxy: every absolute link (API `Link` headers, links in the portal's mail), the portal's origin check and its `Secure` cookies come from it, never from the request's `Host` or `X-Forwarded-*`. Required in production when the portal is on. Unset elsewhere: the listener's own `http://HOST:PORT` (`localhost` for a wildcard HOST).",
     parse: origin,
     sensitive: 'url',
   }),
@@ -287,14 +319,25 @@ export const settings = {
     doc: 'Refused (429) requests a key may send within one minute window; the next one starts a temporary ban.',
     parse: positiveInt,
   }),
-  banSeconds: setting({ env: 'RATE_LIMIT_BAN_SECONDS', default: '900', doc: 'Length of a temporary ban, in seconds.', parse: positiveInt }),
+  banSeconds: setting({
+    env: 'RATE_LIMIT_BAN_SECONDS',
+    default: '900',
+    doc: 'Length of a temporary ban, in seconds.',
+    parse: positiveInt,
+  }),
   messagesSink: setting({
     env: 'MESSAGES_SINK',
     default: 'log',
     doc: 'Where queued messages are delivered: `log` (one line in the service log) or `webhook` (signed HTTP POST).',
     parse: oneOf(['log', 'webhook'] as const),
   }),
-  webhookUrl: setting({ env: 'MESSAGES_WEBHOOK_URL', default: undefined, doc: 'Receiver of the `webhook` sink (required with it).', parse: httpUrl, sensitive: 'url' }),
+  webhookUrl: setting({
+    env: 'MESSAGES_WEBHOOK_URL',
+    default: undefined,
+    doc: 'Receiver of the `webhook` sink (required with it).',
+    parse: httpUrl,
+    sensitive: 'url',
+  }),
   webhookSecret: setting({
     env: 'MESSAGES_WEBHOOK_SECRET',
     default: undefined,
@@ -302,15 +345,30 @@ export const settings = {
     parse: webhookSecret,
     sensitive: 'secret',
   }),
-  webhookMaxAttempts: setting({ env: 'MESSAGES_WEBHOOK_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts before a message is `failed` (the first one and a retry per step of the schedule).', parse: positiveInt }),
+  webhookMaxAttempts: setting({
+    env: 'MESSAGES_WEBHOOK_MAX_ATTEMPTS',
+    default: '8',
+    doc: 'Delivery attempts before a message is `failed` (the first one and a retry per step of the schedule).',
+    parse: positiveInt,
+  }),
   webhookRetrySchedule: setting({
     env: 'MESSAGES_RETRY_SCHEDULE',
     default: '5s,5m,30m,2h,5h,10h,10h',
     doc: 'Delay before each retry of a failed delivery (`ms`, `s`, `m`, `h`), with full jitter between one step and the one before; past its end the last step repeats.',
     parse: durations,
   }),
-  webhookTimeoutMs: setting({ env: 'MESSAGES_WEBHOOK_TIMEOUT_MS', default: '5000', doc: 'Time a webhook receiver has to answer one attempt.', parse: positiveInt }),
-  messagesPollMs: setting({ env: 'MESSAGES_POLL_MS', default: '250', doc: 'How often the delivery worker looks for due messages.', parse: positiveInt }),
+  webhookTimeoutMs: setting({
+    env: 'MESSAGES_WEBHOOK_TIMEOUT_MS',
+    default: '5000',
+    doc: 'Time a webhook receiver has to answer one attempt.',
+    parse: positiveInt,
+  }),
+  messagesPollMs: setting({
+    env: 'MESSAGES_POLL_MS',
+    default: '250',
+    doc: 'How often the delivery worker looks for due messages.',
+    parse: positiveInt,
+  }),
   corsOrigins: setting({
     env: 'CORS_ORIGINS',
     default: undefined,
@@ -339,7 +397,7 @@ export const settings = {
   mailUrl: setting({
     env: 'MAIL_URL',
     default: undefined,
-    doc: 'How the portal\'s mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file per message). Unset: `file:./data/outbox` outside production.',
+    doc: "How the portal's mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file per message). Unset: `file:./data/outbox` outside production.",
     parse: mailUrl,
     sensitive: 'url',
   }),
@@ -355,7 +413,7 @@ export const settings = {
     doc: 'scrypt cost of new portal and console password hashes, as log2 of N (15: N = 32768, 32 MiB and about 0.1 s of a core), 4 to 17. Lower than 15 is refused in production (it is for tests). Each hash keeps its own parameters, so a change never invalidates a password.',
     parse: (raw: string) => {
       const cost = positiveInt(raw)
-      if (cost < 4 || cost > 17) throw new Error('must be from 4 to 17 (log2 of scrypt\'s N)')
+      if (cost < 4 || cost > 17) throw new Error("must be from 4 to 17 (log2 of scrypt's N)")
       return cost
     },
   }),
@@ -365,8 +423,18 @@ export const settings = {
     doc: 'Days an audit log entry is kept; the running service deletes older ones (at start and every hour). Nothing else deletes or changes an entry.',
     parse: positiveInt,
   }),
-  mailFrom: setting({ env: 'MAIL_FROM', default: 'Petstore <no-reply@petstore.example>', doc: 'Sender (`From`) of the portal\'s mail.', parse: nonEmpty }),
-  logLevel: setting({ env: 'LOG_LEVEL', default: 'info', doc: 'pino log level (`silent` turns logging off).', parse: oneOf(LOG_LEVELS) }),
+  mailFrom: setting({
+    env: 'MAIL_FROM',
+    default: 'Petstore <no-reply@petstore.example>',
+    doc: "Sender (`From`) of the portal's mail.",
+    parse: nonEmpty,
+  }),
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    default: 'info',
+    doc: 'pino log level (`silent` turns logging off).',
+    parse: oneOf(LOG_LEVELS),
+  }),
   logFormat: setting({
     env: 'LOG_FORMAT',
     default: 'json',
@@ -376,7 +444,7 @@ export const settings = {
   messagesLogText: setting({
     env: 'MESSAGES_LOG_TEXT',
     default: 'off',
-    doc: '`on`: the `log` sink writes each message\'s text. `off`: only its id and length (customer content stays out of the log).',
+    doc: "`on`: the `log` sink writes each message's text. `off`: only its id and length (customer content stays out of the log).",
     parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
   }),
 }
@@ -386,7 +454,10 @@ type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
 /** Settings without a default may be absent. */
 type Optional = 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken' | 'corsOrigins' | 'mailUrl'
 /** `portal` is resolved from PORTAL, the environment and MAIL_URL; `console` from it and CONSOLE (see loadConfig). */
-export type Config = Omit<Parsed, Optional | 'portal' | 'console'> & { [K in Optional]: Parsed[K] | undefined } & { portal: boolean; console: boolean }
+export type Config = Omit<Parsed, Optional | 'portal' | 'console'> & { [K in Optional]: Parsed[K] | undefined } & {
+  portal: boolean
+  console: boolean
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -412,15 +483,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       problems.push(s.sensitive ? `${s.env}: ${problem}` : `${s.env}=${JSON.stringify(raw)}: ${problem}`)
     }
   }
-  const resolved = config as Omit<Config, 'portal' | 'console'> & { portal: 'on' | 'off' | undefined; console: 'on' | 'off' | undefined }
-  if (resolved.mailUrl === undefined && resolved.environment !== 'production') resolved.mailUrl = 'file:./data/outbox'
-  if (problems.length === 0 && resolved.portal === 'on' && resolved.environment === 'production' && !sendsRealMail(resolved.mailUrl)) {
-    problems.push('PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and reset links)')
+  const resolved = config as Omit<Config, 'portal' | 'console'> & {
+    portal: 'on' | 'off' | undefined
+    console: 'on' | 'off' | undefined
   }
-  const portal = resolved.portal === undefined ? resolved.environment !== 'production' || sendsRealMail(resolved.mailUrl) : resolved.portal === 'on'
-  if (problems.length === 0 && portal && resolved.environment === 'production' && resolved.publicUrl === undefined && overrides.publicUrl === undefined) {
+  if (resolved.mailUrl === undefined && resolved.environment !== 'production') resolved.mailUrl = 'file:./data/outbox'
+  if (
+    problems.length === 0 &&
+    resolved.portal === 'on' &&
+    resolved.environment === 'production' &&
+    !sendsRealMail(resolved.mailUrl)
+  ) {
+    problems.push(
+      'PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and reset links)',
+    )
+  }
+  const portal =
+    resolved.portal === undefined
+      ? resolved.environment !== 'production' || sendsRealMail(resolved.mailUrl)
+      : resolved.portal === 'on'
+  if (
+    problems.length === 0 &&
+    portal &&
+    resolved.environment === 'production' &&
+    resolved.publicUrl === undefined &&
+    overrides.publicUrl === undefined
+  ) {
     // The portal mails links; in production they must never be built from anything a request carries.
-    problems.push(`the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`)
+    problems.push(
+      `the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`,
+    )
   }
   if (problems.length === 0 && resolved.console === 'on' && !portal) {
     problems.push('CONSOLE=on needs the portal on (PORTAL): the console shares its mail settings and public URL rules')
@@ -432,7 +524,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // A sunset alone may be any instant, past ones included: the deprecation date then defaults to the earlier of
   // its default and the sunset. Only a deprecation date that was set, and is after the sunset, is a mistake.
   const deprecationSet = !!env[settings.getPetDeprecatedAt.env] || overrides.getPetDeprecatedAt !== undefined
-  if (problems.length === 0 && !deprecationSet && result.getPetDeprecatedAt > result.getPetSunset) result.getPetDeprecatedAt = result.getPetSunset
+  if (problems.length === 0 && !deprecationSet && result.getPetDeprecatedAt > result.getPetSunset)
+    result.getPetDeprecatedAt = result.getPetSunset
   if (problems.length === 0 && result.getPetDeprecatedAt > result.getPetSunset) {
     problems.push(
       `PETSTORE_GETPET_DEPRECATED_AT (${result.getPetDeprecatedAt.toISOString()}) must not be after PETSTORE_GETPET_SUNSET (${result.getPetSunset.toISOString()}) (RFC 8594)`,
@@ -442,13 +535,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     problems.push('MESSAGES_SINK=webhook needs MESSAGES_WEBHOOK_URL and MESSAGES_WEBHOOK_SECRET')
   }
   if (problems.length === 0 && result.workers > 1 && !result.redisUrl) {
-    problems.push('PETSTORE_WORKERS > 1 needs REDIS_URL: with in-memory counters each worker would allow the whole quota')
+    problems.push(
+      'PETSTORE_WORKERS > 1 needs REDIS_URL: with in-memory counters each worker would allow the whole quota',
+    )
   }
   if (problems.length === 0 && result.logFormat === 'pretty' && result.environment === 'production') {
     problems.push('LOG_FORMAT=pretty is for development: production logs are JSON lines (LOG_FORMAT=json)')
   }
   if (problems.length === 0 && result.passwordHashCost < PASSWORD_HASH_COST && result.environment === 'production') {
-    problems.push(`PASSWORD_HASH_COST=${result.passwordHashCost} is for tests: production hashes passwords at ${PASSWORD_HASH_COST} (N = 2^${PASSWORD_HASH_COST}) or more`)
+    problems.push(
+      `PASSWORD_HASH_COST=${result.passwordHashCost} is for tests: production hashes passwords at ${PASSWORD_HASH_COST} (N = 2^${PASSWORD_HASH_COST}) or more`,
+    )
   }
   if (problems.length === 0 && result.port === result.messagesPort) problems.push('PORT and MESSAGES_PORT must differ')
   if (problems.length > 0) throw new ConfigError(problems)

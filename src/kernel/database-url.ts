@@ -34,7 +34,8 @@ function sqlite(path: string): DatabaseTarget {
  */
 function fileUrlPath(raw: string): string {
   const rest = raw.slice('file:'.length)
-  if (/[?#]/.test(rest)) throw new Error('a file: URL takes no ?query or #fragment (SQLite URI parameters are not read)')
+  if (/[?#]/.test(rest))
+    throw new Error('a file: URL takes no ?query or #fragment (SQLite URI parameters are not read)')
   if (rest.startsWith('//')) {
     let url: URL
     try {
@@ -43,7 +44,9 @@ function fileUrlPath(raw: string): string {
       throw new Error('is not a valid file: URL (file:///absolute/path or file:relative/path)')
     }
     if (url.hostname !== '' && url.hostname !== 'localhost') {
-      throw new Error(`the host of a file: URL must be empty or localhost, not "${url.hostname}" (file:///absolute/path or file:relative/path)`)
+      throw new Error(
+        `the host of a file: URL must be empty or localhost, not "${url.hostname}" (file:///absolute/path or file:relative/path)`,
+      )
     }
     return fileURLToPath(url)
   }

@@ -22,14 +22,25 @@ export function parseEmailAddress(raw: string): ParsedEmail {
   const value = raw.trim()
   if (value === '') return { problem: EXAMPLE }
   // Control characters (also DEL and the C1 range) and any whitespace: never part of one plain address.
-  if (/[\p{Cc}\p{Cf}\p{Z}\s]/u.test(value)) return { problem: 'An email address cannot contain spaces or invisible characters: enter one address, like name@example.com.' }
-  if (/[,;<>()[\]"\\:]/.test(value)) return { problem: 'Enter a single address without a name, quotes, brackets, commas or semicolons, like name@example.com.' }
+  if (/[\p{Cc}\p{Cf}\p{Z}\s]/u.test(value))
+    return {
+      problem:
+        'An email address cannot contain spaces or invisible characters: enter one address, like name@example.com.',
+    }
+  if (/[,;<>()[\]"\\:]/.test(value))
+    return {
+      problem: 'Enter a single address without a name, quotes, brackets, commas or semicolons, like name@example.com.',
+    }
   const at = value.lastIndexOf('@')
   if (at <= 0 || at === value.length - 1 || value.indexOf('@') !== at) return { problem: EXAMPLE }
   const local = value.slice(0, at)
   const domainInput = value.slice(at + 1)
   // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(local)) return { problem: 'The part before the @ must use plain ASCII letters, digits and . _ + - (addresses with other characters there are not supported).' }
+  if (/[^\x00-\x7f]/.test(local))
+    return {
+      problem:
+        'The part before the @ must use plain ASCII letters, digits and . _ + - (addresses with other characters there are not supported).',
+    }
   if (local.length > LOCAL_MAX || !LOCAL_PART.test(local)) return { problem: EXAMPLE }
   const domain = domainToASCII(domainInput.toLowerCase())
   const labels = domain.split('.')

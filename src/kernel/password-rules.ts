@@ -16,7 +16,11 @@ const EMAIL_SLACK = 4
 const LESS_PREDICTABLE = 'choose something less predictable, such as a few unrelated words.'
 
 /** Letters and digits only, lower-cased: "Weak.Example-Com!" and "weakexamplecom" are the same guess. */
-const compact = (text: string) => text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '')
+const compact = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '')
 
 /** The forms of the password the pattern rules look at: as typed (by code point, so emoji count once) and compacted. */
 function forms(password: string): string[][] {
@@ -89,7 +93,8 @@ export function emailProblem(password: string, email: string | undefined): strin
   const letters = compact(password)
   const address = compact(email)
   const local = compact(email.slice(0, email.lastIndexOf('@')))
-  if (address.length >= 3 && letters.includes(address)) return `This password contains your email address; ${LESS_PREDICTABLE}`
+  if (address.length >= 3 && letters.includes(address))
+    return `This password contains your email address; ${LESS_PREDICTABLE}`
   if (local.length >= 3 && letters.includes(local) && letters.length - local.length <= EMAIL_SLACK) {
     return `This password is made from your email address (the part before @) with little added; ${LESS_PREDICTABLE}`
   }
@@ -112,7 +117,9 @@ function userInputs(email: string | undefined): string[] {
   const words = [PRODUCT_NAME, 'pet store']
   if (!email) return words
   const [local = '', domain = ''] = [email.slice(0, email.lastIndexOf('@')), email.slice(email.lastIndexOf('@') + 1)]
-  return [...words, email, local, ...local.split(/[._+-]+/), ...domain.split('.').slice(0, -1)].filter((w) => w.length >= 3)
+  return [...words, email, local, ...local.split(/[._+-]+/), ...domain.split('.').slice(0, -1)].filter(
+    (w) => w.length >= 3,
+  )
 }
 
 export type StrengthEstimator = (password: string, email: string | undefined) => string | undefined
@@ -127,8 +134,10 @@ export type StrengthEstimator = (password: string, email: string | undefined) =>
  */
 export function strengthEstimator(): StrengthEstimator {
   const { ZxcvbnFactory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core')
-  const { adjacencyGraphs, dictionary: commonDictionary } = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')
-  const { dictionary: englishDictionary, translations } = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en')
+  const { adjacencyGraphs, dictionary: commonDictionary } =
+    require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')
+  const { dictionary: englishDictionary, translations } =
+    require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en')
   const zxcvbn = new ZxcvbnFactory({
     dictionary: { ...commonDictionary, ...englishDictionary },
     graphs: adjacencyGraphs,

@@ -4,7 +4,14 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { PASSWORD_HASH_COST } from './config.js'
-import { emailProblem, productNameProblem, repetitionProblem, sequenceProblem, strengthEstimator, type StrengthEstimator } from './password-rules.js'
+import {
+  emailProblem,
+  productNameProblem,
+  repetitionProblem,
+  sequenceProblem,
+  strengthEstimator,
+  type StrengthEstimator,
+} from './password-rules.js'
 
 export const PASSWORD_MIN = 15
 export const PASSWORD_MAX = 128
@@ -20,7 +27,10 @@ const KEY_LENGTH = 32
 let common: Set<string> | undefined
 /** zxcvbn-ts's list of ~49,000 common passwords (from leaked-password corpora), loaded on first use. */
 function commonPasswords(): Set<string> {
-  common ??= new Set((createRequire(import.meta.url)('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')).dictionary['passwords-common'])
+  common ??= new Set(
+    (createRequire(import.meta.url)('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common'))
+      .dictionary['passwords-common'],
+  )
   return common
 }
 
@@ -40,7 +50,8 @@ export function passwordProblem(password: string, context: { email?: string } = 
   const length = [...password].length
   if (length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters (a few words make a good one).`
   if (length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`
-  if (commonPasswords().has(password.toLowerCase())) return 'This password is on a list of commonly used passwords; choose another.'
+  if (commonPasswords().has(password.toLowerCase()))
+    return 'This password is on a list of commonly used passwords; choose another.'
   const email = context.email?.trim()
   return (
     repetitionProblem(password) ??
@@ -53,7 +64,13 @@ export function passwordProblem(password: string, context: { email?: string } = 
 
 function derive(password: string, salt: Buffer, cost: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...cost, maxmem: 128 * cost.N! * cost.r! * 2 }, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(
+      password.normalize('NFKC'),
+      salt,
+      KEY_LENGTH,
+      { ...cost, maxmem: 128 * cost.N! * cost.r! * 2 },
+      (error, key) => (error ? reject(error) : resolve(key)),
+    ),
   )
 }
 

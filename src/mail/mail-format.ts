@@ -16,7 +16,12 @@ export function senderOf(from: string): Sender {
   const parsed = (addressparser(from) as { name?: string; address?: string }[])[0]
   const address = parsed?.address ?? from
   const name = parsed?.name ?? ''
-  const shownName = name === '' ? '' : /^[\x20-\x7e]*$/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}" ` : `${encodeWords(name, 'Q', 52, true)} `
+  const shownName =
+    name === ''
+      ? ''
+      : /^[\x20-\x7e]*$/.test(name)
+        ? `"${name.replace(/["\\]/g, '\\$&')}" `
+        : `${encodeWords(name, 'Q', 52, true)} `
   return { header: `${shownName}<${address}>`, address, domain: address.split('@')[1] ?? 'localhost' }
 }
 
@@ -42,7 +47,14 @@ function wrapText(text: string): string {
   return out.join('\n')
 }
 
-export function formatMessage(m: { from: Sender; to: string; subject: string; text: string; messageId: string; date: Date }): string {
+export function formatMessage(m: {
+  from: Sender
+  to: string
+  subject: string
+  text: string
+  messageId: string
+  date: Date
+}): string {
   // Everything we put in a header is ours or checked (the recipient by parseEmailAddress): still, no line breaks.
   const header = (value: string) => value.replace(/[\r\n]+/g, ' ')
   const body = wrapText(m.text.replace(/\r\n/g, '\n'))
@@ -58,5 +70,7 @@ export function formatMessage(m: { from: Sender; to: string; subject: string; te
     'Content-Transfer-Encoding: 7bit',
     '',
     body,
-  ].join('\r\n').replace(/(?<!\r)\n/g, '\r\n')
+  ]
+    .join('\r\n')
+    .replace(/(?<!\r)\n/g, '\r\n')
 }

@@ -28,7 +28,11 @@ export interface Mailer {
    * answer to a request then takes the same time whatever the job finds. A failure goes to onError. `answer`:
    * the response the job must not delay; the job starts once it has been handed to the connection.
    */
-  sendLater(message: MailMessage | MailJob, onError: (error: unknown) => void, answer?: { raw: NodeJS.EventEmitter & { writableFinished: boolean } }): void
+  sendLater(
+    message: MailMessage | MailJob,
+    onError: (error: unknown) => void,
+    answer?: { raw: NodeJS.EventEmitter & { writableFinished: boolean } },
+  ): void
   /** Resolves when everything handed to sendLater has been sent or has failed (tests, shutdown). */
   settled(): Promise<void>
   close(): void
@@ -41,21 +45,31 @@ export function createMailer({ url, from, outage }: { url: string; from: string;
   let made: Transporter | undefined
   const transport = () => {
     const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer')
-    made ??= dir === undefined ? nodemailer.createTransport(url) : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+    made ??=
+      dir === undefined
+        ? nodemailer.createTransport(url)
+        : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
     return made
   }
   const sender = senderOf(from)
   const pending = new Set<Promise<void>>()
 
   async function send(message: MailMessage): Promise<void> {
-    const raw = formatMessage({ from: sender, ...message, messageId: `${randomBytes(12).toString('hex')}@${sender.domain}`, date: new Date() })
-    const info = await transport().sendMail({ envelope: { from: sender.address, to: [message.to] }, raw }).then(
-      (sent) => (outage?.ok(), sent),
-      (error: unknown) => {
-        outage?.failed(error)
-        throw error
-      },
-    )
+    const raw = formatMessage({
+      from: sender,
+      ...message,
+      messageId: `${randomBytes(12).toString('hex')}@${sender.domain}`,
+      date: new Date(),
+    })
+    const info = await transport()
+      .sendMail({ envelope: { from: sender.address, to: [message.to] }, raw })
+      .then(
+        (sent) => (outage?.ok(), sent),
+        (error: unknown) => {
+          outage?.failed(error)
+          throw error
+        },
+      )
     if (dir === undefined) return
     await mkdir(dir, { recursive: true })
     // Sortable by time, unique across instances writing into one folder.
@@ -72,7 +86,8 @@ export function createMailer({ url, from, outage }: { url: string; from: string;
         // session, in a SQLite commit group) is written a turn or more later, and on a loaded machine a job that
         // ran first made a reset request for a known address measurably slower than for an unknown one.
         const raw = answer?.raw
-        if (raw && !raw.writableFinished) await new Promise((resolve) => raw.once('finish', resolve).once('close', resolve))
+        if (raw && !raw.writableFinished)
+          await new Promise((resolve) => raw.once('finish', resolve).once('close', resolve))
         await new Promise((resolve) => setTimeout(resolve, 0))
         const built = typeof message === 'function' ? await message() : message
         if (built) await send(built)

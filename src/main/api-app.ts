@@ -30,8 +30,6 @@ import { portalPlugin } from '../sites/portal/portal.plugin.js'
 import { consolePlugin } from '../sites/console/console.plugin.js'
 import { buildServices, type ServiceDependencies, type Services } from './services.js'
 
-
-
 export interface AppDependencies extends ServiceDependencies {
   /** Services already built (to share them with the messages listener); built from the rest if absent. */
   services?: Services
@@ -89,15 +87,35 @@ export function decorateServices(app: FastifyInstance, services: Services): void
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const services = deps.services ?? (await buildServices(deps))
   const { config, clock, limiter } = services
-  const { app, finish } = createBaseApp({ config, limiter, sendBatcher: services.sendBatcher, apiPrefix: '/v1/', logger: deps.logger })
-  for (const schema of [ErrorSchema, PetStatusSchema, NewPetSchema, PetSchema, PetsSchema, OrderStatusSchema, NewOrderSchema, OrderSchema, OrdersSchema]) {
+  const { app, finish } = createBaseApp({
+    config,
+    limiter,
+    sendBatcher: services.sendBatcher,
+    apiPrefix: '/v1/',
+    logger: deps.logger,
+  })
+  for (const schema of [
+    ErrorSchema,
+    PetStatusSchema,
+    NewPetSchema,
+    PetSchema,
+    PetsSchema,
+    OrderStatusSchema,
+    NewOrderSchema,
+    OrderSchema,
+    OrdersSchema,
+  ]) {
     app.addSchema(schema)
   }
   await app.register(openApiPlugin, petsDocument(config, PET_EXAMPLES))
 
   decorateServices(app, services)
   await registerOpsRoutes(app, services.ops, 'pets')
-  await app.register(authPlugin, { accounts: services.accounts, environment: config.environment, clock: services.clock })
+  await app.register(authPlugin, {
+    accounts: services.accounts,
+    environment: config.environment,
+    clock: services.clock,
+  })
   // A store this app made for itself is closed with it; a shared one is closed by its owner.
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
   // Services this app made for itself write their buffered usage counts when it closes (shared ones: the server).
@@ -127,12 +145,34 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(adminRoutes, { prefix: '/admin', token: services.adminToken })
   // The developer portal (HTML pages under /portal), on the same listener, outside /v1.
   if (services.portal) {
-    await app.register(portalPlugin, { prefix: '/portal', config, clock, accounts: services.accounts, usage: services.usage, audit: services.audit, metrics: services.metrics.portal, ...services.portal })
+    await app.register(portalPlugin, {
+      prefix: '/portal',
+      config,
+      clock,
+      accounts: services.accounts,
+      usage: services.usage,
+      audit: services.audit,
+      metrics: services.metrics.portal,
+      ...services.portal,
+    })
   }
   // The operator console (HTML pages under /console), where the portal is on unless CONSOLE=off.
   if (services.portal && services.operators && services.console) {
     const { operators, audit, accounts, usage, limiter: rateLimiter } = services
-    await app.register(consolePlugin, { prefix: '/console', config, db: services.db, clock, accounts, usage, audit, operators, limiter: rateLimiter, mailer: services.portal.mailer, verification: services.verification, csrfSecret: services.console.csrfSecret })
+    await app.register(consolePlugin, {
+      prefix: '/console',
+      config,
+      db: services.db,
+      clock,
+      accounts,
+      usage,
+      audit,
+      operators,
+      limiter: rateLimiter,
+      mailer: services.portal.mailer,
+      verification: services.verification,
+      csrfSecret: services.console.csrfSecret,
+    })
   }
   await registerDocsRoutes(app, '/v1/openapi.json')
   registerIndexRoutes(app, { openapi: '/v1/openapi.json', docs: '/docs' })

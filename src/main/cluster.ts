@@ -30,7 +30,12 @@ type WorkerMessage = { type: typeof READY; banner: string } | { type: typeof FAI
 async function runWorker(config: Config, only: Interface | undefined): Promise<void> {
   const send = (message: WorkerMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()))
   try {
-    await startServer(config, { only, skipMigrations: true, quietRedis: process.env[SLOT_ENV] !== '0', announce: (banner) => void send({ type: READY, banner }) })
+    await startServer(config, {
+      only,
+      skipMigrations: true,
+      quietRedis: process.env[SLOT_ENV] !== '0',
+      announce: (banner) => void send({ type: READY, banner }),
+    })
   } catch (error) {
     // The primary says it, once for the instance; then this worker is gone.
     await send({ type: FAILED, reason: reasonOf(error) })
@@ -88,7 +93,8 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
     if (stopping) {
       // A worker that was serving and did not stop cleanly is named. One still starting had nothing to finish: ended
       // by the signal it is fine; failing to start (as its siblings did on a taken port) it was already reported.
-      if (code !== 0 && wasReady) process.stderr.write(`petstore: worker ${worker.process.pid} stopped with ${signal ?? `exit code ${code}`}\n`)
+      if (code !== 0 && wasReady)
+        process.stderr.write(`petstore: worker ${worker.process.pid} stopped with ${signal ?? `exit code ${code}`}\n`)
       if (code !== 0 && (wasReady || signal === null)) failed = true
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0)
       return
@@ -97,7 +103,9 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
       const reason = reasons.get(worker) ?? `it exited (${signal ?? code}) before listening`
       // Before the instance was ever up, the first failure says the set-up is wrong (a taken port): stop at once.
       if (!announced || ++startFailures >= MAX_START_FAILURES) {
-        process.stderr.write(`petstore: a worker could not start${announced ? ` (${startFailures} times in a row)` : ''}: ${reason}\n`)
+        process.stderr.write(
+          `petstore: a worker could not start${announced ? ` (${startFailures} times in a row)` : ''}: ${reason}\n`,
+        )
         failed = true
         stop('SIGTERM')
         return
@@ -109,7 +117,9 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
     crashes.push(now)
     while (crashes[0]! < now - 60_000) crashes.shift()
     const delay = Math.min(MAX_BACKOFF_MS, CRASH_BACKOFF_MS * 2 ** (crashes.length - 1))
-    process.stderr.write(`petstore: worker ${worker.process.pid} exited (${signal ?? code}); starting another in ${delay} ms\n`)
+    process.stderr.write(
+      `petstore: worker ${worker.process.pid} exited (${signal ?? code}); starting another in ${delay} ms\n`,
+    )
     setTimeout(() => {
       if (!stopping) fork(slot)
     }, delay)

@@ -11,18 +11,34 @@ import { createRequestGuard, createUsageRecorder } from '../api/guard/rate-limit
 import { registerOpsRoutes } from '../api/ops/ops.routes.js'
 import { buildServices } from './services.js'
 import { messagesRoutes } from '../api/messages/messages.routes.js'
-import { MESSAGE_EXAMPLES, MESSAGES_BODY_LIMIT_BYTES, MessageSchema, NewMessageSchema } from '../api/messages/messages.schemas.js'
+import {
+  MESSAGE_EXAMPLES,
+  MESSAGES_BODY_LIMIT_BYTES,
+  MessageSchema,
+  NewMessageSchema,
+} from '../api/messages/messages.schemas.js'
 
 export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyInstance> {
   const services = deps.services ?? (await buildServices(deps))
   const { config, limiter } = services
-  const { app, finish } = createBaseApp({ config, limiter, sendBatcher: services.sendBatcher, apiPrefix: '/messages', bodyLimit: MESSAGES_BODY_LIMIT_BYTES, logger: deps.logger })
+  const { app, finish } = createBaseApp({
+    config,
+    limiter,
+    sendBatcher: services.sendBatcher,
+    apiPrefix: '/messages',
+    bodyLimit: MESSAGES_BODY_LIMIT_BYTES,
+    logger: deps.logger,
+  })
   for (const schema of [ErrorSchema, NewMessageSchema, MessageSchema]) app.addSchema(schema)
   await app.register(openApiPlugin, messagesDocument(config, MESSAGE_EXAMPLES))
 
   decorateServices(app, services)
   await registerOpsRoutes(app, services.ops, 'messages')
-  await app.register(authPlugin, { accounts: services.accounts, environment: config.environment, clock: services.clock })
+  await app.register(authPlugin, {
+    accounts: services.accounts,
+    environment: config.environment,
+    clock: services.clock,
+  })
   if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
   if (!deps.services) app.addHook('onClose', () => flushUsageOnClose(app, services))
   if (!deps.services) app.addHook('onClose', () => services.stopListening())

@@ -13,13 +13,18 @@ import { operatorsCommand } from '../cli/operators.command.js'
 import { positiveInteger } from '../cli/run.js'
 
 /** Control and formatting characters of a value a user typed, made visible (`\u{202e}`) so the line stays one line. */
-const visible = (text: string) => text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
+const visible = (text: string) =>
+  text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
 
 /** `error: unknown option '--jsn'\n(Did you mean --json?)\n` → `petstore: unknown option '--jsn' (Did you mean --json?); see petstore keys list --help`. */
 function oneLine(cmd: Command, text: string): string {
   const path: string[] = []
   for (let c: Command | null = cmd; c; c = c.parent) path.unshift(c.name())
-  const parts = text.replace(/^error: /, '').split('\n').map((part) => visible(part).trim()).filter(Boolean)
+  const parts = text
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((part) => visible(part).trim())
+    .filter(Boolean)
   return `petstore: ${parts.join(' ').replace(/\.$/, '')}; see \`${path.join(' ')} --help\`\n`
 }
 
@@ -44,9 +49,15 @@ export function buildProgram(): Command {
     .command('serve')
     .description('migrate the database and serve the pet store (HOST, PORT) and the messages interface (MESSAGES_PORT)')
     .addOption(new Option('--only <interface>', 'serve only one of the two').choices(['pets', 'messages']))
-    .option('--workers <n>', 'processes on this machine (PETSTORE_WORKERS; more than 1 needs REDIS_URL)', positiveInteger)
+    .option(
+      '--workers <n>',
+      'processes on this machine (PETSTORE_WORKERS; more than 1 needs REDIS_URL)',
+      positiveInteger,
+    )
     .action(async (opts: { only?: Interface; workers?: number }) => {
-      const config = loadConfig(opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: String(opts.workers) })
+      const config = loadConfig(
+        opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: String(opts.workers) },
+      )
       // Loaded only to serve: the web framework and every route would otherwise cost every other command ~1 s of start-up.
       const { serve } = await import('./cluster.js')
       await serve(config, { only: opts.only })

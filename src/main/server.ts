@@ -99,7 +99,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Each audit entry this process writes is a log line too (for shipping the log elsewhere: README, Audit log).
   logAuditEntries(bootLog)
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, reads: handle.reads, engine: handle.engine, rateLimitStore, log: bootLog })
+  const services = await buildServices({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    reads: handle.reads,
+    engine: handle.engine,
+    rateLimitStore,
+    log: bootLog,
+  })
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
   const logger = loggerOptions(config, logDestination)
@@ -114,7 +122,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         sink: services.metrics.countingFailures(
           config.messagesSink,
           config.messagesSink === 'webhook'
-            ? createWebhookSink({ url: config.webhookUrl!, secret: config.webhookSecret!, timeoutMs: config.webhookTimeoutMs })
+            ? createWebhookSink({
+                url: config.webhookUrl!,
+                secret: config.webhookSecret!,
+                timeoutMs: config.webhookTimeoutMs,
+              })
             : createLogSink(log, { text: config.messagesLogText }),
         ),
         clock: services.clock,
@@ -130,7 +142,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       })
     : undefined
   // A database outage is one warning and a count every 30 s (ops/outage-log.ts), not a stack every 5 s.
-  const loopFailed = (what: string) => (err: unknown) => (isDatabaseUnavailable(err) ? services.outages.database.failed(err) : log.error({ err }, what))
+  const loopFailed = (what: string) => (err: unknown) =>
+    isDatabaseUnavailable(err) ? services.outages.database.failed(err) : log.error({ err }, what)
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch(loopFailed('purging idempotency keys failed'))
     services.usage.purge(services.clock.now()).catch(loopFailed('purging old usage rows failed'))

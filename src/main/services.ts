@@ -51,19 +51,38 @@ export interface ServiceDependencies {
   log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void }
 }
 
-export async function buildServices({ config, db, pool, reads, engine = kyselyEngine(db), clock = systemClock, rateLimitStore = createMemoryStore(), log }: ServiceDependencies) {
-  const metrics = createMetrics({ pool, reads, db, clock, plans: PLANS, redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined })
+export async function buildServices({
+  config,
+  db,
+  pool,
+  reads,
+  engine = kyselyEngine(db),
+  clock = systemClock,
+  rateLimitStore = createMemoryStore(),
+  log,
+}: ServiceDependencies) {
+  const metrics = createMetrics({
+    pool,
+    reads,
+    db,
+    clock,
+    plans: PLANS,
+    redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined,
+  })
   const sendBatcher = createSendBatcher()
   engine.onWritesSettled?.(sendBatcher.flushWhenSettled)
   // PostgreSQL: key look-ups are a round trip each, so servers remember them (see key-cache.ts). SQLite's
   // look-up is a few microseconds in this process, and the CLI changes keys from another one: no cache there.
-  const keyCache = pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
+  const keyCache =
+    pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
   const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
   const accounts = createAccountsRepository({ db, clock, engine, keyCache })
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
-  const portal = config.portal ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }) : undefined
+  const portal = config.portal
+    ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore })
+    : undefined
   return {
     metrics,
     /** What /healthz, /readyz and /metrics need (api/ops/ops.routes.ts). */
@@ -98,7 +117,12 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
       store: rateLimitStore,
       clock,
       limits: config,
-      events: { refused: (reason, subject, by) => (metrics.refusals.inc({ reason, subject }), metrics.refused(by.limit, by.plan)), banned: () => metrics.bans.inc() },
+      events: {
+        refused: (reason, subject, by) => (
+          metrics.refusals.inc({ reason, subject }), metrics.refused(by.limit, by.plan)
+        ),
+        banned: () => metrics.bans.inc(),
+      },
     }),
     cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
     adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
@@ -113,7 +137,27 @@ export async function buildServices({ config, db, pool, reads, engine = kyselyEn
 }
 
 /** The developer portal's own services (only when PORTAL is on: with it off nothing of it is built). */
-async function portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore }: { config: Config; db: Kysely<Database>; clock: Clock; engine: Engine; accounts: ReturnType<typeof createAccountsRepository>; verification: ReturnType<typeof createVerification>; log?: ServiceDependencies['log']; outages: DependencyOutages; rateLimitStore: RateLimitStore }) {
+async function portalServices({
+  config,
+  db,
+  clock,
+  engine,
+  accounts,
+  verification,
+  log,
+  outages,
+  rateLimitStore,
+}: {
+  config: Config
+  db: Kysely<Database>
+  clock: Clock
+  engine: Engine
+  accounts: ReturnType<typeof createAccountsRepository>
+  verification: ReturnType<typeof createVerification>
+  log?: ServiceDependencies['log']
+  outages: DependencyOutages
+  rateLimitStore: RateLimitStore
+}) {
   // loadConfig gives MAIL_URL a default wherever the portal can be on.
   const mailer = createMailer({ url: config.mailUrl!, from: config.mailFrom, outage: outages.mail })
   return {

@@ -33,7 +33,10 @@ export async function databaseState(db: Kysely<Database>): Promise<DatabaseState
  * `store` is the rate-limit store: with Redis configured its ping fails while its breaker is open, so `degraded`
  * means what the limits do, not only whether a PING would pass.
  */
-export async function redisState(redisUrl: string | undefined, store: { ping(): Promise<unknown> }): Promise<RedisState> {
+export async function redisState(
+  redisUrl: string | undefined,
+  store: { ping(): Promise<unknown> },
+): Promise<RedisState> {
   if (!redisUrl) return 'off'
   return (await answers(() => store.ping())) ? 'ok' : 'degraded'
 }

@@ -12,11 +12,19 @@ interface LogDestination extends DestinationStream {
 }
 
 /** The stream every logger of the process writes to. */
-export function createLogDestination(config: Pick<Config, 'logFormat'>, fd = 1, { sync = false }: { sync?: boolean } = {}): LogDestination {
+export function createLogDestination(
+  config: Pick<Config, 'logFormat'>,
+  fd = 1,
+  { sync = false }: { sync?: boolean } = {},
+): LogDestination {
   if (config.logFormat === 'pretty') {
     // Loaded only for LOG_FORMAT=pretty: production never needs it.
     const PinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
-    const stream = PinoPretty({ destination: fd, sync: true, colorize: fd === 1 ? process.stdout.isTTY === true : false })
+    const stream = PinoPretty({
+      destination: fd,
+      sync: true,
+      colorize: fd === 1 ? process.stdout.isTTY === true : false,
+    })
     return Object.assign(stream, { flushSync: () => {} })
   }
   // Lines are written asynchronously: while one write is under way the next lines are buffered and go out

@@ -30,7 +30,10 @@ function instanceMetrics(): () => Promise<string> {
   return () =>
     new Promise((resolve, reject) => {
       const id = next++
-      const timer = setTimeout(() => settle({ type: METRICS_ANSWER, id, error: 'the primary did not answer' }), CLUSTER_SCRAPE_TIMEOUT_MS)
+      const timer = setTimeout(
+        () => settle({ type: METRICS_ANSWER, id, error: 'the primary did not answer' }),
+        CLUSTER_SCRAPE_TIMEOUT_MS,
+      )
       function settle(answer: MetricsAnswer) {
         clearTimeout(timer)
         waiting.delete(id)
@@ -49,7 +52,8 @@ export function answerMetricsRequests(): void {
     if (message?.type !== METRICS_REQUEST) return
     aggregator.clusterMetrics().then(
       (text) => worker.send({ type: METRICS_ANSWER, id: message.id, text }),
-      (err: unknown) => worker.send({ type: METRICS_ANSWER, id: message.id, error: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) =>
+        worker.send({ type: METRICS_ANSWER, id: message.id, error: err instanceof Error ? err.message : String(err) }),
     )
   })
 }
@@ -95,10 +99,14 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
     labelNames: ['reason', 'subject'] as const,
     registers: [registry],
   })
-  const bans = new Counter({ name: 'petstore_rate_limit_bans_total', help: 'Temporary bans started', registers: [registry] })
+  const bans = new Counter({
+    name: 'petstore_rate_limit_bans_total',
+    help: 'Temporary bans started',
+    registers: [registry],
+  })
   const refusedByPlan = new Counter({
     name: 'petstore_requests_refused_total',
-    help: 'Requests refused with 429 by the limit that refused them (minute, day, ban, address) and the account\'s plan (none for an address)',
+    help: "Requests refused with 429 by the limit that refused them (minute, day, ban, address) and the account's plan (none for an address)",
     labelNames: ['limit', 'plan'] as const,
     registers: [registry],
   })
@@ -110,13 +118,19 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
   })
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] })
   const portal = {
-    signups: counter('petstore_portal_signups_total', 'Portal sign-ups that created an account (a repeated address creates none)'),
+    signups: counter(
+      'petstore_portal_signups_total',
+      'Portal sign-ups that created an account (a repeated address creates none)',
+    ),
     logins: counter('petstore_portal_logins_total', 'Portal log-ins that succeeded'),
-    loginFailures: counter('petstore_portal_login_failures_total', 'Portal log-ins refused for a wrong email or password (throttled attempts not included)'),
+    loginFailures: counter(
+      'petstore_portal_login_failures_total',
+      'Portal log-ins refused for a wrong email or password (throttled attempts not included)',
+    ),
   }
   const keyLookups = new Counter({
     name: 'petstore_key_cache_lookups_total',
-    help: 'API key look-ups by result: hit (answered from this process\'s cache) or miss (read from the database); PostgreSQL only',
+    help: "API key look-ups by result: hit (answered from this process's cache) or miss (read from the database); PostgreSQL only",
     labelNames: ['result'] as const,
     registers: [registry],
   })
@@ -125,11 +139,21 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
   const keyCache = { hit: () => hits.inc(), miss: () => misses.inc() }
   if (pool) {
     const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({ name, help, registers: [registry], collect() { this.set(read()) } })
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read())
+        },
+      })
     gauge('petstore_db_pool_connections', 'Connections open in the PostgreSQL pool', () => pool.totalCount)
     gauge('petstore_db_pool_idle', 'Idle connections in the PostgreSQL pool', () => pool.idleCount)
     gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
-    if (reads) gauge('petstore_db_pipelined_connections', 'Pipelined PostgreSQL connections open for the hot reads', () => reads.open())
+    if (reads)
+      gauge('petstore_db_pipelined_connections', 'Pipelined PostgreSQL connections open for the hot reads', () =>
+        reads.open(),
+      )
   }
   return {
     registry,
@@ -140,7 +164,10 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
     portal,
     refused: (limit: RefusedLimit, plan: string | undefined) => refusedByPlan.inc({ limit, plan: plan ?? 'none' }),
     /** `sink` with its failed deliveries counted under `name`. */
-    countingFailures<M>(name: string, sink: { deliver(message: M): Promise<void> }): { deliver(message: M): Promise<void> } {
+    countingFailures<M>(
+      name: string,
+      sink: { deliver(message: M): Promise<void> },
+    ): { deliver(message: M): Promise<void> } {
       const failures = deliveryFailures.labels(name)
       failures.inc(0) // the series exists from the start: a rate over it needs no first failure
       return {

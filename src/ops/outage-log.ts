@@ -21,7 +21,6 @@ export interface OutageLog {
 
 const OUTAGE_REPORT_EVERY_MS = 30_000
 
-
 export function createOutageLog(input: {
   /** The dependency, as the log names it (`dependency` field, and the messages' subject): `database`, `Redis`. */
   dependency: string
@@ -51,17 +50,26 @@ export function createOutageLog(input: {
         sinceLastLine = 0
         const reason = reasonOf(error)
         if (options?.quiet) return
-        log.warn({ dependency, reason, ...(input.withError ? { err: error } : {}) }, input.startMessage?.(reason) ?? `${dependency} unreachable: ${reason}`)
+        log.warn(
+          { dependency, reason, ...(input.withError ? { err: error } : {}) },
+          input.startMessage?.(reason) ?? `${dependency} unreachable: ${reason}`,
+        )
         return
       }
       if (now - lastLine < reportEveryMs) return
-      log.warn({ dependency, failedCalls: sinceLastLine, downMs: now - since, reason: reasonOf(error) }, `${dependency} still unreachable`)
+      log.warn(
+        { dependency, failedCalls: sinceLastLine, downMs: now - since, reason: reasonOf(error) },
+        `${dependency} still unreachable`,
+      )
       lastLine = now
       sinceLastLine = 0
     },
     ok() {
       if (since === undefined) return
-      log.info({ dependency, failedCalls: total, downMs: clock.now() - since }, input.endMessage ?? `${dependency} reachable again`)
+      log.info(
+        { dependency, failedCalls: total, downMs: clock.now() - since },
+        input.endMessage ?? `${dependency} reachable again`,
+      )
       since = undefined
       total = sinceLastLine = 0
     },

@@ -44,7 +44,15 @@ async function outbox(db: Kysely<Database>, now: number): Promise<{ depth: numbe
   const row = await db
     .selectNoFrom([
       queued.select((eb) => eb.fn.countAll().as('n')).as('depth'),
-      db.selectFrom('messages').select('created_at').where('seq', '=', queued.select((eb) => eb.fn.min('seq').as('s'))).as('oldest'),
+      db
+        .selectFrom('messages')
+        .select('created_at')
+        .where(
+          'seq',
+          '=',
+          queued.select((eb) => eb.fn.min('seq').as('s')),
+        )
+        .as('oldest'),
     ])
     .executeTakeFirstOrThrow()
   const oldest = row.oldest === null ? undefined : Date.parse(row.oldest)
@@ -52,7 +60,12 @@ async function outbox(db: Kysely<Database>, now: number): Promise<{ depth: numbe
 }
 
 async function accountsByPlan(db: Kysely<Database>): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('accounts').select(['plan', sql<string>`count(*)`.as('n')]).where('deleted_at', 'is', null).groupBy('plan').execute()
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['plan', sql<string>`count(*)`.as('n')])
+    .where('deleted_at', 'is', null)
+    .groupBy('plan')
+    .execute()
   return new Map(rows.map((r) => [r.plan, Number(r.n)]))
 }
 
@@ -90,7 +103,11 @@ export function registerScrapeGauges({ registry, db, clock, redis, plans }: Scra
   // prom-client collects every metric of a scrape at once: both outbox gauges share one read.
   let reading: Promise<{ depth: number; oldestSeconds: number }> | undefined
   const readOutbox = () => (reading ??= withinTimeout(outbox(db, now())).finally(() => (reading = undefined)))
-  const outboxGauge = (name: string, help: string, pick: (figures: { depth: number; oldestSeconds: number }) => number) =>
+  const outboxGauge = (
+    name: string,
+    help: string,
+    pick: (figures: { depth: number; oldestSeconds: number }) => number,
+  ) =>
     new Gauge({
       name,
       help,
@@ -105,8 +122,16 @@ export function registerScrapeGauges({ registry, db, clock, redis, plans }: Scra
         }
       },
     })
-  outboxGauge('petstore_messages_outbox_depth', 'Messages waiting for delivery (queued, retries included)', (f) => f.depth)
-  outboxGauge('petstore_messages_outbox_oldest_age_seconds', 'Age of the oldest message waiting for delivery (0 when none waits)', (f) => f.oldestSeconds)
+  outboxGauge(
+    'petstore_messages_outbox_depth',
+    'Messages waiting for delivery (queued, retries included)',
+    (f) => f.depth,
+  )
+  outboxGauge(
+    'petstore_messages_outbox_oldest_age_seconds',
+    'Age of the oldest message waiting for delivery (0 when none waits)',
+    (f) => f.oldestSeconds,
+  )
   new Gauge({
     name: 'petstore_accounts',
     help: 'Accounts (not deleted) by plan',

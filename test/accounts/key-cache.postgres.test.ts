@@ -25,7 +25,11 @@ async function server(t: T, url: string) {
 }
 
 /** Milliseconds until `get(key)` answers 401 with `message`, polling every 5 ms for at most 5 s. */
-async function msUntilRefused(get: (key: string) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>, key: string, message: RegExp): Promise<number> {
+async function msUntilRefused(
+  get: (key: string) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>,
+  key: string,
+  message: RegExp,
+): Promise<number> {
   const started = performance.now()
   for (;;) {
     const response = await get(key)
@@ -49,7 +53,12 @@ async function twoServers(t: T) {
   const a = await server(t, url)
   const b = await server(t, url)
   const account = await cli.createAccount({ actor: testActor, name: 'two servers', plan: 'business' })
-  const newKey = async () => (await cli.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(a.config.environment) }))
+  const newKey = async () =>
+    await cli.createApiKey({
+      actor: testActor,
+      accountId: account.id,
+      environment: keyEnvironment(a.config.environment),
+    })
   return { url, cli, a, b, account, newKey }
 }
 
@@ -81,10 +90,15 @@ test('rolled (no grace) or revoked by the CLI, and a plan changed by the CLI: ev
   await warm(revoked.key, a, b)
   const { created } = await cli.rollApiKey({ actor: testActor, keyId: rolled.id, graceSeconds: 0 })
   await cli.revokeApiKey(revoked.id, { actor: testActor })
-  for (const [name, s] of [['a', a], ['b', b]] as const) {
+  for (const [name, s] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     const rolledMs = await msUntilRefused(s.get, rolled.key, /rolled/)
     const revokedMs = await msUntilRefused(s.get, revoked.key, /revoked/)
-    t.diagnostic(`server ${name}: rolled key refused after ${rolledMs.toFixed(1)} ms, revoked after ${revokedMs.toFixed(1)} ms`)
+    t.diagnostic(
+      `server ${name}: rolled key refused after ${rolledMs.toFixed(1)} ms, revoked after ${revokedMs.toFixed(1)} ms`,
+    )
     assert.ok(rolledMs < 1_000 && revokedMs < 1_000, `server ${name}: ${rolledMs}, ${revokedMs} ms`)
     assert.equal((await s.get(created.key)).statusCode, 200, 'the replacement works')
   }
@@ -92,7 +106,12 @@ test('rolled (no grace) or revoked by the CLI, and a plan changed by the CLI: ev
   const limit = async (s: typeof a) => (await s.get(created.key)).headers['x-ratelimit-limit']
   assert.equal(await limit(b), String(account.quota.perMinute))
   const changed = await cli.setPlan({ actor: testActor, id: account.id, plan: 'free' })
-  const seen = await pollUntil('the plan change reaches server b', async () => ((await limit(b)) === String(changed.quota.perMinute) ? true : undefined), 1_000, 5)
+  const seen = await pollUntil(
+    'the plan change reaches server b',
+    async () => ((await limit(b)) === String(changed.quota.perMinute) ? true : undefined),
+    1_000,
+    5,
+  )
   assert.equal(seen, true)
 })
 
@@ -112,7 +131,12 @@ test('a server whose change channel drops reads keys from the database until it 
   await warm(second.key, c)
 
   await proxy.stop()
-  await pollUntil('c notices its channel is gone', async () => (c.services.keyCache!.listening ? undefined : true), 5_000, 5)
+  await pollUntil(
+    'c notices its channel is gone',
+    async () => (c.services.keyCache!.listening ? undefined : true),
+    5_000,
+    5,
+  )
   await proxy.start()
   // Both revoked while c cannot hear of it: c must not answer from what it cached before, neither while its
   // channel is down nor once it is back.

@@ -18,7 +18,10 @@ const owner = (keyId: string): KeyOwner => ({
 function cacheAt(ttlMs: number, maxEntries?: number) {
   let now = 0
   const counts = { hit: 0, miss: 0 }
-  const cache = createKeyCache({ ttlMs, maxEntries, now: () => now }, { hit: () => counts.hit++, miss: () => counts.miss++ })
+  const cache = createKeyCache(
+    { ttlMs, maxEntries, now: () => now },
+    { hit: () => counts.hit++, miss: () => counts.miss++ },
+  )
   return { cache, counts, advance: (ms: number) => void (now += ms) }
 }
 

@@ -23,7 +23,12 @@ const insufficient = (response: { statusCode: number; headers: Record<string, un
 async function setUp(t: { after: (fn: () => Promise<void>) => void }) {
   const { a, b } = await twoKeyCachingServers(t)
   const account = await a.services.accounts.createAccount({ actor: testActor, name: 'narrowed', plan: 'business' })
-  const key = await a.services.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: 'test', scopes: ['pets:read', 'orders:read'] })
+  const key = await a.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: 'test',
+    scopes: ['pets:read', 'orders:read'],
+  })
   // Both servers answer the key from their caches, scopes included, before the change.
   for (const server of [a, b]) await warmKeyCache(server, key.key)
   return { a, b, key }
@@ -42,7 +47,12 @@ test('narrowed on one server: refused there on the next request, and on the othe
   insufficient(await a.get(key.key))
   await reachesOther(t, b, key.key, 'a server')
   // What the key kept still works on both.
-  for (const server of [a, b]) assert.equal((await server.app.inject({ url: '/v1/store/orders', headers: { authorization: `Bearer ${key.key}` } })).statusCode, 200)
+  for (const server of [a, b])
+    assert.equal(
+      (await server.app.inject({ url: '/v1/store/orders', headers: { authorization: `Bearer ${key.key}` } }))
+        .statusCode,
+      200,
+    )
 })
 
 test('narrowed by the CLI (its own connection, no cache): every server within one second', async (t) => {

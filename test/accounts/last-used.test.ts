@@ -12,7 +12,8 @@ const T0 = Date.parse('2027-01-01T00:00:00Z')
 const lastUsed = async (h: Harness, keyId: string) => (await h.app.accounts.getApiKey(keyId)).lastUsedAt
 
 async function call(h: Harness, key: string, times = 1): Promise<void> {
-  for (let i = 0; i < times; i++) assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
+  for (let i = 0; i < times; i++)
+    assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
 }
 
 test('last used is written with minute precision, once per key per minute however many requests', async (t) => {
@@ -25,7 +26,8 @@ test('last used is written with minute precision, once per key per minute howeve
 
   // Wait on the query log, not the row: another connection can read the committed row before this process has
   // handled the UPDATE's own answer (and so before the log has it); CI saw that under load.
-  const written = (keyId: string) => log.queries.some((q) => /^update "api_keys" set "last_used_at"/.test(q.sql) && q.parameters.includes(keyId))
+  const written = (keyId: string) =>
+    log.queries.some((q) => /^update "api_keys" set "last_used_at"/.test(q.sql) && q.parameters.includes(keyId))
   await call(h, a.key, 5)
   await pollUntil('the first use written', async () => written(a.keyId) || undefined)
   assert.equal(await lastUsed(h, a.keyId), '2027-01-01T00:00:00.000Z', 'the start of the minute')

@@ -19,7 +19,10 @@ async function setUp(t: Parameters<typeof startMessagesHarness>[0]) {
   const { accounts, audit } = h.services
   const entries = async (accountId: string) => audit.list({ accountId, limit: 100 })
   /** Every audit row as stored, as one text (to look for what must never be there). */
-  const allRows = async () => JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
+  const allRows = async () =>
+    JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_, v: unknown) =>
+      typeof v === 'bigint' ? String(v) : v,
+    )
   return { h, accounts, audit, entries, allRows, pets: h.pets!, messages: h.app }
 }
 
@@ -37,7 +40,16 @@ test('each change writes one entry with its actor, action, target and what chang
   const list = await entries(account.id)
   assert.deepEqual(
     list.map((e) => e.action),
-    ['account.deleted', 'account.reactivated', 'account.suspended', 'account.plan_changed', 'key.revoked', 'key.rolled', 'key.created', 'account.created'],
+    [
+      'account.deleted',
+      'account.reactivated',
+      'account.suspended',
+      'account.plan_changed',
+      'key.revoked',
+      'key.rolled',
+      'key.created',
+      'account.created',
+    ],
     'newest first',
   )
   const [deleted, reactivated, suspended, plan, revoked, roll, created, made] = list
@@ -46,7 +58,9 @@ test('each change writes one entry with its actor, action, target and what chang
   assert.deepEqual(made!.changes, { after: { name: 'acme', plan: 'free', perMinute: 60, perDay: 1000 } })
   assert.deepEqual(created!.target, { kind: 'key', id: key.id })
   const allScopes = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'messages:write']
-  assert.deepEqual(created!.changes, { after: { name: 'ci', environment: 'test', prefix: key.prefix, expiresAt: null, scopes: allScopes } })
+  assert.deepEqual(created!.changes, {
+    after: { name: 'ci', environment: 'test', prefix: key.prefix, expiresAt: null, scopes: allScopes },
+  })
   assert.deepEqual(roll!.actor, { kind: 'operator', id: 'op_1', email: 'ops@example.com', address: '192.0.2.7' })
   assert.deepEqual(roll!.target, { kind: 'key', id: key.id })
   assert.equal(roll!.changes!.previousKeyId, key.id)
@@ -54,12 +68,18 @@ test('each change writes one entry with its actor, action, target and what chang
   assert.equal(roll!.changes!.graceSeconds, 60)
   assert.deepEqual(roll!.changes!.scopes, allScopes, 'the scopes the new key keeps')
   assert.deepEqual(revoked!.target, { kind: 'key', id: rolled.created.id })
-  assert.deepEqual(plan!.changes, { before: { plan: 'free', perMinute: 60, perDay: 1000 }, after: { plan: 'pro', perMinute: 300, perDay: 10000 } })
+  assert.deepEqual(plan!.changes, {
+    before: { plan: 'free', perMinute: 60, perDay: 1000 },
+    after: { plan: 'pro', perMinute: 300, perDay: 10000 },
+  })
   assert.deepEqual(suspended!.changes, { reason: 'abuse of the API' })
   assert.equal(reactivated!.action, 'account.reactivated')
   assert.deepEqual(deleted!.changes, { reason: 'asked by its owner' })
   for (const e of list) assert.equal(e.accountId, account.id)
-  assert.ok(list.every((e) => e.at === new Date(h.clock.now()).toISOString()), 'stamped with the service clock')
+  assert.ok(
+    list.every((e) => e.at === new Date(h.clock.now()).toISOString()),
+    'stamped with the service clock',
+  )
 
   const stored = await allRows()
   for (const secret of [key.key, rolled.created.key]) {
@@ -79,9 +99,17 @@ test('a change that changes nothing writes no entry; a failed change writes none
   await accounts.reactivate({ accountId: account.id, actor: cli })
   await accounts.suspend({ accountId: account.id, reason: 'first', actor: cli })
   await accounts.suspend({ accountId: account.id, reason: 'second', actor: cli })
-  assert.deepEqual((await accounts.getAccount(account.id)).suspensionReason, 'first', 'suspending a suspended account keeps the first reason')
+  assert.deepEqual(
+    (await accounts.getAccount(account.id)).suspensionReason,
+    'first',
+    'suspending a suspended account keeps the first reason',
+  )
   await assert.rejects(accounts.suspend({ accountId: account.id, reason: '  ', actor: cli }), AccountInputError)
-  await assert.rejects(accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli }), AccountStateError, 'a suspended account gets no new key')
+  await assert.rejects(
+    accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli }),
+    AccountStateError,
+    'a suspended account gets no new key',
+  )
   await assert.rejects(accounts.setPlan({ id: account.id, plan: 'nope', actor: cli }))
   const after = await entries(account.id)
   assert.equal(after.length, before + 1, after.map((e) => e.action).join(', '))
@@ -116,7 +144,11 @@ test('suspended: 403 account_suspended on /v1 and the messages interface; reacti
   await accounts.reactivate({ accountId: account.id, actor: operator })
   assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })).statusCode, 200)
   assert.equal((await postMessage({ app: messages }, working.key, { message: 'hello' })).statusCode, 202)
-  assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(revoked.key) })).statusCode, 401, 'reactivating does not bring a revoked key back')
+  assert.equal(
+    (await pets.inject({ url: '/v1/pets', headers: bearer(revoked.key) })).statusCode,
+    401,
+    'reactivating does not bring a revoked key back',
+  )
   const back = await accounts.getAccount(account.id)
   assert.equal(back.suspendedAt, null)
   assert.equal(back.suspensionReason, null)
@@ -126,7 +158,8 @@ test('a plan change shows in X-RateLimit-Limit on the next request', async (t) =
   const { accounts, pets } = await setUp(t)
   const account = await accounts.createAccount({ name: 'growing', plan: 'free', actor: cli })
   const key = await accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli })
-  const limit = async () => (await pets.inject({ url: '/v1/pets', headers: bearer(key.key) })).headers['x-ratelimit-limit']
+  const limit = async () =>
+    (await pets.inject({ url: '/v1/pets', headers: bearer(key.key) })).headers['x-ratelimit-limit']
   assert.equal(await limit(), '60')
   await accounts.setPlan({ id: account.id, plan: 'business', actor: operator })
   assert.equal(await limit(), '1000')
@@ -146,7 +179,10 @@ test('liftBan: ban.lifted when there was a ban, nothing when there was none', as
   const pets = h.pets!
   for (let i = 0; i < 60; i++) await pets.inject({ url: '/v1/pets', headers: bearer(key.key) })
   for (let i = 0; i < 40; i++) await pets.inject({ url: '/v1/pets', headers: bearer(key.key) })
-  assert.ok((await store.bannedUntil({ subject: keySubject(key.id), now: h.clock.now() })) !== undefined, 'the key is banned')
+  assert.ok(
+    (await store.bannedUntil({ subject: keySubject(key.id), now: h.clock.now() })) !== undefined,
+    'the key is banned',
+  )
   assert.deepEqual(await liftBan(input), { wasBanned: true })
   const lifted = (await entries(account.id)).filter((e) => e.action === 'ban.lifted')
   assert.equal(lifted.length, 1)

@@ -29,8 +29,10 @@ async function entriesAged(db: Kysely<Database>, ages: number[]): Promise<void> 
   }
 }
 
-const left = async (db: Kysely<Database>) => (await db.selectFrom('audit_events').select('account_id').orderBy('seq').execute()).map((r) => r.account_id)
-const deleteOf = (db: Kysely<Database>, accountId: string) => sql`delete from audit_events where account_id = ${accountId}`.execute(db)
+const left = async (db: Kysely<Database>) =>
+  (await db.selectFrom('audit_events').select('account_id').orderBy('seq').execute()).map((r) => r.account_id)
+const deleteOf = (db: Kysely<Database>, accountId: string) =>
+  sql`delete from audit_events where account_id = ${accountId}`.execute(db)
 
 test('PostgreSQL: the retention flag, or replica mode, set by the client itself lets no young entry be deleted', async (t) => {
   if (backend !== 'postgres') return t.skip('PostgreSQL’s session settings')
@@ -66,10 +68,16 @@ test('a plain DELETE of an entry younger than the retention is refused; an older
   const h = await startHarness(t)
   const db = h.handle.db
   await entriesAged(db, [400, 364, 0])
-  await assert.rejects(sql`delete from audit_events`.execute(db), /append-only: DELETE of an entry younger than 365 days refused/)
+  await assert.rejects(
+    sql`delete from audit_events`.execute(db),
+    /append-only: DELETE of an entry younger than 365 days refused/,
+  )
   await assert.rejects(deleteOf(db, 'acct_1'), /younger than 365 days/)
   assert.deepEqual(await left(db), ['acct_0', 'acct_1', 'acct_2'], 'a refused statement deletes nothing')
-  await assert.rejects(sql`update audit_events set action = 'account.created' where account_id = 'acct_0'`.execute(db), /append-only: UPDATE refused/)
+  await assert.rejects(
+    sql`update audit_events set action = 'account.created' where account_id = 'acct_0'`.execute(db),
+    /append-only: UPDATE refused/,
+  )
   await deleteOf(db, 'acct_0')
   assert.deepEqual(await left(db), ['acct_1', 'acct_2'])
 })
@@ -82,7 +90,10 @@ async function serviceDatabase(t: { after: (fn: () => Promise<void>) => void }):
   return join(dir, 'petstore.db')
 }
 
-const startService = (url: string, days: number) => openAndMigrate(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, AUDIT_RETENTION_DAYS: String(days) }), { poolSize: 2 })
+const startService = (url: string, days: number) =>
+  openAndMigrate(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, AUDIT_RETENTION_DAYS: String(days) }), {
+    poolSize: 2,
+  })
 
 test('AUDIT_RETENTION_DAYS reaches the trigger when the service starts: shortened, then lengthened again', async (t) => {
   const url = await serviceDatabase(t)
@@ -92,7 +103,11 @@ test('AUDIT_RETENTION_DAYS reaches the trigger when the service starts: shortene
   await service.close()
 
   service = await startService(url, 365)
-  await assert.rejects(deleteOf(service.db, 'acct_0'), /younger than 365 days/, 'a longer retention protects what a shorter one did not')
+  await assert.rejects(
+    deleteOf(service.db, 'acct_0'),
+    /younger than 365 days/,
+    'a longer retention protects what a shorter one did not',
+  )
   await service.close()
 
   service = await startService(url, 30)

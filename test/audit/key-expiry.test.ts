@@ -19,8 +19,16 @@ async function setUp(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t)
   const { accounts, audit } = h.app
   const account = await accounts.createAccount({ name: 'acme', plan: 'free', actor: testActor })
-  const newKey = (expiresAt?: string) => accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(h.config.environment), name: 'ci', expiresAt, actor: testActor })
-  const expiryEntries = async () => (await audit.list({ accountId: account.id, limit: 100 })).filter((e) => e.action === 'key.expiry_changed')
+  const newKey = (expiresAt?: string) =>
+    accounts.createApiKey({
+      accountId: account.id,
+      environment: keyEnvironment(h.config.environment),
+      name: 'ci',
+      expiresAt,
+      actor: testActor,
+    })
+  const expiryEntries = async () =>
+    (await audit.list({ accountId: account.id, limit: 100 })).filter((e) => e.action === 'key.expiry_changed')
   const call = (key: string) => h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   return { h, accounts, account, newKey, expiryEntries, call }
 }
@@ -29,7 +37,12 @@ test('a new expiry writes key.expiry_changed with before and after; the same ins
   const { accounts, account, newKey, expiryEntries } = await setUp(t)
   const key = await newKey('2027-06-30T00:00:00Z')
 
-  const earlier = await accounts.setKeyExpiry({ keyId: key.id, expiresAt: '2027-03-01T02:00:00+02:00', accountId: account.id, actor: operator })
+  const earlier = await accounts.setKeyExpiry({
+    keyId: key.id,
+    expiresAt: '2027-03-01T02:00:00+02:00',
+    accountId: account.id,
+    actor: operator,
+  })
   assert.equal(earlier.expiresAt, '2027-03-01T00:00:00.000Z', 'stored in UTC')
   assert.equal(earlier.state, 'active')
   const never = await accounts.setKeyExpiry({ keyId: key.id, expiresAt: null, actor: testActor })
@@ -39,7 +52,12 @@ test('a new expiry writes key.expiry_changed with before and after; the same ins
   const [second, first] = await expiryEntries()
   assert.deepEqual(first!.target, { kind: 'key', id: key.id })
   assert.deepEqual(first!.actor, { kind: 'operator', id: 'op_1', email: 'ops@example.com', address: '192.0.2.7' })
-  assert.deepEqual(first!.changes, { before: { expiresAt: '2027-06-30T00:00:00.000Z' }, after: { expiresAt: '2027-03-01T00:00:00.000Z' }, name: 'ci', prefix: key.prefix })
+  assert.deepEqual(first!.changes, {
+    before: { expiresAt: '2027-06-30T00:00:00.000Z' },
+    after: { expiresAt: '2027-03-01T00:00:00.000Z' },
+    name: 'ci',
+    prefix: key.prefix,
+  })
   assert.deepEqual(second!.changes!.before, { expiresAt: '2027-03-01T00:00:00.000Z' })
   assert.deepEqual(second!.changes!.after, { expiresAt: null })
 
@@ -49,12 +67,25 @@ test('a new expiry writes key.expiry_changed with before and after; the same ins
   await accounts.setKeyExpiry({ keyId: key.id, expiresAt: '2027-05-01T01:00:00+01:00', actor: testActor })
   assert.equal((await expiryEntries()).length, 3, 'one entry for the one real change, none for the same instant again')
 
-  await assert.rejects(accounts.setKeyExpiry({ keyId: key.id, expiresAt: '2026-12-31T23:59:59Z', actor: testActor }), (e: unknown) => e instanceof KeyInputError && /not in the future/.test(e.message))
-  await assert.rejects(accounts.setKeyExpiry({ keyId: key.id, expiresAt: '2027-06-30', actor: testActor }), (e: unknown) => e instanceof KeyInputError && /ISO 8601 instant/.test(e.message))
+  await assert.rejects(
+    accounts.setKeyExpiry({ keyId: key.id, expiresAt: '2026-12-31T23:59:59Z', actor: testActor }),
+    (e: unknown) => e instanceof KeyInputError && /not in the future/.test(e.message),
+  )
+  await assert.rejects(
+    accounts.setKeyExpiry({ keyId: key.id, expiresAt: '2027-06-30', actor: testActor }),
+    (e: unknown) => e instanceof KeyInputError && /ISO 8601 instant/.test(e.message),
+  )
   const other = await accounts.createAccount({ name: 'other', plan: 'free', actor: testActor })
-  await assert.rejects(accounts.setKeyExpiry({ keyId: key.id, expiresAt: null, accountId: other.id, actor: testActor }), NotFoundError)
+  await assert.rejects(
+    accounts.setKeyExpiry({ keyId: key.id, expiresAt: null, accountId: other.id, actor: testActor }),
+    NotFoundError,
+  )
   await assert.rejects(accounts.setKeyExpiry({ keyId: 'key_nope', expiresAt: null, actor: testActor }), NotFoundError)
-  assert.equal((await accounts.getApiKey(key.id)).expiresAt, '2027-05-01T00:00:00.000Z', 'refused changes changed nothing')
+  assert.equal(
+    (await accounts.getApiKey(key.id)).expiresAt,
+    '2027-05-01T00:00:00.000Z',
+    'refused changes changed nothing',
+  )
   assert.equal((await expiryEntries()).length, 3)
 })
 
@@ -62,18 +93,34 @@ test('a revoked, rolled or expired key gets no new expiry; a rolled key points a
   const { h, accounts, newKey, expiryEntries } = await setUp(t)
   const revoked = await newKey()
   await accounts.revokeApiKey(revoked.id, { actor: testActor })
-  await assert.rejects(accounts.setKeyExpiry({ keyId: revoked.id, expiresAt: '2027-06-30T00:00:00Z', actor: testActor }), (e: unknown) => e instanceof KeyStateError && /is revoked; only an active key/.test(e.message))
+  await assert.rejects(
+    accounts.setKeyExpiry({ keyId: revoked.id, expiresAt: '2027-06-30T00:00:00Z', actor: testActor }),
+    (e: unknown) => e instanceof KeyStateError && /is revoked; only an active key/.test(e.message),
+  )
 
   const old = await newKey()
   const { created } = await accounts.rollApiKey({ keyId: old.id, graceSeconds: 3600, actor: testActor })
-  await assert.rejects(accounts.setKeyExpiry({ keyId: old.id, expiresAt: '2027-06-30T00:00:00Z', actor: testActor }), (e: unknown) => e instanceof KeyStateError && e.message.includes(`was rolled; its end is its grace period`) && e.message.includes(`its replacement ${created.id}`))
+  await assert.rejects(
+    accounts.setKeyExpiry({ keyId: old.id, expiresAt: '2027-06-30T00:00:00Z', actor: testActor }),
+    (e: unknown) =>
+      e instanceof KeyStateError &&
+      e.message.includes(`was rolled; its end is its grace period`) &&
+      e.message.includes(`its replacement ${created.id}`),
+  )
   assert.equal((await accounts.getApiKey(old.id)).expiresAt, null)
   await accounts.setKeyExpiry({ keyId: created.id, expiresAt: '2027-06-30T00:00:00Z', actor: testActor })
 
   const expiring = await newKey('2027-01-01T01:00:00Z')
   h.clock.advance(HOUR)
-  await assert.rejects(accounts.setKeyExpiry({ keyId: expiring.id, expiresAt: null, actor: testActor }), (e: unknown) => e instanceof KeyStateError && /is expired; only an active key/.test(e.message))
-  assert.deepEqual((await expiryEntries()).map((e) => e.target!.id), [created.id], 'only the replacement changed')
+  await assert.rejects(
+    accounts.setKeyExpiry({ keyId: expiring.id, expiresAt: null, actor: testActor }),
+    (e: unknown) => e instanceof KeyStateError && /is expired; only an active key/.test(e.message),
+  )
+  assert.deepEqual(
+    (await expiryEntries()).map((e) => e.target!.id),
+    [created.id],
+    'only the replacement changed',
+  )
 })
 
 test('the API refuses the key from its new expiry instant on, and a key made to never expire keeps working', async (t) => {
@@ -99,16 +146,29 @@ test('changed on one server, the other (remembering key look-ups for a minute) f
   const { a, b } = await twoKeyCachingServers(t)
   const account = await a.services.accounts.createAccount({ name: 'two servers', plan: 'business', actor: testActor })
   const environment = keyEnvironment(a.config.environment)
-  const far = await a.services.accounts.createApiKey({ accountId: account.id, environment, expiresAt: '2099-01-01T00:00:00Z', actor: testActor })
-  const soon = await a.services.accounts.createApiKey({ accountId: account.id, environment, expiresAt: new Date(Date.now() + 2_000).toISOString(), actor: testActor })
+  const far = await a.services.accounts.createApiKey({
+    accountId: account.id,
+    environment,
+    expiresAt: '2099-01-01T00:00:00Z',
+    actor: testActor,
+  })
+  const soon = await a.services.accounts.createApiKey({
+    accountId: account.id,
+    environment,
+    expiresAt: new Date(Date.now() + 2_000).toISOString(),
+    actor: testActor,
+  })
   // Both servers have both keys in their cache, with the expiry they had.
-  for (const s of [a, b]) for (const k of [far, soon]) for (let i = 0; i < 2; i++) assert.equal((await s.get(k.key)).statusCode, 200)
+  for (const s of [a, b])
+    for (const k of [far, soon]) for (let i = 0; i < 2; i++) assert.equal((await s.get(k.key)).statusCode, 200)
 
   // Sooner: b would keep 2099 for a minute without the announcement.
   const instant = new Date(Date.now() + 300).toISOString()
   await a.services.accounts.setKeyExpiry({ keyId: far.id, expiresAt: instant, actor: testActor })
   const refusedMs = await msUntilStatus(() => b.get(far.key), 401)
-  t.diagnostic(`the other server refused the key ${refusedMs.toFixed(1)} ms after the change (its new end was 300 ms after it)`)
+  t.diagnostic(
+    `the other server refused the key ${refusedMs.toFixed(1)} ms after the change (its new end was 300 ms after it)`,
+  )
   assert.ok(refusedMs < 1_000, `${refusedMs} ms`)
   assert.equal(errorOf(await b.get(far.key)).message, `This API key expired at ${instant}.`)
 

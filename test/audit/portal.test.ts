@@ -42,11 +42,23 @@ test('the portal records each change with the integrator as actor, and no passwo
   assert.equal((await c.post(`/portal/keys/${first.id}/revoke`, {})).statusCode, 303)
 
   await c.get('/portal/account')
-  assert.equal((await c.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD })).statusCode, 303)
+  assert.equal(
+    (await c.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD }))
+      .statusCode,
+    303,
+  )
   await c.get('/portal/account')
-  assert.equal((await c.post('/portal/account/email', { new_email: 'moved@example.com', password: NEW_PASSWORD })).statusCode, 200)
+  assert.equal(
+    (await c.post('/portal/account/email', { new_email: 'moved@example.com', password: NEW_PASSWORD })).statusCode,
+    200,
+  )
   await h.app.portal!.mailer.settled()
-  const change = new URL(linkIn((await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/account/email/'))!, '/portal/account/email/'))
+  const change = new URL(
+    linkIn(
+      (await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/account/email/'))!,
+      '/portal/account/email/',
+    ),
+  )
   await c.get(change.pathname)
   assert.equal((await c.post(change.pathname, {})).statusCode, 200)
 
@@ -54,16 +66,27 @@ test('the portal records each change with the integrator as actor, and no passwo
   await stranger.get('/portal/reset-request')
   await stranger.post('/portal/reset-request', { email: 'moved@example.com' })
   await h.app.portal!.mailer.settled()
-  const reset = new URL(linkIn((await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'))
+  const reset = new URL(
+    linkIn((await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
+  )
   await stranger.get(reset.pathname + reset.search)
-  const token = reset.pathname.split('/').at(-1)!.replace(/^reset$/, reset.searchParams.get('token') ?? '')
+  const token = reset.pathname
+    .split('/')
+    .at(-1)!
+    .replace(/^reset$/, reset.searchParams.get('token') ?? '')
   assert.equal((await stranger.post('/portal/reset', { token, password: RESET_PASSWORD })).statusCode, 200)
 
   const entries = await h.app.audit.list({ accountId, limit: 100 })
-  assert.deepEqual(
-    entries.map((e) => e.action).reverse(),
-    ['account.created', 'account.verified', 'key.created', 'key.rolled', 'key.revoked', 'account.password_changed', 'account.email_changed', 'account.password_changed'],
-  )
+  assert.deepEqual(entries.map((e) => e.action).reverse(), [
+    'account.created',
+    'account.verified',
+    'key.created',
+    'key.rolled',
+    'key.revoked',
+    'account.password_changed',
+    'account.email_changed',
+    'account.password_changed',
+  ])
   for (const e of entries) {
     assert.equal(e.actor.kind, 'account')
     assert.equal(e.actor.id, accountId)
@@ -72,8 +95,14 @@ test('the portal records each change with the integrator as actor, and no passwo
   }
   assert.equal(entries.at(-1)!.actor.email, 'owner@example.com')
   const emailChange = entries.find((e) => e.action === 'account.email_changed')!
-  assert.deepEqual(emailChange.changes, { before: { email: 'owner@example.com' }, after: { email: 'moved@example.com' } })
-  assert.deepEqual(entries.filter((e) => e.action === 'account.password_changed').map((e) => e.changes), [{ via: 'reset' }, { via: 'settings' }])
+  assert.deepEqual(emailChange.changes, {
+    before: { email: 'owner@example.com' },
+    after: { email: 'moved@example.com' },
+  })
+  assert.deepEqual(
+    entries.filter((e) => e.action === 'account.password_changed').map((e) => e.changes),
+    [{ via: 'reset' }, { via: 'settings' }],
+  )
 
   await c.get('/portal/login')
   await c.post('/portal/login', { email: 'moved@example.com', password: RESET_PASSWORD })
@@ -81,8 +110,21 @@ test('the portal records each change with the integrator as actor, and no passwo
   assert.equal((await c.post('/portal/account/delete', { password: RESET_PASSWORD })).statusCode, 200)
   assert.equal((await h.app.audit.list({ accountId, limit: 1 }))[0]!.action, 'account.deleted')
 
-  const stored = JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
-  for (const [i, secret] of [GOOD_PASSWORD, NEW_PASSWORD, RESET_PASSWORD, first.secret, second, user.password_hash].entries()) assert.ok(!stored.includes(secret), `no password, hash or secret in the audit log (${i}: ${secret.length} characters)`)
+  const stored = JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_, v: unknown) =>
+    typeof v === 'bigint' ? String(v) : v,
+  )
+  for (const [i, secret] of [
+    GOOD_PASSWORD,
+    NEW_PASSWORD,
+    RESET_PASSWORD,
+    first.secret,
+    second,
+    user.password_hash,
+  ].entries())
+    assert.ok(
+      !stored.includes(secret),
+      `no password, hash or secret in the audit log (${i}: ${secret.length} characters)`,
+    )
 })
 
 test('a suspended account: its owner logs in and is told why; no key is created (form not shown, POST refused 403)', async (t) => {
@@ -94,7 +136,11 @@ test('a suspended account: its owner logs in and is told why; no key is created 
 
   const again = client(h.app)
   await again.get('/portal/login')
-  assert.equal((await again.post('/portal/login', { email: 'paused@example.com', password: GOOD_PASSWORD })).statusCode, 303, 'the owner can still log in')
+  assert.equal(
+    (await again.post('/portal/login', { email: 'paused@example.com', password: GOOD_PASSWORD })).statusCode,
+    303,
+    'the owner can still log in',
+  )
   const page = await again.get('/portal/keys')
   assert.equal(page.statusCode, 200)
   assert.match(text(page.body), /Your account is suspended/)

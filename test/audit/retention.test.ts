@@ -31,7 +31,8 @@ async function withEntries(t: Parameters<typeof startHarness>[0]) {
 test('AUDIT_RETENTION_DAYS: 365 by default, a positive whole number of days', () => {
   assert.equal(loadConfig({}).auditRetentionDays, 365)
   assert.equal(loadConfig({ AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays, 30)
-  for (const bad of ['0', '-1', '1.5', 'a year']) assert.throws(() => loadConfig({ AUDIT_RETENTION_DAYS: bad }), /AUDIT_RETENTION_DAYS/)
+  for (const bad of ['0', '-1', '1.5', 'a year'])
+    assert.throws(() => loadConfig({ AUDIT_RETENTION_DAYS: bad }), /AUDIT_RETENTION_DAYS/)
 })
 
 test('the retention job deletes entries older than the retention, and only those', async (t) => {
@@ -39,7 +40,10 @@ test('the retention job deletes entries older than the retention, and only those
   const job = createAuditRetention({ audit, days: 365 })
   assert.equal(await job.run(), 2)
   const left = await audit.list({ limit: 10 })
-  assert.deepEqual(left.map((e) => e.accountId), ['acct_2'])
+  assert.deepEqual(
+    left.map((e) => e.accountId),
+    ['acct_2'],
+  )
   assert.equal(await job.run(), 0, 'a second pass finds nothing')
   // As the server runs it, started with AUDIT_RETENTION_DAYS=5 (written into the trigger first): at start, then on its timer.
   await keepAuditEntries(h.handle.db, 5)
@@ -58,8 +62,12 @@ test('an entry cannot be changed with plain SQL', async (t) => {
 
 test('a plain DELETE reaching a young entry (or TRUNCATE) is refused; the job deletes the old ones only', async (t) => {
   const { h, audit } = await withEntries(t)
-  await assert.rejects(sql`delete from audit_events`.execute(h.handle.db), /append-only: DELETE of an entry younger than 365 days refused/)
-  if (backend === 'postgres') await assert.rejects(sql`truncate audit_events`.execute(h.handle.db), /append-only: TRUNCATE refused/)
+  await assert.rejects(
+    sql`delete from audit_events`.execute(h.handle.db),
+    /append-only: DELETE of an entry younger than 365 days refused/,
+  )
+  if (backend === 'postgres')
+    await assert.rejects(sql`truncate audit_events`.execute(h.handle.db), /append-only: TRUNCATE refused/)
   assert.equal(await audit.purge(365), 2)
   await assert.rejects(sql`delete from audit_events`.execute(h.handle.db), /append-only: DELETE of an entry younger/)
   assert.equal((await h.handle.db.selectFrom('audit_events').select('seq').execute()).length, 1)

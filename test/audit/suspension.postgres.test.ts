@@ -12,7 +12,11 @@ test('suspended on one server: 403 there on the next request, and on the other w
   if (postgresOnly(t)) return
   const { a, b } = await twoKeyCachingServers(t)
   const account = await a.services.accounts.createAccount({ name: 'two servers', plan: 'business', actor: testActor })
-  const { key } = await a.services.accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(a.config.environment), actor: testActor })
+  const { key } = await a.services.accounts.createApiKey({
+    accountId: account.id,
+    environment: keyEnvironment(a.config.environment),
+    actor: testActor,
+  })
   // Both servers have the key in their cache.
   for (const s of [a, b]) for (let i = 0; i < 2; i++) assert.equal((await s.get(key)).statusCode, 200)
 

@@ -15,20 +15,65 @@ import { repoRoot } from '../helpers/root.js'
 const run = promisify(execFile)
 const root = repoRoot
 
-test('npm run bench (a smoke run) runs every scenario against its baseline and writes its results', { timeout: 600_000 }, async (t) => {
-  if (backend !== 'sqlite') return t.skip('runs once, in the SQLite pass (it covers PostgreSQL + Redis itself when configured)')
+test('npm run bench (a smoke run) runs every scenario against its baseline and writes its results', {
+  timeout: 600_000,
+}, async (t) => {
+  if (backend !== 'sqlite')
+    return t.skip('runs once, in the SQLite pass (it covers PostgreSQL + Redis itself when configured)')
   const out = join(mkdtempSync(join(tmpdir(), 'petstore-bench-test-')), 'results.json')
   t.after(() => rmSync(dirname(out), { recursive: true, force: true }))
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--requests', '200', '--pets', '200', '--deep-rows', '1000', '--out', out], { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 590_000 })
-  for (const scenario of ['list-20', 'list-100', 'deep-first', 'deep-page', 'orders-first', 'orders-deep', 'get-pet', 'create', 'create-idempotent', 'unauthorized', 'rate-limited', 'message']) {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/run.ts',
+      '--quick',
+      '--requests',
+      '200',
+      '--pets',
+      '200',
+      '--deep-rows',
+      '1000',
+      '--out',
+      out,
+    ],
+    { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 590_000 },
+  )
+  for (const scenario of [
+    'list-20',
+    'list-100',
+    'deep-first',
+    'deep-page',
+    'orders-first',
+    'orders-deep',
+    'get-pet',
+    'create',
+    'create-idempotent',
+    'unauthorized',
+    'rate-limited',
+    'message',
+  ]) {
     assert.match(stdout, new RegExp(`\\| sqlite \\| ${scenario} \\|`), `${scenario} is in the table`)
   }
   for (const reference of ['plain Fastify route', 'naive prototype']) {
-    assert.match(stdout, new RegExp(`\\| reference: ${reference} \\| list-20 \\|`), `the ${reference} is measured on list-20`)
+    assert.match(
+      stdout,
+      new RegExp(`\\| reference: ${reference} \\| list-20 \\|`),
+      `the ${reference} is measured on list-20`,
+    )
   }
   const report = JSON.parse(readFileSync(out, 'utf8')) as {
     startup: { npmStartMs: number; nodeServeMs: number; baselineMs: number; serveCpuMs: number }
-    results: { target: string; scenario: string; rps: number; baselineRps: number; ratio: number; unexpected: number; rssMb: number }[]
+    results: {
+      target: string
+      scenario: string
+      rps: number
+      baselineRps: number
+      ratio: number
+      unexpected: number
+      rssMb: number
+    }[]
   }
   for (const r of report.results) {
     assert.equal(r.unexpected, 0, `${r.target} ${r.scenario}: every response had the expected status`)
@@ -39,18 +84,40 @@ test('npm run bench (a smoke run) runs every scenario against its baseline and w
   for (const [what, ms] of Object.entries(report.startup)) assert.ok(ms > 0, `start-up ${what} measured`)
   const targets = new Set(report.results.map((r) => r.target))
   if (process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL) {
-    for (const target of ['postgres+redis', 'postgres+redis, 2 workers', 'sqlite+redis, 2 workers']) assert.ok(targets.has(target), `${target} was measured`)
+    for (const target of ['postgres+redis', 'postgres+redis, 2 workers', 'sqlite+redis, 2 workers'])
+      assert.ok(targets.has(target), `${target} was measured`)
   }
 })
 
-test('npm run bench:compare builds a base revision beside the working tree and compares them', { timeout: 300_000 }, async (t) => {
+test('npm run bench:compare builds a base revision beside the working tree and compares them', {
+  timeout: 300_000,
+}, async (t) => {
   if (backend !== 'sqlite') return t.skip('runs once, in the SQLite pass')
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/compare.ts', '--base', 'HEAD', '--scenario', 'get-pet', '--rounds', '2', '--batch', '100'], {
-    cwd: root,
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 290_000,
-  })
-  assert.match(stdout, /^get-pet: CPU µs per injected request, median of 2 batches of 100: base \(HEAD\) \d+\.\d, this \d+\.\d; this ÷ base, median of pairs: \d\.\d{3}$/m)
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/compare.ts',
+      '--base',
+      'HEAD',
+      '--scenario',
+      'get-pet',
+      '--rounds',
+      '2',
+      '--batch',
+      '100',
+    ],
+    {
+      cwd: root,
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 290_000,
+    },
+  )
+  assert.match(
+    stdout,
+    /^get-pet: CPU µs per injected request, median of 2 batches of 100: base \(HEAD\) \d+\.\d, this \d+\.\d; this ÷ base, median of pairs: \d\.\d{3}$/m,
+  )
   const { stdout: worktrees } = await run('git', ['worktree', 'list'], { cwd: root })
   assert.doesNotMatch(worktrees, /petstore-compare-/, 'the base worktree is removed afterwards')
 })

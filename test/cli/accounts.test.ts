@@ -36,14 +36,27 @@ test('accounts create takes each published plan, and enterprise with its custom 
     const account = await cli.json<Account>(['accounts', 'create', '--name', plan, '--plan', plan])
     assert.equal(account.plan, plan)
   }
-  const big = await cli.json<Account>(['accounts', 'create', '--name', 'Big', '--plan', 'enterprise', '--per-minute', '5000', '--per-day', '2000000'])
+  const big = await cli.json<Account>([
+    'accounts',
+    'create',
+    '--name',
+    'Big',
+    '--plan',
+    'enterprise',
+    '--per-minute',
+    '5000',
+    '--per-day',
+    '2000000',
+  ])
   assert.deepEqual([big.plan, big.perMinute, big.perDay], ['enterprise', 5000, 2000000])
 })
 
 test('enterprise needs both --per-minute and --per-day; a refused create stores nothing', async (t) => {
   const cli = cliOn(t)
   for (const quota of [[], ['--per-minute', '100'], ['--per-day', '1000']]) {
-    const line = oneLineFailure(await cli.run(['accounts', 'create', '--name', 'E', '--plan', 'enterprise', ...quota, '--json']))
+    const line = oneLineFailure(
+      await cli.run(['accounts', 'create', '--name', 'E', '--plan', 'enterprise', ...quota, '--json']),
+    )
     assert.match(line, /--per-minute/)
     assert.match(line, /--per-day/)
   }
@@ -52,8 +65,14 @@ test('enterprise needs both --per-minute and --per-day; a refused create stores 
 
 test('the published plans refuse custom quotas', async (t) => {
   const cli = cliOn(t)
-  for (const [plan, flag] of [['free', '--per-minute'], ['pro', '--per-day'], ['business', '--per-minute']] as const) {
-    const line = oneLineFailure(await cli.run(['accounts', 'create', '--name', 'X', '--plan', plan, flag, '10', '--json']))
+  for (const [plan, flag] of [
+    ['free', '--per-minute'],
+    ['pro', '--per-day'],
+    ['business', '--per-minute'],
+  ] as const) {
+    const line = oneLineFailure(
+      await cli.run(['accounts', 'create', '--name', 'X', '--plan', plan, flag, '10', '--json']),
+    )
     assert.match(line, /enterprise/)
   }
   assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
@@ -78,7 +97,8 @@ test('accounts list --json is one object listing every account in creation order
 test('accounts set-plan ID PLAN changes the plan; enterprise takes quotas, the others clear them', async (t) => {
   const cli = cliOn(t)
   const { id } = await cli.json<Account>(['accounts', 'create', '--name', 'Growing'])
-  const planOf = async () => (await cli.json<{ accounts: Account[] }>(['accounts', 'list'])).accounts.find((a) => a.id === id)
+  const planOf = async () =>
+    (await cli.json<{ accounts: Account[] }>(['accounts', 'list'])).accounts.find((a) => a.id === id)
 
   const done = await cli.run(['accounts', 'set-plan', id, 'pro'])
   assert.equal(done.code, 0, done.stderr)
@@ -99,7 +119,8 @@ test('accounts set-plan ID PLAN changes the plan; enterprise takes quotas, the o
 
 test('accounts create refuses an empty or blank --name and stores nothing; a name with spaces inside is kept', async (t) => {
   const cli = cliOn(t)
-  for (const name of ['', '   ', '\t']) assert.match(oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json'])), /--name/)
+  for (const name of ['', '   ', '\t'])
+    assert.match(oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json'])), /--name/)
   assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
   assert.equal((await cli.json<Account>(['accounts', 'create', '--name', ' Shelter East '])).name, ' Shelter East ')
 })
@@ -119,7 +140,10 @@ test('accounts create refuses a name with a control, bidi-override or zero-width
     assert.ok(line.includes(code), line)
   }
   assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
-  assert.equal((await cli.json<Account>(['accounts', 'create', '--name', 'Zoohandlung Müller 🐾'])).name, 'Zoohandlung Müller 🐾')
+  assert.equal(
+    (await cli.json<Account>(['accounts', 'create', '--name', 'Zoohandlung Müller 🐾'])).name,
+    'Zoohandlung Müller 🐾',
+  )
 })
 
 test('accounts list shows a suspended or deleted account as such; neither gets a new key from keys create', async (t) => {
@@ -138,7 +162,12 @@ test('accounts list shows a suspended or deleted account as such; neither gets a
   const plain = await cli.run(['accounts', 'list'])
   assert.match(plain.stdout, new RegExp(`${quiet.id} .* suspended \\d{4}-`))
   assert.match(plain.stdout, new RegExp(`${gone.id} .* deleted \\d{4}-`))
-  const listed = (await cli.json<{ accounts: Array<Account & { suspendedAt: string | null; deletedAt: string | null }> }>(['accounts', 'list'])).accounts
+  const listed = (
+    await cli.json<{ accounts: Array<Account & { suspendedAt: string | null; deletedAt: string | null }> }>([
+      'accounts',
+      'list',
+    ])
+  ).accounts
   assert.ok(listed.find((a) => a.id === quiet.id)?.suspendedAt)
   assert.ok(listed.find((a) => a.id === gone.id)?.deletedAt)
 

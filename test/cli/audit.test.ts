@@ -28,7 +28,10 @@ test('CLI changes are recorded as cli with the OS user; audit list --json is new
     'newest first; revoking a revoked key is no change',
   )
   for (const e of events) assert.deepEqual(e.actor, { kind: 'cli', id: user, email: null, address: null })
-  assert.deepEqual(events[3]!.changes, { before: { plan: 'free', perMinute: 60, perDay: 1000 }, after: { plan: 'pro', perMinute: 300, perDay: 10000 } })
+  assert.deepEqual(events[3]!.changes, {
+    before: { plan: 'free', perMinute: 60, perDay: 1000 },
+    after: { plan: 'pro', perMinute: 300, perDay: 10000 },
+  })
 
   const all = await cli.json<{ events: AuditEvent[] }>(['audit', 'list'])
   assert.equal(all.events.length, 6)
@@ -42,7 +45,10 @@ test('CLI changes are recorded as cli with the OS user; audit list --json is new
   assert.equal(human.code, 0, human.stderr)
   const lines = human.stdout.trimEnd().split('\n')
   assert.equal(lines.length, 5)
-  assert.match(lines[3]!, /account\.plan_changed {2}account acct_\S+ {2}by cli \(user .+\) {2}\(plan: free → pro; perMinute: 60 → 300; perDay: 1000 → 10000\)$/)
+  assert.match(
+    lines[3]!,
+    /account\.plan_changed {2}account acct_\S+ {2}by cli \(user .+\) {2}\(plan: free → pro; perMinute: 60 → 300; perDay: 1000 → 10000\)$/,
+  )
   for (const output of [human.stdout, JSON.stringify(all)]) {
     assert.ok(!output.includes(key.key) && !output.includes(rolled.created.key), 'no secret in the audit log')
   }

@@ -56,7 +56,10 @@ async function missing(base: string, key: string, ids: string[]): Promise<string
   for (let i = 0; i < ids.length; i += 20) {
     await Promise.all(
       ids.slice(i, i + 20).map(async (id) => {
-        const res = await fetch(`${base}/v1/pets/${id}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
+        const res = await fetch(`${base}/v1/pets/${id}`, {
+          headers: { authorization: `Bearer ${key}` },
+          signal: AbortSignal.timeout(10_000),
+        })
         await res.arrayBuffer()
         if (res.status === 404) absent.push(id)
         else assert.equal(res.status, 200, `GET /v1/pets/${id}`)
@@ -68,14 +71,30 @@ async function missing(base: string, key: string, ids: string[]): Promise<string
 
 async function startService(t: Parameters<typeof cliOn>[0], file: string) {
   const port = await freePort()
-  const server = spawnServe(t, { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(await freePort()), DATABASE_URL: file })
+  const server = spawnServe(t, {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    MESSAGES_PORT: String(await freePort()),
+    DATABASE_URL: file,
+  })
   await untilReady(port, server.exited)
   return { server, base: `http://127.0.0.1:${port}` }
 }
 
 test('restore drill: a backup taken under write load holds every write acknowledged before it started', async (t) => {
   const cli = cliOn(t)
-  const account = await cli.json(['accounts', 'create', '--name', 'Drill', '--plan', 'enterprise', '--per-minute', '1000000', '--per-day', '100000000'])
+  const account = await cli.json([
+    'accounts',
+    'create',
+    '--name',
+    'Drill',
+    '--plan',
+    'enterprise',
+    '--per-minute',
+    '1000000',
+    '--per-day',
+    '100000000',
+  ])
   const { key } = await cli.json<{ key: string }>(['keys', 'create', '--account', account.id])
   const backupFile = join(cli.dir, 'backup.db')
 
@@ -86,7 +105,8 @@ test('restore drill: a backup taken under write load holds every write acknowled
   const backup = await cli.json(['backup', backupFile])
   const backupEnded = performance.now()
   // Writes go on after the backup, so that some are certainly not in it.
-  while (load.writes.filter((w) => w.sentAt > backupEnded).length < 50) await new Promise((resolve) => setTimeout(resolve, 20))
+  while (load.writes.filter((w) => w.sentAt > backupEnded).length < 50)
+    await new Promise((resolve) => setTimeout(resolve, 20))
   await load.stop()
   assert.deepEqual(load.failures, [])
   assert.deepEqual(await server.stop(), { code: 0, signal: null })
@@ -96,7 +116,9 @@ test('restore drill: a backup taken under write load holds every write acknowled
   const after = load.writes.filter((w) => w.sentAt > backupEnded)
   assert.ok(before.length >= 50 && after.length >= 50, `${before.length} writes before, ${after.length} after`)
   assert.ok(during.length > 0, 'the service acknowledged writes while the backup ran')
-  t.diagnostic(`${before.length} writes acknowledged before the backup, ${during.length} while it ran, ${after.length} sent after it; ${backup.pages} pages`)
+  t.diagnostic(
+    `${before.length} writes acknowledged before the backup, ${during.length} while it ran, ${after.length} sent after it; ${backup.pages} pages`,
+  )
   assert.equal(backup.file, backupFile)
 
   // The README's restore: the service is stopped; the database and its -wal and -shm files make way for the copy.
@@ -110,9 +132,21 @@ test('restore drill: a backup taken under write load holds every write acknowled
   }
 
   const restored = await startService(t, cli.file)
-  assert.deepEqual(await missing(restored.base, key, before.map((w) => w.id)), [], 'writes acknowledged before the backup are missing')
+  assert.deepEqual(
+    await missing(
+      restored.base,
+      key,
+      before.map((w) => w.id),
+    ),
+    [],
+    'writes acknowledged before the backup are missing',
+  )
   const later = after.map((w) => w.id)
-  assert.deepEqual((await missing(restored.base, key, later)).sort(), [...later].sort(), 'writes sent after the backup are in it: the restore did not happen')
+  assert.deepEqual(
+    (await missing(restored.base, key, later)).sort(),
+    [...later].sort(),
+    'writes sent after the backup are in it: the restore did not happen',
+  )
   assert.deepEqual(await restored.server.stop(), { code: 0, signal: null })
 })
 
@@ -144,7 +178,9 @@ test('backup refuses to replace a file unless --force, and to write over the dat
 
 test('backup on PostgreSQL exits 1 with one line pointing to pg_dump, without showing the URL', async (t) => {
   const cli = cliOn(t)
-  const r = await cli.run(['backup', join(cli.dir, 'copy.db')], { DATABASE_URL: 'postgres://petstore:s3cret-pw@127.0.0.1:1/petstore' })
+  const r = await cli.run(['backup', join(cli.dir, 'copy.db')], {
+    DATABASE_URL: 'postgres://petstore:s3cret-pw@127.0.0.1:1/petstore',
+  })
   const line = oneLineFailure(r)
   assert.equal(r.code, 1)
   assert.match(line, /pg_dump -Fc/)

@@ -20,7 +20,16 @@ interface Key {
 test('keys set-expiry: a new instant, then never; printed like the other key commands and on record', async (t) => {
   const cli = cliOn(t)
   const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Expiring'])
-  const key = await cli.json<Key>(['keys', 'create', '--account', accountId, '--name', 'ci', '--expires', '2099-06-30T00:00:00Z'])
+  const key = await cli.json<Key>([
+    'keys',
+    'create',
+    '--account',
+    accountId,
+    '--name',
+    'ci',
+    '--expires',
+    '2099-06-30T00:00:00Z',
+  ])
 
   const sooner = await cli.json<Key>(['keys', 'set-expiry', key.id, '--expires', '2098-01-01T02:00:00+02:00'])
   assert.equal(sooner.id, key.id)
@@ -29,7 +38,8 @@ test('keys set-expiry: a new instant, then never; printed like the other key com
   assert.ok(!('key' in sooner), 'no secret printed')
   const plain = await cli.run(['keys', 'set-expiry', key.id, '--expires', 'never'])
   assert.equal(plain.code, 0, plain.stderr)
-  for (const part of [`set the expiry of ${key.id}`, '"ci"', 'ACTIVE', 'expires never']) assert.ok(plain.stdout.includes(part), `${part} in ${plain.stdout}`)
+  for (const part of [`set the expiry of ${key.id}`, '"ci"', 'ACTIVE', 'expires never'])
+    assert.ok(plain.stdout.includes(part), `${part} in ${plain.stdout}`)
   const { keys } = await cli.json<{ keys: Key[] }>(['keys', 'list', '--account', accountId])
   assert.equal(keys[0]!.expiresAt, null)
   await cli.json(['keys', 'set-expiry', key.id, '--expires', 'never'])
@@ -37,10 +47,13 @@ test('keys set-expiry: a new instant, then never; printed like the other key com
   const { events } = await cli.json<{ events: AuditEvent[] }>(['audit', 'list', '--account', accountId])
   const changes = events.filter((e) => e.action === 'key.expiry_changed')
   assert.equal(changes.length, 2, 'never → never is no change')
-  assert.deepEqual(changes.map((e) => [e.changes!.before, e.changes!.after]), [
-    [{ expiresAt: '2098-01-01T00:00:00.000Z' }, { expiresAt: null }],
-    [{ expiresAt: '2099-06-30T00:00:00.000Z' }, { expiresAt: '2098-01-01T00:00:00.000Z' }],
-  ])
+  assert.deepEqual(
+    changes.map((e) => [e.changes!.before, e.changes!.after]),
+    [
+      [{ expiresAt: '2098-01-01T00:00:00.000Z' }, { expiresAt: null }],
+      [{ expiresAt: '2099-06-30T00:00:00.000Z' }, { expiresAt: '2098-01-01T00:00:00.000Z' }],
+    ],
+  )
   for (const e of changes) {
     assert.deepEqual(e.actor, { kind: 'cli', id: os.userInfo().username, email: null, address: null })
     assert.deepEqual(e.target, { kind: 'key', id: key.id })
@@ -60,10 +73,15 @@ test('keys set-expiry: the app over the same file refuses the key from the new i
   const instant = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000).toISOString()
   await cli.json(['keys', 'set-expiry', key.id, '--expires', instant])
   if (Date.now() < Date.parse(instant) - 200) assert.equal((await call()).statusCode, 200, 'before the new instant')
-  const refused = await pollUntil('refused after the new expiry', async () => {
-    const r = await call()
-    return r.statusCode === 401 ? r : undefined
-  }, 15_000, 100)
+  const refused = await pollUntil(
+    'refused after the new expiry',
+    async () => {
+      const r = await call()
+      return r.statusCode === 401 ? r : undefined
+    },
+    15_000,
+    100,
+  )
   assert.ok(Date.now() >= Date.parse(instant), 'not before the instant')
   assert.equal(errorOf(refused).message, `This API key expired at ${instant}.`)
 })
@@ -81,8 +99,16 @@ test('keys set-expiry refusals: one line, exit 2 for a bad instant and 1 for a k
     [[rolled.created.id, '--expires', '2099-06-30'], /ISO 8601 instant/, 2],
     [[rolled.created.id, '--expires', 'tomorrow'], /ISO 8601 instant/, 2],
     [['key_unknown', '--expires', 'never'], /no API key with id key_unknown/, 1],
-    [[revoked.id, '--expires', 'never'], new RegExp(`API key ${revoked.id} is revoked; only an active key can be given a new expiry`), 1],
-    [[key.id, '--expires', 'never'], new RegExp(`API key ${key.id} was rolled; .*its replacement ${rolled.created.id}`), 1],
+    [
+      [revoked.id, '--expires', 'never'],
+      new RegExp(`API key ${revoked.id} is revoked; only an active key can be given a new expiry`),
+      1,
+    ],
+    [
+      [key.id, '--expires', 'never'],
+      new RegExp(`API key ${key.id} was rolled; .*its replacement ${rolled.created.id}`),
+      1,
+    ],
   ] as const) {
     const r = await cli.run(['keys', 'set-expiry', ...args])
     assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`)

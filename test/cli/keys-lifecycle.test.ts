@@ -19,7 +19,16 @@ interface Key {
 test('keys create --name --expires, then keys list shows the name, state, last used and expiry', async (t) => {
   const cli = cliOn(t)
   const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Named'])
-  const created = await cli.json<Key>(['keys', 'create', '--account', accountId, '--name', 'CI deploys', '--expires', '2099-06-30T00:00:00+02:00'])
+  const created = await cli.json<Key>([
+    'keys',
+    'create',
+    '--account',
+    accountId,
+    '--name',
+    'CI deploys',
+    '--expires',
+    '2099-06-30T00:00:00+02:00',
+  ])
   assert.equal(created.name, 'CI deploys')
   assert.equal(created.expiresAt, '2099-06-29T22:00:00.000Z')
   const app = await appOnFile(t, cli.file)
@@ -32,7 +41,13 @@ test('keys create --name --expires, then keys list shows the name, state, last u
   assert.match(listed[0]!.lastUsedAt!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/, 'minute precision')
   assert.equal(listed[0]!.state, 'active')
   const plain = await cli.run(['keys', 'list', '--account', accountId])
-  for (const part of ['"CI deploys"', 'ACTIVE', `last used ${listed[0]!.lastUsedAt}`, 'expires 2099-06-29T22:00:00.000Z']) assert.ok(plain.stdout.includes(part), `${part} in ${plain.stdout}`)
+  for (const part of [
+    '"CI deploys"',
+    'ACTIVE',
+    `last used ${listed[0]!.lastUsedAt}`,
+    'expires 2099-06-29T22:00:00.000Z',
+  ])
+    assert.ok(plain.stdout.includes(part), `${part} in ${plain.stdout}`)
 
   for (const [args, reason] of [
     [['--expires', '2020-01-01T00:00:00Z'], /not in the future/],
@@ -56,7 +71,13 @@ test('keys roll KEY_ID --grace SECONDS: a new secret; the old one works during t
   }
   assert.equal((await cli.run(['keys', 'roll', old.id])).code !== 0, true, '--grace is required')
 
-  const rolled = await cli.json<{ previous: Key & { graceEndsAt: string }; created: Key }>(['keys', 'roll', old.id, '--grace', '3600'])
+  const rolled = await cli.json<{ previous: Key & { graceEndsAt: string }; created: Key }>([
+    'keys',
+    'roll',
+    old.id,
+    '--grace',
+    '3600',
+  ])
   assert.equal(rolled.created.name, 'backend')
   assert.notEqual(rolled.created.key, old.key)
   const app = await appOnFile(t, cli.file)

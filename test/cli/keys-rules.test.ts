@@ -35,7 +35,10 @@ test('the 26th active key is refused with the count and how to revoke one; --for
   const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Many'])
   const app = await appOnFile(t, cli.file)
   const made: string[] = []
-  for (let i = 0; i < 25; i++) made.push((await app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: `key ${i}` })).id)
+  for (let i = 0; i < 25; i++)
+    made.push(
+      (await app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: `key ${i}` })).id,
+    )
 
   const refused = await cli.run(['keys', 'create', '--account', accountId, '--name', 'one more'])
   // A right command line the account's keys refuse: a failure at run time.
@@ -56,7 +59,10 @@ test('the 26th active key is refused with the count and how to revoke one; --for
   await cli.json(['keys', 'create', '--account', accountId])
   assert.equal((await cli.run(['keys', 'create', '--account', accountId])).code, 1)
   assert.equal((await cli.run(['keys', 'create', '--account', accountId], { PORTAL_MAX_KEYS: '30' })).code, 0)
-  assert.match(oneLineFailure(await cli.run(['keys', 'create', '--account', accountId], { PORTAL_MAX_KEYS: '3' })), /has 26 active keys, the most PORTAL_MAX_KEYS \(3\) allows/)
+  assert.match(
+    oneLineFailure(await cli.run(['keys', 'create', '--account', accountId], { PORTAL_MAX_KEYS: '3' })),
+    /has 26 active keys, the most PORTAL_MAX_KEYS \(3\) allows/,
+  )
 })
 
 test('keys list shows a rolled key as ROLLED with the end of its grace, never "expires never"', async (t) => {

@@ -15,20 +15,40 @@ test('keys create --scopes makes a key that can do only that; keys list shows th
   const cli = cliOn(t)
   const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Scoped'])
   // Given out of order and with blanks: stored in the canonical order.
-  const reader = await cli.json<Key>(['keys', 'create', '--account', accountId, '--name', 'dashboard', '--scopes', 'orders:read, pets:read'])
+  const reader = await cli.json<Key>([
+    'keys',
+    'create',
+    '--account',
+    accountId,
+    '--name',
+    'dashboard',
+    '--scopes',
+    'orders:read, pets:read',
+  ])
   assert.deepEqual(reader.scopes, ['pets:read', 'orders:read'])
   const full = await cli.json<Key>(['keys', 'create', '--account', accountId])
   assert.deepEqual(full.scopes, ALL)
 
   const { keys } = await cli.json<{ keys: Key[] }>(['keys', 'list', '--account', accountId])
-  assert.deepEqual(keys.map((k) => [k.id, k.scopes]), [[reader.id, ['pets:read', 'orders:read']], [full.id, ALL]])
+  assert.deepEqual(
+    keys.map((k) => [k.id, k.scopes]),
+    [
+      [reader.id, ['pets:read', 'orders:read']],
+      [full.id, ALL],
+    ],
+  )
   const lines = (await cli.run(['keys', 'list', '--account', accountId])).stdout.trim().split('\n')
   assert.match(lines.find((l) => l.startsWith(reader.id))!, / scopes pets:read,orders:read /)
   assert.match(lines.find((l) => l.startsWith(full.id))!, / scopes all /)
 
   const app = await appOnFile(t, cli.file)
   assert.equal((await app.inject({ url: '/v1/pets', headers: bearer(reader.key) })).statusCode, 200)
-  const refused = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(reader.key), 'content-type': 'application/json' }, payload: { name: 'Rex', categoryId: 1 } })
+  const refused = await app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(reader.key), 'content-type': 'application/json' },
+    payload: { name: 'Rex', categoryId: 1 },
+  })
   assert.equal(errorOf(refused).code, 'insufficient_scope')
   assert.equal(refused.headers['www-authenticate'], 'Bearer error="insufficient_scope", scope="pets:write"')
 
@@ -63,9 +83,22 @@ test('an unknown scope, an empty list, or a restrict without --scopes is a usage
 test('keys restrict narrows (audited, applies to the next request), refuses to widen with exit 2 and how to get a wider key; a roll keeps the scopes', async (t) => {
   const cli = cliOn(t)
   const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Narrowed'])
-  const key = await cli.json<Key>(['keys', 'create', '--account', accountId, '--scopes', 'pets:read,pets:write,orders:read'])
+  const key = await cli.json<Key>([
+    'keys',
+    'create',
+    '--account',
+    accountId,
+    '--scopes',
+    'pets:read,pets:write,orders:read',
+  ])
   const app = await appOnFile(t, cli.file)
-  const create = () => app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key.key), 'content-type': 'application/json' }, payload: { name: 'Rex', categoryId: 1 } })
+  const create = () =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...bearer(key.key), 'content-type': 'application/json' },
+      payload: { name: 'Rex', categoryId: 1 },
+    })
   assert.equal((await create()).statusCode, 201)
 
   const narrowed = await cli.json<Key>(['keys', 'restrict', key.id, '--scopes', 'pets:read'])
@@ -80,13 +113,26 @@ test('keys restrict narrows (audited, applies to the next request), refuses to w
   assert.deepEqual(keys[0]!.scopes, ['pets:read'], 'the refused widening changed nothing')
 
   const { events } = await cli.json<{ events: AuditEvent[] }>(['audit', 'list', '--account', accountId])
-  assert.deepEqual(events.filter((e) => e.action === 'key.scopes_restricted').map((e) => e.changes), [
-    { before: { scopes: ['pets:read', 'pets:write', 'orders:read'] }, after: { scopes: ['pets:read'] }, name: null, prefix: narrowed.prefix },
-  ])
+  assert.deepEqual(
+    events.filter((e) => e.action === 'key.scopes_restricted').map((e) => e.changes),
+    [
+      {
+        before: { scopes: ['pets:read', 'pets:write', 'orders:read'] },
+        after: { scopes: ['pets:read'] },
+        name: null,
+        prefix: narrowed.prefix,
+      },
+    ],
+  )
 
   const rolled = await cli.json<{ created: Key }>(['keys', 'roll', key.id, '--grace', '0'])
   assert.deepEqual(rolled.created.scopes, ['pets:read'])
   assert.equal((await app.inject({ url: '/v1/pets', headers: bearer(rolled.created.key) })).statusCode, 200)
-  const byRolled = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(rolled.created.key), 'content-type': 'application/json' }, payload: { name: 'Rex', categoryId: 1 } })
+  const byRolled = await app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(rolled.created.key), 'content-type': 'application/json' },
+    payload: { name: 'Rex', categoryId: 1 },
+  })
   assert.equal(errorOf(byRolled).code, 'insufficient_scope')
 })

@@ -56,19 +56,30 @@ test('the secret is shown once: keys list and the database file never hold it, o
   const secretPart = created.key.slice(-32)
 
   const listed = await cli.json<{ keys: Array<Record<string, unknown>> }>(['keys', 'list', '--account', accountId])
-  assert.deepEqual(listed.keys.map((k) => k.id), [created.id])
+  assert.deepEqual(
+    listed.keys.map((k) => k.id),
+    [created.id],
+  )
   assert.equal(listed.keys[0]?.accountId, accountId)
   assert.equal(listed.keys[0]?.revokedAt, null)
   const plain = await cli.run(['keys', 'list', '--account', accountId])
   assert.equal(plain.code, 0)
   assert.ok(plain.stdout.includes(created.id))
-  for (const output of [JSON.stringify(listed), plain.stdout, plain.stderr, (await cli.run(['accounts', 'list'])).stdout]) {
+  for (const output of [
+    JSON.stringify(listed),
+    plain.stdout,
+    plain.stderr,
+    (await cli.run(['accounts', 'list'])).stdout,
+  ]) {
     assert.ok(!output.includes(secretPart), `secret shown again: ${output}`)
   }
 
   const stored = databaseBytes(cli.dir)
   assert.ok(!stored.includes(secretPart), 'the secret is stored in the database')
-  assert.ok(stored.includes(createHash('sha256').update(created.key).digest('hex')), 'the SHA-256 of the key is not stored')
+  assert.ok(
+    stored.includes(createHash('sha256').update(created.key).digest('hex')),
+    'the SHA-256 of the key is not stored',
+  )
 })
 
 test('keys revoke KEY_ID: the key worked before and is refused with 401 invalid_api_key from then on', async (t) => {
@@ -89,7 +100,12 @@ test('keys revoke KEY_ID: the key worked before and is refused with 401 invalid_
   assert.equal(errorOf(refused).code, 'invalid_api_key')
   assert.equal((await call(kept.key)).statusCode, 200, 'only the revoked key is refused')
 
-  const { keys } = await cli.json<{ keys: Array<{ id: string; revokedAt: string | null }> }>(['keys', 'list', '--account', accountId])
+  const { keys } = await cli.json<{ keys: Array<{ id: string; revokedAt: string | null }> }>([
+    'keys',
+    'list',
+    '--account',
+    accountId,
+  ])
   assert.equal(typeof keys.find((k) => k.id === doomed.id)?.revokedAt, 'string')
   assert.equal(keys.find((k) => k.id === kept.id)?.revokedAt, null)
 })

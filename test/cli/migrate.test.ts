@@ -21,7 +21,10 @@ test('migrate on an empty database applies every migration, then says it is up t
   assert.ok(existsSync(file), 'the database file (and its folder) is created')
   // One readable line per migration, in order, with how long it took.
   assert.deepEqual(
-    first.stdout.trimEnd().split('\n').map((line) => /^applied (\S+) \(\d+ ms\)$/.exec(line)?.[1]),
+    first.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => /^applied (\S+) \(\d+ ms\)$/.exec(line)?.[1]),
     Object.keys(migrations),
     first.stdout,
   )
@@ -30,7 +33,8 @@ test('migrate on an empty database applies every migration, then says it is up t
   const second = await runCli(['migrate'], env)
   assert.equal(second.code, 0, second.stderr)
   assert.match(second.stdout, /up to date/)
-  for (const name of Object.keys(migrations)) assert.ok(!second.stdout.includes(name), `${name} applied twice: ${second.stdout}`)
+  for (const name of Object.keys(migrations))
+    assert.ok(!second.stdout.includes(name), `${name} applied twice: ${second.stdout}`)
 })
 
 test('the other commands migrate on their own: accounts list works on a database nobody migrated', async (t) => {
@@ -58,12 +62,18 @@ test('migrate status lists pending migrations before migrate and applied ones, w
   assert.equal(after.code, 0, after.stderr)
   const status = JSON.parse(after.stdout) as { applied: { name: string; appliedAt: string }[]; pending: unknown[] }
   assert.deepEqual(status.pending, [])
-  assert.deepEqual(status.applied.map((m) => m.name), names)
+  assert.deepEqual(
+    status.applied.map((m) => m.name),
+    names,
+  )
   for (const m of status.applied) {
     const at = Date.parse(m.appliedAt)
     assert.ok(at >= started - 1000 && at <= Date.now(), `${m.name} applied at ${m.appliedAt}`)
   }
-  assert.match((await runCli(['migrate', 'status'], { DATABASE_URL: file })).stdout, new RegExp(`^applied  ${names[0]}  \\d{4}-\\d{2}-\\d{2}T`, 'm'))
+  assert.match(
+    (await runCli(['migrate', 'status'], { DATABASE_URL: file })).stdout,
+    new RegExp(`^applied  ${names[0]}  \\d{4}-\\d{2}-\\d{2}T`, 'm'),
+  )
 })
 
 test('serve logs each migration it applies as a JSON line with its name and duration, and none on the next start', async (t) => {
@@ -76,20 +86,27 @@ test('serve logs each migration it applies as a JSON line with its name and dura
       .filter((entry) => entry.msg === 'applied migration')
   const start = async () => {
     const port = await freePort()
-    const server = spawnServe(t, { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(await freePort()), DATABASE_URL: file })
+    const server = spawnServe(t, {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MESSAGES_PORT: String(await freePort()),
+      DATABASE_URL: file,
+    })
     await untilReady(port, server.exited)
     assert.deepEqual(await server.stop(), { code: 0, signal: null })
     return applied(server.stdout())
   }
 
   const first = await start()
-  assert.deepEqual(first.map((l) => l.migration), Object.keys(migrations))
+  assert.deepEqual(
+    first.map((l) => l.migration),
+    Object.keys(migrations),
+  )
   for (const l of first) assert.ok(Number.isInteger(l.durationMs) && l.durationMs! >= 0, JSON.stringify(l))
   assert.deepEqual(await start(), [])
 })
 
-
-test('migrate status and migrate on PostgreSQL: pending, then applied with when, in the connection\'s schema', async (t) => {
+test("migrate status and migrate on PostgreSQL: pending, then applied with when, in the connection's schema", async (t) => {
   if (postgresOnly(t)) return
   const env = { DATABASE_URL: await postgresSchema(t) }
   const names = Object.keys(migrations)
@@ -99,9 +116,18 @@ test('migrate status and migrate on PostgreSQL: pending, then applied with when,
   const migrate = await runCli(['migrate'], env)
   assert.equal(migrate.code, 0, migrate.stderr)
   assert.equal(migrate.stdout.trimEnd().split('\n').length, names.length, migrate.stdout)
-  const after = JSON.parse((await runCli(['migrate', 'status', '--json'], env)).stdout) as { applied: { name: string; appliedAt: string }[]; pending: unknown[] }
+  const after = JSON.parse((await runCli(['migrate', 'status', '--json'], env)).stdout) as {
+    applied: { name: string; appliedAt: string }[]
+    pending: unknown[]
+  }
   assert.deepEqual(after.pending, [])
-  assert.deepEqual(after.applied.map((m) => m.name), names)
+  assert.deepEqual(
+    after.applied.map((m) => m.name),
+    names,
+  )
   for (const m of after.applied) assert.ok(!Number.isNaN(Date.parse(m.appliedAt)), m.appliedAt)
-  assert.match((await runCli(['migrate', 'status'], env)).stdout, new RegExp(`^${names.length} applied, 0 pending`, 'm'))
+  assert.match(
+    (await runCli(['migrate', 'status'], env)).stdout,
+    new RegExp(`^${names.length} applied, 0 pending`, 'm'),
+  )
 })

@@ -25,7 +25,10 @@ test('operators create prints a single-use setup link from PETSTORE_PUBLIC_URL t
   const cli = cliOn(t, { PETSTORE_PUBLIC_URL: PUBLIC })
   const created = await cli.json<Created>(['operators', 'create', '--email', 'Admin@Ops.example', '--role', 'admin'])
   assert.match(created.id, /^op_/)
-  assert.deepEqual([created.email, created.role, created.setUp, created.disabledAt], ['Admin@ops.example', 'admin', false, null])
+  assert.deepEqual(
+    [created.email, created.role, created.setUp, created.disabledAt],
+    ['Admin@ops.example', 'admin', false, null],
+  )
   assert.match(created.setupLink, /^https:\/\/console\.example\/console\/setup\/[\w-]{43}$/)
   const hours = (Date.parse(created.setupLinkExpiresAt) - Date.now()) / 3_600_000
   assert.ok(hours > 23.9 && hours <= 24, `${hours} hours`)
@@ -33,7 +36,10 @@ test('operators create prints a single-use setup link from PETSTORE_PUBLIC_URL t
   const human = await cli.run(['operators', 'create', '--email', 'support@ops.example', '--role', 'support'])
   assert.equal(human.code, 0, human.stderr)
   assert.match(human.stdout, /^created operator op_\w+ {2}support@ops\.example {2}support {2}setup pending/)
-  assert.match(human.stdout, /\nsetup link \(single use, until [-:.\dTZ]+\): https:\/\/console\.example\/console\/setup\/[\w-]{43}\n$/)
+  assert.match(
+    human.stdout,
+    /\nsetup link \(single use, until [-:.\dTZ]+\): https:\/\/console\.example\/console\/setup\/[\w-]{43}\n$/,
+  )
 
   // The link opens the setup page of the service on that database.
   const app = await appOnFile(t, cli.file, { PETSTORE_PUBLIC_URL: PUBLIC })
@@ -51,8 +57,17 @@ test('operators list, set-role and disable; each change on record with the opera
   assert.equal((await cli.run(['operators', 'list'])).stdout, 'no operators\n')
   const a = await cli.json<Created>(['operators', 'create', '--email', 'a@ops.example', '--role', 'support'])
   const b = await cli.json<Created>(['operators', 'create', '--email', 'b@ops.example', '--role', 'admin'])
-  assert.deepEqual((await cli.json<{ operators: Created[] }>(['operators', 'list'])).operators.map((o) => [o.email, o.role]), [['a@ops.example', 'support'], ['b@ops.example', 'admin']])
-  assert.ok(!JSON.stringify(await cli.json(['operators', 'list'])).includes('setupLink'), 'a listing never shows a setup link')
+  assert.deepEqual(
+    (await cli.json<{ operators: Created[] }>(['operators', 'list'])).operators.map((o) => [o.email, o.role]),
+    [
+      ['a@ops.example', 'support'],
+      ['b@ops.example', 'admin'],
+    ],
+  )
+  assert.ok(
+    !JSON.stringify(await cli.json(['operators', 'list'])).includes('setupLink'),
+    'a listing never shows a setup link',
+  )
 
   assert.equal((await cli.json<Created>(['operators', 'set-role', a.id, 'admin'])).role, 'admin')
   const disabled = await cli.json<Created>(['operators', 'disable', b.id])
@@ -62,10 +77,17 @@ test('operators list, set-role and disable; each change on record with the opera
 
   const app = await appOnFile(t, cli.file)
   const entries = await app.audit.list({ limit: 10 })
-  assert.deepEqual(entries.map((e) => e.action), ['operator.disabled', 'operator.role_changed', 'operator.created', 'operator.created'])
+  assert.deepEqual(
+    entries.map((e) => e.action),
+    ['operator.disabled', 'operator.role_changed', 'operator.created', 'operator.created'],
+  )
   const user = os.userInfo().username
   for (const e of entries) assert.deepEqual(e.actor, { kind: 'cli', id: user, email: null, address: null })
-  assert.deepEqual(entries[1]!.changes, { email: 'a@ops.example', before: { role: 'support' }, after: { role: 'admin' } })
+  assert.deepEqual(entries[1]!.changes, {
+    email: 'a@ops.example',
+    before: { role: 'support' },
+    after: { role: 'admin' },
+  })
 })
 
 test('operators refusals are one line: a bad role, a taken or bad address, an unknown id, a disabled operator', async (t) => {

@@ -6,7 +6,10 @@ export async function untilReady(port: number, exited: Promise<unknown>): Promis
   let gone = false
   void exited.then(() => (gone = true))
   for (;;) {
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 0)
+    const status = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.status,
+      () => 0,
+    )
     if (status === 200) return
     assert.ok(!gone, 'the service exited before it was ready')
     await new Promise((resolve) => setTimeout(resolve, 100))

@@ -44,7 +44,9 @@ async function scene(h: ConsoleHarness) {
     assert.equal(JSON.parse(banned.body).code, 'temporarily_banned')
     assert.equal((await mails()).length, 1, 'no verification mail sent')
     for (const id of [accountId, suspended.accountId]) {
-      const operatorEntries = (await h.app.audit.list({ accountId: id, limit: 50 })).filter((e) => e.actor.kind === 'operator')
+      const operatorEntries = (await h.app.audit.list({ accountId: id, limit: 50 })).filter(
+        (e) => e.actor.kind === 'operator',
+      )
       assert.deepEqual(operatorEntries, [])
     }
   }
@@ -58,8 +60,12 @@ test('support: no admin control on the page; admin GETs and POSTs (with its vali
 
   const page = await support.get(`/console/accounts/${s.accountId}`)
   assert.equal(page.statusCode, 200)
-  assert.deepEqual(buttonsOf(page.body).filter((b) => b !== 'Log out'), ['Resend verification', 'Lift ban'])
-  for (const path of ['/plan"', '/suspend"', '/reactivate"', '/revoke"', '/delete"']) assert.ok(!page.body.includes(path), `no ${path} control`)
+  assert.deepEqual(
+    buttonsOf(page.body).filter((b) => b !== 'Log out'),
+    ['Resend verification', 'Lift ban'],
+  )
+  for (const path of ['/plan"', '/suspend"', '/reactivate"', '/revoke"', '/delete"'])
+    assert.ok(!page.body.includes(path), `no ${path} control`)
 
   for (const [path] of s.adminPosts) {
     const step = await support.get(path)
@@ -77,7 +83,8 @@ test('support: no admin control on the page; admin GETs and POSTs (with its vali
   // An admin's token in the support's session is refused too.
   const admin = await signedInOperator(h, { role: 'admin' })
   await admin.get(`/console/accounts/${s.accountId}`)
-  for (const [path, fields] of s.adminPosts) assert.equal((await support.post(path, { ...fields, _csrf: admin.csrf })).statusCode, 403, path)
+  for (const [path, fields] of s.adminPosts)
+    assert.equal((await support.post(path, { ...fields, _csrf: admin.csrf })).statusCode, 403, path)
   await s.unchanged()
 
   // What support may do, it can: lift the ban and resend the verification, each recorded with its email.

@@ -40,11 +40,17 @@ test('Change plan: the next API response carries the new limit; the audit entry 
   const [enterprise, pro] = await entriesOf(h, accountId, 'account.plan_changed')
   assert.equal(pro!.actor.email, admin.operator.email)
   assert.equal(pro!.actor.kind, 'operator')
-  assert.deepEqual(pro!.changes, { before: { plan: 'free', perMinute: 60, perDay: 1000 }, after: { plan: 'pro', perMinute: 300, perDay: 10000 } })
+  assert.deepEqual(pro!.changes, {
+    before: { plan: 'free', perMinute: 60, perDay: 1000 },
+    after: { plan: 'pro', perMinute: 300, perDay: 10000 },
+  })
   assert.deepEqual(enterprise!.changes!.after, { plan: 'enterprise', perMinute: 7, perDay: 5000 })
 
   // The same plan again changes nothing and records nothing.
-  assert.match(notice((await confirm(admin, accountId, 'plan', { plan: 'enterprise', per_minute: '7', per_day: '5000' })).body)!, /Nothing changed/)
+  assert.match(
+    notice((await confirm(admin, accountId, 'plan', { plan: 'enterprise', per_minute: '7', per_day: '5000' })).body)!,
+    /Nothing changed/,
+  )
   assert.equal((await entriesOf(h, accountId, 'account.plan_changed')).length, 2)
 })
 
@@ -73,7 +79,7 @@ test('Suspend with a reason: 403 account_suspended on the API; Reactivate: 200 a
   assert.equal(reactivated!.actor.email, admin.operator.email)
 })
 
-test('Revoke: the key is refused with 401 from its next request; the account\'s other key still works', async (t) => {
+test("Revoke: the key is refused with 401 from its next request; the account's other key still works", async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const { accountId, keyId, key } = await h.newAccount()
   const other = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: 'other' })
@@ -135,8 +141,14 @@ test('Resend verification: a fresh link is mailed (the older one stops working) 
   // The new link verifies the address; the first no longer works.
   const owner = client(h.app)
   await owner.get('/portal/login')
-  assert.equal((await owner.post('/portal/verify', { token: tokenOf(linkIn(first!, '/portal/verify/')) })).statusCode, 400)
-  assert.equal((await owner.post('/portal/verify', { token: tokenOf(linkIn(second, '/portal/verify/')) })).statusCode, 200)
+  assert.equal(
+    (await owner.post('/portal/verify', { token: tokenOf(linkIn(first!, '/portal/verify/')) })).statusCode,
+    400,
+  )
+  assert.equal(
+    (await owner.post('/portal/verify', { token: tokenOf(linkIn(second, '/portal/verify/')) })).statusCode,
+    200,
+  )
   const verified = await admin.get(`/console/accounts/${accountId}`)
   assert.match(verified.body, /late@example.com \(verified on 2027-03-01 10:05 UTC\)/)
   assert.ok(!verified.body.includes('>Resend verification<'))
@@ -155,7 +167,10 @@ test('Delete account with a reason: its keys get 401, its page says deleted; the
   assert.match(notice(page.body)!, /The account was deleted/)
   assert.match(page.body, /<strong>Deleted<\/strong>/)
   assert.equal((await api(h, key.key)).statusCode, 401)
-  assert.equal(await h.handle.db.selectFrom('portal_users').select('id').where('account_id', '=', accountId).executeTakeFirst(), undefined)
+  assert.equal(
+    await h.handle.db.selectFrom('portal_users').select('id').where('account_id', '=', accountId).executeTakeFirst(),
+    undefined,
+  )
   const [deleted] = await entriesOf(h, accountId, 'account.deleted')
   assert.equal(deleted!.actor.email, admin.operator.email)
   assert.deepEqual(deleted!.changes, { reason: 'Owner asked by phone' })
@@ -172,7 +187,8 @@ test('bad input: a 400 page saying what is wrong, and nothing changed', async (t
   const stranger = await h.newAccount()
   const admin = await signedInOperator(h, { role: 'admin' })
   await admin.get(`/console/accounts/${accountId}`)
-  const post = (action: string, fields: Record<string, string>) => admin.post(`/console/accounts/${accountId}/${action}`, fields)
+  const post = (action: string, fields: Record<string, string>) =>
+    admin.post(`/console/accounts/${accountId}/${action}`, fields)
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['plan', { plan: 'platinum' }, /Choose a plan: free, pro, business, enterprise/],
     ['plan', {}, /Choose a plan/],
@@ -206,7 +222,10 @@ test('bad input: a 400 page saying what is wrong, and nothing changed', async (t
   assert.equal((await h.app.accounts.getApiKey(keyId)).state, 'active')
   for (const id of [accountId, stranger.accountId]) {
     const entries = await h.app.audit.list({ accountId: id, limit: 10 })
-    assert.deepEqual(entries.map((e) => `${e.actor.kind} ${e.action}`), ['cli key.created', 'cli account.created'])
+    assert.deepEqual(
+      entries.map((e) => `${e.actor.kind} ${e.action}`),
+      ['cli key.created', 'cli account.created'],
+    )
   }
   // An unknown account: the 404 page.
   const missing = await admin.post('/console/accounts/acct_missing/suspend', { reason: 'x' })

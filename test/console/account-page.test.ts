@@ -46,7 +46,10 @@ test('an account made in the portal: email not verified, plan, state, keys, usag
   assert.match(body, /owner@example.com \(integrator\)/)
   assert.ok(body.includes(`href="/console/audit?account=${accountId}"`))
   // Every control of an admin (each only opens its confirmation step).
-  assert.deepEqual(buttonsOf(body).filter((b) => b !== 'Log out'), ['Change plan', 'Suspend', 'Resend verification', 'Delete account', 'Revoke'])
+  assert.deepEqual(
+    buttonsOf(body).filter((b) => b !== 'Log out'),
+    ['Change plan', 'Suspend', 'Resend verification', 'Delete account', 'Revoke'],
+  )
   assert.match(body, /<form method="get" action="\/console\/accounts\/[^"]+\/suspend">/)
 })
 
@@ -65,7 +68,10 @@ test('an account made by the CLI has no email; a banned key shows with its end a
   assert.match(body, /banned until 2027-03-01 10:15 UTC for sending too many refused requests/)
   assert.match(body, /Requests per minute, last hour, all keys: 300 admitted, 32 refused/)
   assert.ok(body.includes(`action="/console/accounts/${accountId}/keys/${keyId}/unban"`))
-  assert.deepEqual(buttonsOf(body).filter((b) => b !== 'Log out'), ['Change plan', 'Reactivate', 'Delete account', 'Revoke', 'Lift ban'])
+  assert.deepEqual(
+    buttonsOf(body).filter((b) => b !== 'Log out'),
+    ['Change plan', 'Reactivate', 'Delete account', 'Revoke', 'Lift ban'],
+  )
   assert.match(body, /account.suspended<\/th><td>[^<]*<\/td><td><ul class="changes"><li>reason: abuse of the API<\/li>/)
   assert.match(body, /cli \(user test\)/)
 })
@@ -95,6 +101,9 @@ test('the page needs a signed-in operator: others are sent to log in and come ba
   const { accountId } = await h.newAccount()
   const anonymous = await client(h.app).get(`/console/accounts/${accountId}`)
   assert.equal(anonymous.statusCode, 303)
-  assert.equal(anonymous.headers.location, `/console/login?next=${encodeURIComponent(`/console/accounts/${accountId}`)}`)
+  assert.equal(
+    anonymous.headers.location,
+    `/console/login?next=${encodeURIComponent(`/console/accounts/${accountId}`)}`,
+  )
   assert.ok(!anonymous.body.includes(accountId))
 })

@@ -19,13 +19,21 @@ export async function banKey(h: Harness, key: string, perMinute = 60): Promise<v
 }
 
 /** An integrator who signed up in the portal and did not verify: its account id and the verification mails so far. */
-export async function unverifiedSignUp(h: Harness & { outbox: string }, email: string): Promise<{ accountId: string; mails: () => Promise<string[]> }> {
+export async function unverifiedSignUp(
+  h: Harness & { outbox: string },
+  email: string,
+): Promise<{ accountId: string; mails: () => Promise<string[]> }> {
   const c = client(h.app)
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email, password: GOOD_PASSWORD })).statusCode, 200)
-  const verifications = async () => (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${email}`) && m.includes('/portal/verify/'))
+  const verifications = async () =>
+    (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${email}`) && m.includes('/portal/verify/'))
   assert.equal((await verifications()).length, 1)
-  const row = await h.handle.db.selectFrom('portal_users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow()
+  const row = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow()
   return { accountId: row.account_id, mails: verifications }
 }
 
@@ -34,10 +42,15 @@ export const entriesOf = (h: { app: FastifyInstance }, accountId: string, action
   h.app.audit.list({ accountId, action, limit: 50 })
 
 /** The labels of a page's buttons, in order. */
-export const buttonsOf = (body: string): string[] => [...body.matchAll(/<button[^>]*>([^<]*)<\/button>/g)].map((m) => m[1]!)
+export const buttonsOf = (body: string): string[] =>
+  [...body.matchAll(/<button[^>]*>([^<]*)<\/button>/g)].map((m) => m[1]!)
 
 /** The path and query of a 303's Location. */
-export const locationOf = (response: { statusCode: number; headers: Record<string, unknown>; body: string }): string => {
+export const locationOf = (response: {
+  statusCode: number
+  headers: Record<string, unknown>
+  body: string
+}): string => {
   assert.equal(response.statusCode, 303, response.body)
   return String(response.headers.location)
 }

@@ -19,7 +19,11 @@ const FAILED = 'Email, password or code is incorrect.'
 const cli = { kind: 'cli' as const, user: 'test' }
 
 /** One log-in attempt from a client address of its own (a fresh browser there: GET the form, POST it). */
-async function logInFrom(app: FastifyInstance, address: string, fields: { email: string; password: string; code: string }) {
+async function logInFrom(
+  app: FastifyInstance,
+  address: string,
+  fields: { email: string; password: string; code: string },
+) {
   const form = await app.inject({ url: '/console/login', remoteAddress: address })
   const pre = form.cookies.find((c) => c.name.endsWith('console_pre'))!
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
@@ -27,7 +31,11 @@ async function logInFrom(app: FastifyInstance, address: string, fields: { email:
     method: 'POST',
     url: '/console/login',
     remoteAddress: address,
-    headers: { origin: ORIGIN, cookie: `${pre.name}=${pre.value}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      origin: ORIGIN,
+      cookie: `${pre.name}=${pre.value}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
   })
 }
@@ -42,14 +50,20 @@ function wrongCode(op: SetUpOperator, at: number, seed: number): string {
 }
 
 const failuresOf = async (app: FastifyInstance, operatorId: string) =>
-  (await app.audit.list({ action: 'operator.login_failed', limit: 500 })).filter((e) => e.target?.id === operatorId).map((e) => (e.changes as { failed: string }).failed)
+  (await app.audit.list({ action: 'operator.login_failed', limit: 500 }))
+    .filter((e) => e.target?.id === operatorId)
+    .map((e) => (e.changes as { failed: string }).failed)
 
 test('codes cannot be guessed with a stolen password: 10 a quarter hour per operator, from any number of addresses, even all at once', async (t) => {
   const h = await consoleHarness(t)
   const op = await setUpOperator(h.app, { role: 'admin' })
   const now = h.clock.now()
   // 30 guesses at the same instant, each from an address of its own (so the per-address throttle never counts).
-  const guesses = await Promise.all(Array.from({ length: 30 }, (_, i) => logInFrom(h.app, `10.1.${i}.1`, { email: op.email, password: op.password, code: wrongCode(op, now, i * 7919) })))
+  const guesses = await Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      logInFrom(h.app, `10.1.${i}.1`, { email: op.email, password: op.password, code: wrongCode(op, now, i * 7919) }),
+    ),
+  )
   for (const r of guesses) {
     assert.equal(r.statusCode, 400)
     assert.ok(r.body.includes(FAILED))
@@ -57,33 +71,60 @@ test('codes cannot be guessed with a stolen password: 10 a quarter hour per oper
   const failed = await failuresOf(h.app, op.id)
   assert.equal(failed.length, 30)
   const checked = failed.filter((f) => f === 'code').length
-  assert.ok(checked <= LOGIN_FAILURES_ALLOWED, `at most ${LOGIN_FAILURES_ALLOWED} codes were checked: ${failed.join(', ')}`)
+  assert.ok(
+    checked <= LOGIN_FAILURES_ALLOWED,
+    `at most ${LOGIN_FAILURES_ALLOWED} codes were checked: ${failed.join(', ')}`,
+  )
   // A guess refused unchecked does not use the budget (code-attempts.ts), so how much of it the burst used depends on
   // how the 30 interleaved (with the suite's cheap password hash they can all be refused). Wrong codes one at a time,
   // each from a new address, use the rest: every one is checked until exactly LOGIN_FAILURES_ALLOWED were.
   for (let i = checked; i < LOGIN_FAILURES_ALLOWED; i++) {
-    const r = await logInFrom(h.app, `10.3.${i}.1`, { email: op.email, password: op.password, code: wrongCode(op, now, 500_000 + i) })
+    const r = await logInFrom(h.app, `10.3.${i}.1`, {
+      email: op.email,
+      password: op.password,
+      code: wrongCode(op, now, 500_000 + i),
+    })
     assert.equal(r.statusCode, 400)
   }
   assert.equal((await failuresOf(h.app, op.id)).filter((f) => f === 'code').length, LOGIN_FAILURES_ALLOWED)
   // The budget is spent: even the right code, from yet another address, is not checked, and reads as any failure.
-  const right = await logInFrom(h.app, '10.2.0.1', { email: op.email, password: op.password, code: op.codeAt(now + 30_000) })
+  const right = await logInFrom(h.app, '10.2.0.1', {
+    email: op.email,
+    password: op.password,
+    code: op.codeAt(now + 30_000),
+  })
   assert.equal(right.statusCode, 400)
   assert.ok(right.body.includes(FAILED))
   // A quarter of an hour later the operator gets in.
   h.clock.advance(LOGIN_WINDOW_MS + 1000)
   const later = h.clock.now()
-  assert.equal((await logInFrom(h.app, '10.2.0.2', { email: op.email, password: op.password, code: op.codeAt(later) })).statusCode, 303)
+  assert.equal(
+    (await logInFrom(h.app, '10.2.0.2', { email: op.email, password: op.password, code: op.codeAt(later) })).statusCode,
+    303,
+  )
 })
 
 test('wrong passwords from many addresses do not lock the operator out (only tries with the right password count against codes)', async (t) => {
   const h = await consoleHarness(t)
   const op = await setUpOperator(h.app, { role: 'support' })
   for (let i = 0; i < 2 * LOGIN_FAILURES_ALLOWED; i++) {
-    const r = await logInFrom(h.app, `10.3.${i}.1`, { email: op.email, password: `${op.password} wrong`, code: wrongCode(op, h.clock.now(), i) })
+    const r = await logInFrom(h.app, `10.3.${i}.1`, {
+      email: op.email,
+      password: `${op.password} wrong`,
+      code: wrongCode(op, h.clock.now(), i),
+    })
     assert.equal(r.statusCode, 400)
   }
-  assert.equal((await logInFrom(h.app, '10.4.0.1', { email: op.email, password: op.password, code: op.codeAt(h.clock.now() + 30_000) })).statusCode, 303)
+  assert.equal(
+    (
+      await logInFrom(h.app, '10.4.0.1', {
+        email: op.email,
+        password: op.password,
+        code: op.codeAt(h.clock.now() + 30_000),
+      })
+    ).statusCode,
+    303,
+  )
 })
 
 test('one TOTP code, or one recovery code, sent five times at once logs in once; a code 2 steps or an hour away never', async (t) => {
@@ -91,11 +132,18 @@ test('one TOTP code, or one recovery code, sent five times at once logs in once;
   const op = await setUpOperator(h.app, { role: 'admin' })
   const now = h.clock.now()
   for (const code of [op.codeAt(now + 30_000), op.recoveryCodes[0]!]) {
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => logInFrom(h.app, `10.5.${i}.1`, { email: op.email, password: op.password, code })))
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        logInFrom(h.app, `10.5.${i}.1`, { email: op.email, password: op.password, code }),
+      ),
+    )
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [303, 400, 400, 400, 400])
   }
   for (const at of [now + 90_000, now - 60_000, now + 3_600_000]) {
-    assert.equal((await logInFrom(h.app, '10.6.0.1', { email: op.email, password: op.password, code: op.codeAt(at) })).statusCode, 400)
+    assert.equal(
+      (await logInFrom(h.app, '10.6.0.1', { email: op.email, password: op.password, code: op.codeAt(at) })).statusCode,
+      400,
+    )
   }
 })
 
@@ -117,18 +165,32 @@ test('the log-in answers alike for an unknown email, a wrong password, a wrong c
   for (const [i, fields] of attempts.entries()) {
     const r = await logInFrom(h.app, `10.7.${i}.1`, fields)
     assert.equal(r.statusCode, 400)
-    assert.equal(r.cookies.some((c) => c.name === 'console_session'), false)
+    assert.equal(
+      r.cookies.some((c) => c.name === 'console_session'),
+      false,
+    )
     // The page differs only by the email typed back and its CSRF token.
     pages.push(r.body.replaceAll(fields.email, 'EMAIL').replace(/name="_csrf" value="[^"]+"/, ''))
   }
-  assert.ok(pages.every((p) => p === pages[0]), 'every failure page is the same page')
+  assert.ok(
+    pages.every((p) => p === pages[0]),
+    'every failure page is the same page',
+  )
   // The right code of the operator was not used up by the wrong-password try: it still logs in.
-  assert.equal((await logInFrom(h.app, '10.7.9.1', { email: op.email, password: op.password, code: op.codeAt(now + 30_000) })).statusCode, 303)
+  assert.equal(
+    (await logInFrom(h.app, '10.7.9.1', { email: op.email, password: op.password, code: op.codeAt(now + 30_000) }))
+      .statusCode,
+    303,
+  )
 })
 
-test('setup links: a secret of the attacker\'s choosing is not taken, a disabled operator\'s link is dead, recovery codes are shown once', async (t) => {
+test("setup links: a secret of the attacker's choosing is not taken, a disabled operator's link is dead, recovery codes are shown once", async (t) => {
   const h = await consoleHarness(t)
-  const { operator, setupToken } = await h.app.operators!.create({ email: 'victim@ops.example', role: 'admin', actor: cli })
+  const { operator, setupToken } = await h.app.operators!.create({
+    email: 'victim@ops.example',
+    role: 'admin',
+    actor: cli,
+  })
   const c = client(h.app)
   const link = `/console/setup/${setupToken}`
   await c.get(link)
@@ -138,7 +200,10 @@ test('setup links: a secret of the attacker\'s choosing is not taken, a disabled
   const now = h.clock.now()
   // A code of the attacker's own secret, with the secret posted along (or in place of the form's): refused.
   for (const extra of [{ secret: mine }, { secret: mine, totp_secret: mine }] as Record<string, string>[]) {
-    for (const [url, fields] of [[link, { password: `operator ${GOOD_PASSWORD}` }], [`${link}/confirm`, { code: totpCode(mine, now) }]] as const) {
+    for (const [url, fields] of [
+      [link, { password: `operator ${GOOD_PASSWORD}` }],
+      [`${link}/confirm`, { code: totpCode(mine, now) }],
+    ] as const) {
       const r = await c.post(url, { ...fields, ...extra })
       assert.ok(r.statusCode === 400, `status ${r.statusCode}`)
     }
@@ -151,22 +216,42 @@ test('setup links: a secret of the attacker\'s choosing is not taken, a disabled
   const reload = await c.get(`/console/setup/${setupToken}`)
   assert.equal(reload.statusCode, 410)
   assert.ok(codes.every((code) => !reload.body.includes(code)))
-  assert.equal((await logInFrom(h.app, '10.8.0.1', { email: operator.email, password: `operator ${GOOD_PASSWORD}`, code: totpCode(mine, now + 30_000) })).statusCode, 400)
-  assert.equal((await logInFrom(h.app, '10.8.0.2', { email: operator.email, password: `operator ${GOOD_PASSWORD}`, code: totpCode(secret, now + 30_000) })).statusCode, 303)
+  assert.equal(
+    (
+      await logInFrom(h.app, '10.8.0.1', {
+        email: operator.email,
+        password: `operator ${GOOD_PASSWORD}`,
+        code: totpCode(mine, now + 30_000),
+      })
+    ).statusCode,
+    400,
+  )
+  assert.equal(
+    (
+      await logInFrom(h.app, '10.8.0.2', {
+        email: operator.email,
+        password: `operator ${GOOD_PASSWORD}`,
+        code: totpCode(secret, now + 30_000),
+      })
+    ).statusCode,
+    303,
+  )
 
   // A link whose operator was disabled before using it: dead, on GET and POST.
   const second = await h.app.operators!.create({ email: 'later@ops.example', role: 'admin', actor: cli })
   const d = client(h.app)
   const secondLink = `/console/setup/${second.setupToken}`
   await d.get(secondLink)
-  const secondSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec((await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).body)![1]!
+  const secondSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(
+    (await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).body,
+  )![1]!
   await h.app.operators!.disable(second.operator.id, cli)
   assert.equal((await d.get(secondLink)).statusCode, 410)
   assert.equal((await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).statusCode, 410)
   assert.equal((await d.post(`${secondLink}/confirm`, { code: totpCode(secondSecret, now) })).statusCode, 410)
 })
 
-test('CSRF: no Origin nor Referer, another session\'s token, a foreign Referer: 403 and nothing changes', async (t) => {
+test("CSRF: no Origin nor Referer, another session's token, a foreign Referer: 403 and nothing changes", async (t) => {
   const h = await consoleHarness(t)
   const admin = await signedInOperator(h, { role: 'admin' })
   const other = await signedInOperator(h, { role: 'admin' })
@@ -190,13 +275,18 @@ test('CSRF: no Origin nor Referer, another session\'s token, a foreign Referer: 
   assert.equal((await admin.post(url, { reason: 'csrf' })).statusCode, 303)
 })
 
-test('support cannot approve or decline a plan request (GET or replayed POST); an admin cannot revoke another account\'s key through an account URL', async (t) => {
+test("support cannot approve or decline a plan request (GET or replayed POST); an admin cannot revoke another account's key through an account URL", async (t) => {
   const h = await consoleHarness(t)
   const support = await signedInOperator(h, { role: 'support' })
   const admin = await signedInOperator(h, { role: 'admin' })
   const a = await h.newAccount({ name: 'a' })
   const b = await h.newAccount({ name: 'b' })
-  const request = await h.app.planRequests!.create({ accountId: a.accountId, plan: 'pro', note: 'please', actor: testActor })
+  const request = await h.app.planRequests!.create({
+    accountId: a.accountId,
+    plan: 'pro',
+    note: 'please',
+    actor: testActor,
+  })
   await admin.get(`/console/requests/${request.id}/approve`)
   const adminToken = admin.csrf
   await support.get('/console/requests')
@@ -204,7 +294,10 @@ test('support cannot approve or decline a plan request (GET or replayed POST); a
     assert.equal((await support.get(`/console/requests/${request.id}/${kind}`)).statusCode, 403)
     const body: Record<string, string> = kind === 'decline' ? { reason: 'no' } : {}
     assert.equal((await support.post(`/console/requests/${request.id}/${kind}`, body)).statusCode, 403)
-    assert.equal((await support.post(`/console/requests/${request.id}/${kind}`, { ...body, _csrf: adminToken })).statusCode, 403)
+    assert.equal(
+      (await support.post(`/console/requests/${request.id}/${kind}`, { ...body, _csrf: adminToken })).statusCode,
+      403,
+    )
   }
   assert.equal((await h.app.accounts.getAccount(a.accountId)).plan, 'free')
   assert.equal((await h.app.planRequests!.getListing(request.id))?.state, 'pending')
@@ -219,20 +312,44 @@ test('support cannot approve or decline a plan request (GET or replayed POST); a
 test('next= never leads off the console, however encoded', async (t) => {
   const h = await consoleHarness(t)
   const op = await setUpOperator(h.app, { role: 'support' })
-  const evil = ['//evil.example', '/\\evil.example', '/console/../portal', '/console/%2e%2e/portal', '/console/..%2f..%2fportal', 'https://evil.example/console', '/console//evil.example', '/console/\\evil.example', '%2F%2Fevil.example', '/console/\t/evil', '/console@evil.example', '/console/login?next=//evil.example']
+  const evil = [
+    '//evil.example',
+    '/\\evil.example',
+    '/console/../portal',
+    '/console/%2e%2e/portal',
+    '/console/..%2f..%2fportal',
+    'https://evil.example/console',
+    '/console//evil.example',
+    '/console/\\evil.example',
+    '%2F%2Fevil.example',
+    '/console/\t/evil',
+    '/console@evil.example',
+    '/console/login?next=//evil.example',
+  ]
   for (const next of evil) {
     const page = await h.app.inject({ url: `/console/login?next=${encodeURIComponent(next)}` })
     assert.ok(!page.body.includes('evil.example'), next)
     h.clock.advance(30_000)
     const c = client(h.app)
     await c.get('/console/login')
-    const r = await c.post('/console/login', { email: op.email, password: op.password, code: op.codeAt(h.clock.now()), next })
+    const r = await c.post('/console/login', {
+      email: op.email,
+      password: op.password,
+      code: op.codeAt(h.clock.now()),
+      next,
+    })
     assert.equal(r.statusCode, 303, next)
     // Where a browser goes: on our origin, under /console (a `%2f` stays part of one path segment there).
     const location = String(r.headers.location)
     const target = new URL(location, ORIGIN)
-    assert.ok(location.startsWith('/console') && !location.startsWith('//') && !location.includes('\\'), `${next} -> ${location}`)
-    assert.ok(target.origin === ORIGIN && (target.pathname === '/console' || target.pathname.startsWith('/console/')), `${next} -> ${location}`)
+    assert.ok(
+      location.startsWith('/console') && !location.startsWith('//') && !location.includes('\\'),
+      `${next} -> ${location}`,
+    )
+    assert.ok(
+      target.origin === ORIGIN && (target.pathname === '/console' || target.pathname.startsWith('/console/')),
+      `${next} -> ${location}`,
+    )
   }
 })
 
@@ -244,7 +361,17 @@ test('forged Host, X-Forwarded-Host and -Proto choose no link: the setup page, r
   const { accountId } = await unverifiedSignUp(h, 'unverified@example.com')
   h.clock.advance(120_000)
   const send = (url: string, fields: Record<string, string> = {}) =>
-    h.app.inject({ method: 'POST', url, headers: { ...forged, origin: ORIGIN, cookie: [...admin.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: admin.csrf, ...fields }).toString() })
+    h.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        ...forged,
+        origin: ORIGIN,
+        cookie: [...admin.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({ _csrf: admin.csrf, ...fields }).toString(),
+    })
   await admin.get(`/console/accounts/${accountId}/verification`)
   assert.equal((await send(`/console/accounts/${accountId}/verification`)).statusCode, 303)
   const request = await h.app.planRequests!.create({ accountId, plan: 'pro', note: 'more', actor: testActor })
@@ -258,7 +385,9 @@ test('forged Host, X-Forwarded-Host and -Proto choose no link: the setup page, r
   }
   assert.ok(sent.some((m) => m.includes(`${ORIGIN}/portal/verify/`)))
   const { setupToken } = await h.app.operators!.create({ email: 'fresh@ops.example', role: 'support', actor: cli })
-  assert.ok(!(await h.app.inject({ url: `/console/setup/${setupToken}`, headers: forged })).body.includes('evil.example'))
+  assert.ok(
+    !(await h.app.inject({ url: `/console/setup/${setupToken}`, headers: forged })).body.includes('evil.example'),
+  )
 })
 
 const XSS = `"><script>alert(1)</script><img src=x onerror=alert(1)>'\` =cmd|' /C calc'!A0`
@@ -267,9 +396,20 @@ test('stored XSS: names, notes and reasons with markup are text on every console
   const h = await consoleHarness(t)
   const admin = await signedInOperator(h, { role: 'admin' })
   const portalUser = await signedUpUser(h, 'xss@example.com')
-  const accountId = (await h.handle.db.selectFrom('portal_users').select('account_id').where('email', '=', 'xss@example.com').executeTakeFirstOrThrow()).account_id
+  const accountId = (
+    await h.handle.db
+      .selectFrom('portal_users')
+      .select('account_id')
+      .where('email', '=', 'xss@example.com')
+      .executeTakeFirstOrThrow()
+  ).account_id
   await h.handle.db.updateTable('accounts').set({ name: XSS }).where('id', '=', accountId).execute()
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: XSS.slice(0, 60) })
+  const key = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId,
+    environment: 'test',
+    name: XSS.slice(0, 60),
+  })
   const request = await h.app.planRequests!.create({ accountId, plan: 'pro', note: XSS, actor: testActor })
   await h.app.planRequests!.decline({ id: request.id, reason: XSS, actor: testActor })
   await admin.get(`/console/accounts/${accountId}/suspend`)
@@ -290,23 +430,43 @@ test('stored XSS: names, notes and reasons with markup are text on every console
   assert.ok(pages[0]!.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the name is shown, escaped')
   const csv = await admin.get(`/console/audit.csv?account=${accountId}`)
   if (csv.statusCode === 200) {
-    for (const line of csv.body.split('\n')) for (const cell of line.split(',')) assert.ok(!/^"?[=+\-@]/.test(cell) || /^"?'/.test(cell), cell)
+    for (const line of csv.body.split('\n'))
+      for (const cell of line.split(',')) assert.ok(!/^"?[=+\-@]/.test(cell) || /^"?'/.test(cell), cell)
   }
 })
 
 test('search: LIKE wildcards are literal, SQL is text, very long input a 400 page, a whole secret never on the page or in the log', async (t) => {
   const lines: string[] = []
-  const h = await consoleHarness(t, { logger: { level: 'trace', stream: { write: (l: string) => void lines.push(l) } } })
+  const h = await consoleHarness(t, {
+    logger: { level: 'trace', stream: { write: (l: string) => void lines.push(l) } },
+  })
   const admin = await signedInOperator(h, { role: 'support' })
   const a = await h.newAccount({ name: 'alpha' })
   await h.newAccount({ name: 'beta' })
-  for (const q of ['%', '_', '%%', '\\', "' or '1'='1", "'; drop table accounts; --", '") or 1=1 --', 'ａ%', 'a\u0000b']) {
+  for (const q of [
+    '%',
+    '_',
+    '%%',
+    '\\',
+    "' or '1'='1",
+    "'; drop table accounts; --",
+    '") or 1=1 --',
+    'ａ%',
+    'a\u0000b',
+  ]) {
     const r = await admin.post('/console/accounts', { q })
     // A NUL (which PostgreSQL text cannot hold) may be refused as a bad form; never a 500.
-    assert.ok(r.statusCode === 200 || (q.includes('\u0000') && r.statusCode === 400), `${JSON.stringify(q)}: ${r.statusCode}`)
+    assert.ok(
+      r.statusCode === 200 || (q.includes('\u0000') && r.statusCode === 400),
+      `${JSON.stringify(q)}: ${r.statusCode}`,
+    )
     assert.ok(!r.body.includes(`/console/accounts/${a.accountId}"`), `${q} matched everything`)
   }
-  assert.equal((await admin.get('/console/accounts?q=alpha')).body.includes(a.accountId), true, 'the accounts table is still there')
+  assert.equal(
+    (await admin.get('/console/accounts?q=alpha')).body.includes(a.accountId),
+    true,
+    'the accounts table is still there',
+  )
   assert.equal((await admin.post('/console/accounts', { q: 'x'.repeat(5000) })).statusCode, 400)
   assert.equal((await admin.post('/console/accounts', { q: 'x'.repeat(20_000) })).statusCode, 400)
   const secret = await admin.post('/console/accounts', { q: a.key })
@@ -320,8 +480,14 @@ test('search: LIKE wildcards are literal, SQL is text, very long input a 400 pag
 
 test('no secret in a log line or in audit_events: setup token, password, TOTP secret, codes, session ids, API keys', async (t) => {
   const lines: string[] = []
-  const h = await consoleHarness(t, { logger: { level: 'trace', stream: { write: (l: string) => void lines.push(l) } } })
-  const { operator, setupToken } = await h.app.operators!.create({ email: 'logs@ops.example', role: 'admin', actor: cli })
+  const h = await consoleHarness(t, {
+    logger: { level: 'trace', stream: { write: (l: string) => void lines.push(l) } },
+  })
+  const { operator, setupToken } = await h.app.operators!.create({
+    email: 'logs@ops.example',
+    role: 'admin',
+    actor: cli,
+  })
   const c = client(h.app)
   const link = `/console/setup/${setupToken}`
   await c.get(link)
@@ -344,23 +510,63 @@ test('no secret in a log line or in audit_events: setup token, password, TOTP se
   await h.app.inject({ url: '/v1/pets', headers: bearer(account.key) })
   await h.app.inject({ url: '/v1/pets', headers: bearer(`${account.key}x`) })
   const sessionIds = [...c.jar.values(), ...d.jar.values()].filter((v) => v.length > 20)
-  const secrets = [setupToken, setupCookie, password, totpSecret, ...codes, ...codes.map((x) => x.replace('-', '')), ...sessionIds, account.key]
-  const audit = JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
+  const secrets = [
+    setupToken,
+    setupCookie,
+    password,
+    totpSecret,
+    ...codes,
+    ...codes.map((x) => x.replace('-', '')),
+    ...sessionIds,
+    account.key,
+  ]
+  const audit = JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_k, v: unknown) =>
+    typeof v === 'bigint' ? String(v) : v,
+  )
   for (const s of secrets) {
     assert.ok(!lines.some((l) => l.includes(s)), `in a log line: ${s}`)
     assert.ok(!audit.includes(s), `in audit_events: ${s}`)
   }
 })
 
-test('/portal/activity shows only the account\'s own entries, whatever `before` says', async (t) => {
+test("/portal/activity shows only the account's own entries, whatever `before` says", async (t) => {
   const h = await consoleHarness(t)
   const mallory = await signedUpUser(h, 'mallory@example.com')
   await signedUpUser(h, 'victim@example.com')
-  const victimAccount = (await h.handle.db.selectFrom('portal_users').select('account_id').where('email', '=', 'victim@example.com').executeTakeFirstOrThrow()).account_id
-  await h.app.accounts.createApiKey({ actor: testActor, accountId: victimAccount, environment: 'test', name: 'victim-secret-key-name' })
-  const maxSeq = Number((await h.handle.db.selectFrom('audit_events').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirstOrThrow()).m)
-  for (const before of [String(maxSeq + 1), '1', '99999999999999999', '-1', '0', `${maxSeq}&account=${victimAccount}`, 'abc', "1' or '1'='1"]) {
-    const r = await mallory.get(`/portal/activity?before=${encodeURIComponent(before).replace('%26', '&').replace('%3D', '=')}`)
+  const victimAccount = (
+    await h.handle.db
+      .selectFrom('portal_users')
+      .select('account_id')
+      .where('email', '=', 'victim@example.com')
+      .executeTakeFirstOrThrow()
+  ).account_id
+  await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId: victimAccount,
+    environment: 'test',
+    name: 'victim-secret-key-name',
+  })
+  const maxSeq = Number(
+    (
+      await h.handle.db
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.max('seq').as('m'))
+        .executeTakeFirstOrThrow()
+    ).m,
+  )
+  for (const before of [
+    String(maxSeq + 1),
+    '1',
+    '99999999999999999',
+    '-1',
+    '0',
+    `${maxSeq}&account=${victimAccount}`,
+    'abc',
+    "1' or '1'='1",
+  ]) {
+    const r = await mallory.get(
+      `/portal/activity?before=${encodeURIComponent(before).replace('%26', '&').replace('%3D', '=')}`,
+    )
     assert.ok(r.statusCode === 200 || r.statusCode === 400, `${before}: ${r.statusCode}`)
     assert.ok(!r.body.includes('victim'), before)
   }
@@ -369,7 +575,12 @@ test('/portal/activity shows only the account\'s own entries, whatever `before` 
 test('a suspended account: its idempotent replay of a 201 is 403 account_suspended, with the limit headers, on /v1 and the messages interface', async (t) => {
   const h = await consoleHarness(t)
   const a = await h.newAccount()
-  const create = { method: 'POST' as const, url: '/v1/pets', headers: { ...bearer(a.key), 'idempotency-key': 'replay-1' }, payload: { name: 'Rex', categoryId: 1 } }
+  const create = {
+    method: 'POST' as const,
+    url: '/v1/pets',
+    headers: { ...bearer(a.key), 'idempotency-key': 'replay-1' },
+    payload: { name: 'Rex', categoryId: 1 },
+  }
   assert.equal((await h.app.inject(create)).statusCode, 201)
   await h.app.accounts.suspend({ accountId: a.accountId, reason: 'abuse', actor: testActor })
   for (const request of [create, { method: 'GET' as const, url: '/v1/pets', headers: bearer(a.key) }]) {

@@ -31,7 +31,8 @@ function parseCsv(text: string): string[][] {
       else cell += ch
     } else if (ch === '"') quoted = true
     else if (ch === ',') record.push(cell), (cell = '')
-    else if (ch === '\r' && text[i + 1] === '\n') record.push(cell), records.push(record), (record = []), (cell = ''), i++
+    else if (ch === '\r' && text[i + 1] === '\n')
+      record.push(cell), records.push(record), (record = []), (cell = ''), i++
     else cell += ch
   }
   assert.equal(cell + record.join(''), '', 'the file ends with CRLF')
@@ -39,7 +40,8 @@ function parseCsv(text: string): string[][] {
 }
 
 test('CSV cells that a spreadsheet would read as a formula get an apostrophe; quotes are doubled', () => {
-  for (const start of ['=', '+', '-', '@', '\t', '\r']) assert.ok(csvCell(`${start}1+1`).replace(/^"/, '').startsWith(`'${start}`), JSON.stringify(start))
+  for (const start of ['=', '+', '-', '@', '\t', '\r'])
+    assert.ok(csvCell(`${start}1+1`).replace(/^"/, '').startsWith(`'${start}`), JSON.stringify(start))
   assert.equal(csvCell('=HYPERLINK("http://evil.example","x")'), `"'=HYPERLINK(""http://evil.example"",""x"")"`)
   assert.equal(csvCell('a, b'), '"a, b"')
   assert.equal(csvCell('two\nlines'), '"two\nlines"')
@@ -55,7 +57,12 @@ test('the audit page filters by account, actor, action and dates, and exports th
   // An integrator whose address a spreadsheet would read as a formula.
   await signedUpUser(h, '+plus@example.com')
   h.clock.advance(DAY)
-  const operatorActor = { kind: 'operator' as const, operatorId: admin.operator.id, email: admin.operator.email, address: '203.0.113.9' }
+  const operatorActor = {
+    kind: 'operator' as const,
+    operatorId: admin.operator.id,
+    email: admin.operator.email,
+    address: '203.0.113.9',
+  }
   await h.app.accounts.setPlan({ id: alpha.accountId, plan: 'pro', actor: operatorActor })
   await h.app.accounts.suspend({ accountId: alpha.accountId, reason: '=cmd|calc', actor: operatorActor })
   // Two days on, the admin's session has ended: it logs in again (another operator.login).
@@ -68,29 +75,45 @@ test('the audit page filters by account, actor, action and dates, and exports th
     assert.equal(all.statusCode, 200)
     assert.match(all.body, /<caption id="audit-caption">Audit log entries, newest first<\/caption>/)
     const rows = entries(all.body)
-    assert.deepEqual(rows.slice(0, 3).map((r) => r[3]), ['operator.login', 'operator.setup_completed', 'operator.created'], 'newest first (the support operator\'s own)')
+    assert.deepEqual(
+      rows.slice(0, 3).map((r) => r[3]),
+      ['operator.login', 'operator.setup_completed', 'operator.created'],
+      "newest first (the support operator's own)",
+    )
     assert.ok(rows.some((r) => r[1] === '+plus@example.com (integrator)' && r[3] === 'account.created'))
-    assert.ok(rows.some((r) => r[1] === 'boss@ops.example (operator)' && r[3] === 'operator.login' && r[2] === '127.0.0.1'), 'a log-in shows its client address')
+    assert.ok(
+      rows.some((r) => r[1] === 'boss@ops.example (operator)' && r[3] === 'operator.login' && r[2] === '127.0.0.1'),
+      'a log-in shows its client address',
+    )
   }
 
   // By account: its own entries only, changes shown before → after.
   const byAccount = entries((await again.get(query({ account: alpha.accountId }))).body)
-  assert.deepEqual(byAccount.map((r) => [r[3], r[4]]), [
-    ['account.suspended', alpha.accountId],
-    ['account.plan_changed', alpha.accountId],
-    ['key.created', alpha.accountId],
-    ['account.created', alpha.accountId],
-  ])
+  assert.deepEqual(
+    byAccount.map((r) => [r[3], r[4]]),
+    [
+      ['account.suspended', alpha.accountId],
+      ['account.plan_changed', alpha.accountId],
+      ['key.created', alpha.accountId],
+      ['account.created', alpha.accountId],
+    ],
+  )
   assert.equal(byAccount[1]![1], 'boss@ops.example (operator)')
   assert.equal(byAccount[1]![2], '203.0.113.9')
   assert.match(byAccount[1]![6]!, /plan: free → pro/)
   assert.equal(byAccount[3]![1], 'cli (user test)')
   // By actor: an email in any case, or cli.
   const byOperator = entries((await again.get(query({ actor: 'BOSS@ops.example' }))).body)
-  assert.deepEqual(byOperator.map((r) => r[3]), ['operator.login', 'account.suspended', 'account.plan_changed', 'operator.login', 'operator.setup_completed'])
+  assert.deepEqual(
+    byOperator.map((r) => r[3]),
+    ['operator.login', 'account.suspended', 'account.plan_changed', 'operator.login', 'operator.setup_completed'],
+  )
   assert.ok(entries((await again.get(query({ actor: 'cli' }))).body).every((r) => r[1] === 'cli (user test)'))
   // By action, and by dates (UTC days, both included).
-  assert.deepEqual(entries((await again.get(query({ action: 'account.plan_changed' }))).body).map((r) => r[4]), [alpha.accountId])
+  assert.deepEqual(
+    entries((await again.get(query({ action: 'account.plan_changed' }))).body).map((r) => r[4]),
+    [alpha.accountId],
+  )
   const secondDay = entries((await again.get(query({ from: '2027-03-02', to: '2027-03-02' }))).body)
   assert.ok(secondDay.length > 0 && secondDay.every((r) => r[0]!.startsWith('2027-03-02')), 'only the second day')
   assert.ok(secondDay.some((r) => r[1] === '+plus@example.com (integrator)'))
@@ -99,11 +122,18 @@ test('the audit page filters by account, actor, action and dates, and exports th
   assert.match(none.body, /No entry matches these filters\./)
 
   // The filters stay in the form and in the export link.
-  const filtered = await again.get(query({ account: alpha.accountId, action: 'account.plan_changed', utm_source: 'mail' }))
+  const filtered = await again.get(
+    query({ account: alpha.accountId, action: 'account.plan_changed', utm_source: 'mail' }),
+  )
   assert.match(filtered.body, new RegExp(`<input type="text" id="f-account" name="account" value="${alpha.accountId}"`))
   assert.match(filtered.body, /<option value="account.plan_changed" selected>/)
-  const exportForm = /<form method="get" action="\/console\/audit\.csv"[^>]*>(.*?)<button type="submit"[^>]*>Export CSV<\/button>/s.exec(filtered.body)?.[1] ?? ''
-  const exported = [...exportForm.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => `${m[1]}=${m[2]}`)
+  const exportForm =
+    /<form method="get" action="\/console\/audit\.csv"[^>]*>(.*?)<button type="submit"[^>]*>Export CSV<\/button>/s.exec(
+      filtered.body,
+    )?.[1] ?? ''
+  const exported = [...exportForm.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map(
+    (m) => `${m[1]}=${m[2]}`,
+  )
   assert.deepEqual(exported, [`account=${alpha.accountId}`, 'action=account.plan_changed'])
 
   const csv = await again.get(`/console/audit.csv?account=${alpha.accountId}`)
@@ -111,16 +141,34 @@ test('the audit page filters by account, actor, action and dates, and exports th
   assert.match(String(csv.headers['content-type']), /^text\/csv; charset=utf-8/)
   assert.match(String(csv.headers['content-disposition']), /^attachment; filename="petstore-audit-2027-03-03\.csv"$/)
   const records = parseCsv(csv.body)
-  assert.deepEqual(records[0], ['seq', 'time', 'actor', 'actor kind', 'actor id', 'actor address', 'action', 'account', 'target kind', 'target id', 'changes'])
-  assert.deepEqual(records.slice(1).map((r) => r[6]), ['account.suspended', 'account.plan_changed', 'key.created', 'account.created'])
+  assert.deepEqual(records[0], [
+    'seq',
+    'time',
+    'actor',
+    'actor kind',
+    'actor id',
+    'actor address',
+    'action',
+    'account',
+    'target kind',
+    'target id',
+    'changes',
+  ])
+  assert.deepEqual(
+    records.slice(1).map((r) => r[6]),
+    ['account.suspended', 'account.plan_changed', 'key.created', 'account.created'],
+  )
   assert.equal(records.at(-1)![9], alpha.accountId)
   assert.match(records.at(-1)![10]!, /^name: Alpha, "the first"; plan: free/, 'quotes and commas survive')
   assert.ok(csv.body.includes('"name: Alpha, ""the first""; plan: free'), 'quotes doubled in the file')
   assert.equal(records[1]![10], 'reason: =cmd|calc')
 
-  const integratorCsv = parseCsv((await again.get(`/console/audit.csv?actor=${encodeURIComponent('+plus@example.com')}`)).body)
+  const integratorCsv = parseCsv(
+    (await again.get(`/console/audit.csv?actor=${encodeURIComponent('+plus@example.com')}`)).body,
+  )
   assert.ok(integratorCsv.length > 1)
-  for (const record of integratorCsv.slice(1)) assert.equal(record[2], "'+plus@example.com (integrator)", 'a cell starting with + is not a formula')
+  for (const record of integratorCsv.slice(1))
+    assert.equal(record[2], "'+plus@example.com (integrator)", 'a cell starting with + is not a formula')
 })
 
 test('unusable filters get a 400 page saying which, not a crash', async (t) => {
@@ -155,8 +203,16 @@ test('unusable filters get a 400 page saying which, not a crash', async (t) => {
 test('the audit page pages newest first with a Next page link; the CSV has every entry, past one batch', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const operator = await signedInOperator(h, { role: 'support' })
-  for (let i = 0; i < CSV_BATCH + 20; i++) await h.app.audit.record(testActor, { action: 'ban.lifted', target: { kind: 'key', id: `key_${i}` } })
-  const total = Number((await h.handle.db.selectFrom('audit_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+  for (let i = 0; i < CSV_BATCH + 20; i++)
+    await h.app.audit.record(testActor, { action: 'ban.lifted', target: { kind: 'key', id: `key_${i}` } })
+  const total = Number(
+    (
+      await h.handle.db
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
   assert.ok(total > CSV_BATCH + 20)
 
   const seen: string[] = []
@@ -182,7 +238,11 @@ test('the audit page pages newest first with a Next page link; the CSV has every
   const csv = parseCsv((await operator.get('/console/audit.csv')).body)
   assert.equal(csv.length, total + 1)
   const seqs = csv.slice(1).map((r) => Number(r[0]))
-  assert.deepEqual(seqs, [...seqs].sort((a, b) => b - a), 'newest first, no repeats')
+  assert.deepEqual(
+    seqs,
+    [...seqs].sort((a, b) => b - a),
+    'newest first, no repeats',
+  )
   assert.equal(new Set(seqs).size, total)
 
   const visitor = client(h.app)

@@ -10,7 +10,8 @@ import { launchChromium, screenshot, seriousViolations } from '../helpers/browse
 import { setUpOperator } from '../helpers/console.js'
 import { GOOD_PASSWORD, mails, portalHarness } from '../helpers/portal.js'
 
-const overflows = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth')
+const overflows = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth')
 
 async function check(page: Page, what: string, width: number) {
   assert.deepEqual(await seriousViolations(page), [], `${what} at ${width}`)
@@ -23,19 +24,38 @@ async function press(page: Page, name: string) {
   await page.keyboard.press('Enter')
 }
 
-test('the account page and every action\'s confirmation step work with the keyboard, pass axe and fit a phone', async (t) => {
+test("the account page and every action's confirmation step work with the keyboard, pass axe and fit a phone", async (t) => {
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
   // An unverified portal sign-up with a key used a few times and then banned.
   const signup = await fetch(`${h.baseUrl}/portal/signup`)
-  const cookie = signup.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+  const cookie = signup.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ')
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await signup.text())![1]!
   const body = new URLSearchParams({ _csrf: csrf, email: 'shop@example.com', password: GOOD_PASSWORD })
-  assert.equal((await fetch(`${h.baseUrl}/portal/signup`, { method: 'POST', body, headers: { cookie, origin: h.baseUrl } })).status, 200)
+  assert.equal(
+    (await fetch(`${h.baseUrl}/portal/signup`, { method: 'POST', body, headers: { cookie, origin: h.baseUrl } }))
+      .status,
+    200,
+  )
   await mails(h.app, outbox)
-  const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email', '=', 'shop@example.com').executeTakeFirstOrThrow()
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: 'storefront with a long descriptive name for the phone layout' })
-  const call = () => fetch(`${h.baseUrl}/v1/pets`, { headers: { authorization: `Bearer ${key.key}` } }).then(async (r) => (await r.arrayBuffer(), r))
+  const { account_id: accountId } = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email', '=', 'shop@example.com')
+    .executeTakeFirstOrThrow()
+  const key = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId,
+    environment: 'test',
+    name: 'storefront with a long descriptive name for the phone layout',
+  })
+  const call = () =>
+    fetch(`${h.baseUrl}/v1/pets`, { headers: { authorization: `Bearer ${key.key}` } }).then(
+      async (r) => (await r.arrayBuffer(), r),
+    )
   for (let i = 0; i < 92; i++) await call()
   assert.equal((await call()).status, 429)
   h.clock.advance(60_000)
@@ -86,7 +106,11 @@ test('the account page and every action\'s confirmation step work with the keybo
   // Suspend: the Reason is required (the browser keeps the form until it is given).
   await press(page, 'Suspend')
   await press(page, 'Suspend')
-  assert.equal(await page.getByRole('heading', { name: 'Suspend the account', level: 1 }).isVisible(), true, 'not sent without a reason')
+  assert.equal(
+    await page.getByRole('heading', { name: 'Suspend the account', level: 1 }).isVisible(),
+    true,
+    'not sent without a reason',
+  )
   await page.getByLabel('Reason').fill('Chargebacks under review')
   await press(page, 'Suspend')
   await page.getByRole('status').filter({ hasText: 'The account was suspended' }).waitFor()
@@ -103,6 +127,12 @@ test('the account page and every action\'s confirmation step work with the keybo
   await press(page, 'Lift ban')
   await page.getByRole('status').filter({ hasText: 'The ban was lifted' }).waitFor()
   assert.equal((await call()).status, 200)
-  assert.match(await page.getByRole('table', { name: /latest audit entries/ }).innerText(), /ban.lifted[\s\S]*account.reactivated[\s\S]*account.suspended[\s\S]*account.plan_changed/)
-  assert.match(await page.getByRole('table', { name: /latest audit entries/ }).innerText(), new RegExp(operator.email.replace(/\./g, '\\.')))
+  assert.match(
+    await page.getByRole('table', { name: /latest audit entries/ }).innerText(),
+    /ban.lifted[\s\S]*account.reactivated[\s\S]*account.suspended[\s\S]*account.plan_changed/,
+  )
+  assert.match(
+    await page.getByRole('table', { name: /latest audit entries/ }).innerText(),
+    new RegExp(operator.email.replace(/\./g, '\\.')),
+  )
 })

@@ -19,7 +19,9 @@ const OWNER = 'shop-owner@example.com'
 const ADMIN = 'admin@ops.example'
 const REASON = 'Card payments failed three times'
 
-test('an admin finds an account, changes its plan, suspends, reactivates, revokes and deletes in Chromium; all on record', { timeout: 180_000 }, async (t) => {
+test('an admin finds an account, changes its plan, suspends, reactivates, revokes and deletes in Chromium; all on record', {
+  timeout: 180_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await consoleBrowserHarness(t)
   const base = h.baseUrl
@@ -90,7 +92,10 @@ test('an admin finds an account, changes its plan, suspends, reactivates, revoke
   await notice(page, 'The account was suspended')
   const refused = await api()
   assert.equal(refused.status, 403)
-  assert.equal(errorOf({ statusCode: 403, headers: { 'content-type': 'application/json' }, body: refused.body }).code, 'account_suspended')
+  assert.equal(
+    errorOf({ statusCode: 403, headers: { 'content-type': 'application/json' }, body: refused.body }).code,
+    'account_suspended',
+  )
   const refusedMessage = await message()
   assert.equal(refusedMessage.statusCode, 403)
   assert.equal(errorOf(refusedMessage).code, 'account_suspended')
@@ -112,7 +117,10 @@ test('an admin finds an account, changes its plan, suspends, reactivates, revoke
   await accessible(page, 'console-account')
 
   // Revoke the key: 401 from the next request on.
-  await page.getByRole('row', { name: /checkout/ }).getByRole('button', { name: 'Revoke' }).click()
+  await page
+    .getByRole('row', { name: /checkout/ })
+    .getByRole('button', { name: 'Revoke' })
+    .click()
   await page.getByRole('heading', { name: 'Revoke a key' }).waitFor()
   await accessible(page, 'console-confirm-revoke')
   await page.getByRole('button', { name: 'Revoke' }).click()
@@ -136,27 +144,56 @@ test('an admin finds an account, changes its plan, suspends, reactivates, revoke
   await page.getByRole('heading', { name: 'Audit log' }).waitFor()
   const rows = page.locator('table.audit tbody tr')
   const byAdmin = (await rows.allInnerTexts()).filter((r) => r.includes(`${ADMIN} (operator)`))
-  assert.deepEqual(byAdmin.map((r) => expected.find((a) => r.includes(a))), expected)
+  assert.deepEqual(
+    byAdmin.map((r) => expected.find((a) => r.includes(a))),
+    expected,
+  )
   assert.match(byAdmin[2]!, new RegExp(REASON))
   assert.match(byAdmin[3]!, /plan: free → pro/)
   await page.goto(`${base}/console/audit`)
   await accessible(page, 'console-audit')
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()])
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ])
   assert.match(download.suggestedFilename(), /^petstore-audit-\d{4}-\d{2}-\d{2}\.csv$/)
   const csvText = await readFile((await download.path())!, 'utf8')
-  for (const action of [...expected, 'account.deleted', 'operator.login']) assert.ok(csvText.includes(action), `${action} in the CSV`)
+  for (const action of [...expected, 'account.deleted', 'operator.login'])
+    assert.ok(csvText.includes(action), `${action} in the CSV`)
 
   // On the integrator's activity page: the operator shown as "Operator", never by email.
   await owner.goto(`${base}/portal/activity`)
   const activity = owner.locator('table.activity tbody tr')
-  const seen = await Promise.all((await activity.all()).map(async (row) => [(await row.locator('th').innerText()).trim(), (await row.locator('td[data-label=By]').innerText()).trim()]))
-  for (const what of ['Plan changed', 'Account suspended', 'Account reactivated', 'Key revoked']) assert.deepEqual(seen.find(([w]) => w === what), [what, 'Operator'], what)
-  assert.ok(!(await owner.locator('main').innerText()).includes(ADMIN), 'the operator\'s email is not shown to the integrator')
+  const seen = await Promise.all(
+    (await activity.all()).map(async (row) => [
+      (await row.locator('th').innerText()).trim(),
+      (await row.locator('td[data-label=By]').innerText()).trim(),
+    ]),
+  )
+  for (const what of ['Plan changed', 'Account suspended', 'Account reactivated', 'Key revoked'])
+    assert.deepEqual(
+      seen.find(([w]) => w === what),
+      [what, 'Operator'],
+      what,
+    )
+  assert.ok(
+    !(await owner.locator('main').innerText()).includes(ADMIN),
+    "the operator's email is not shown to the integrator",
+  )
 
   // And in `petstore audit list --account ID --json`.
-  const listed = await h.cliJson<{ events: Array<{ action: string; actor: { kind: string; email: string | null }; changes: Record<string, any> | null }> }>(['audit', 'list', '--account', accountId])
+  const listed = await h.cliJson<{
+    events: Array<{
+      action: string
+      actor: { kind: string; email: string | null }
+      changes: Record<string, any> | null
+    }>
+  }>(['audit', 'list', '--account', accountId])
   const operatorEvents = listed.events.filter((e) => e.actor.kind === 'operator')
-  assert.deepEqual(operatorEvents.map((e) => e.action), expected)
+  assert.deepEqual(
+    operatorEvents.map((e) => e.action),
+    expected,
+  )
   assert.ok(operatorEvents.every((e) => e.actor.email === ADMIN))
   assert.equal(operatorEvents[2]!.changes?.reason, REASON)
   assert.ok(!JSON.stringify(listed).includes(key), 'no secret in the audit log')

@@ -10,7 +10,9 @@ import { consoleBrowserHarness, operatorInBrowser } from '../helpers/console-bro
 import { errorOf } from '../helpers/harness.js'
 import { keyCachingServer, msUntilStatus, warmKeyCache } from '../helpers/servers.js'
 
-test('a suspension in the console of one instance is refused by a second within a second; reactivation likewise', { timeout: 120_000 }, async (t) => {
+test('a suspension in the console of one instance is refused by a second within a second; reactivation likewise', {
+  timeout: 120_000,
+}, async (t) => {
   if (postgresOnly(t)) return
   const browser = await launchChromium(t)
   const first = await consoleBrowserHarness(t)
@@ -26,7 +28,9 @@ test('a suspension in the console of one instance is refused by a second within 
   await page.getByLabel('Reason', { exact: true }).fill('Abuse reported by three customers')
   await page.getByRole('button', { name: 'Suspend' }).click()
   await page.getByRole('status').filter({ hasText: 'The account was suspended' }).waitFor()
-  const suspendedAfter = await msUntilStatus(onSecond, 403, { check: (response) => assert.equal(errorOf(response).code, 'account_suspended') })
+  const suspendedAfter = await msUntilStatus(onSecond, 403, {
+    check: (response) => assert.equal(errorOf(response).code, 'account_suspended'),
+  })
   t.diagnostic(`the second instance refused the suspended account's key after ${suspendedAfter.toFixed(1)} ms`)
   assert.ok(suspendedAfter < 1_000, `refused after ${suspendedAfter} ms`)
 

@@ -6,13 +6,22 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { launchChromium } from '../helpers/browser.js'
-import { accessible, consoleBrowserHarness, operatorByCli, setUpInBrowser, submitLogIn, totp } from '../helpers/console-browser.js'
+import {
+  accessible,
+  consoleBrowserHarness,
+  operatorByCli,
+  setUpInBrowser,
+  submitLogIn,
+  totp,
+} from '../helpers/console-browser.js'
 import { OPERATOR_PASSWORD } from '../helpers/console.js'
 
 const EMAIL = 'grace@ops.example'
 const FAILED = 'Email, password or code is incorrect.'
 
-test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code and a recovery code; replays are refused', { timeout: 120_000 }, async (t) => {
+test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code and a recovery code; replays are refused', {
+  timeout: 120_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await consoleBrowserHarness(t)
   const base = h.baseUrl
@@ -20,9 +29,14 @@ test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code 
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage()
 
   // Setup: the password; then the secret as text and as a QR code, and a current code.
-  const { secret, recoveryCodes } = await setUpInBrowser(page, h, created.setupLink, OPERATOR_PASSWORD, (p, form) => accessible(p, form === 'password' ? 'console-setup-password' : 'console-setup'))
+  const { secret, recoveryCodes } = await setUpInBrowser(page, h, created.setupLink, OPERATOR_PASSWORD, (p, form) =>
+    accessible(p, form === 'password' ? 'console-setup-password' : 'console-setup'),
+  )
   await accessible(page, 'console-recovery-codes')
-  assert.ok(recoveryCodes.every((c) => /^[0-9a-z]{5}-[0-9a-z]{5}$/.test(c)), recoveryCodes.join(' '))
+  assert.ok(
+    recoveryCodes.every((c) => /^[0-9a-z]{5}-[0-9a-z]{5}$/.test(c)),
+    recoveryCodes.join(' '),
+  )
   // The link is used up.
   await page.goto(created.setupLink)
   await page.getByRole('alert').filter({ hasText: 'This setup link has expired or was already used.' }).waitFor()
@@ -45,7 +59,10 @@ test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code 
   await page.keyboard.type(code)
   await page.keyboard.press('Enter')
   await page.getByRole('heading', { name: 'Overview' }).waitFor()
-  assert.match(await page.getByRole('navigation', { name: 'Console' }).innerText(), new RegExp(`${EMAIL}[\\s\\S]*admin`))
+  assert.match(
+    await page.getByRole('navigation', { name: 'Console' }).innerText(),
+    new RegExp(`${EMAIL}[\\s\\S]*admin`),
+  )
 
   // Log out; the same code again (still its 30 s) is refused: a code is accepted once.
   await page.getByRole('button', { name: 'Log out' }).click()
@@ -76,21 +93,33 @@ test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code 
   await page.goto(`${base}/console/audit?actor=${encodeURIComponent(EMAIL)}`)
   await page.getByRole('heading', { name: 'Audit log' }).waitFor()
   const actions = await page.locator('table.audit tbody th[scope=row]').allInnerTexts()
-  assert.deepEqual(actions.filter((a) => a.startsWith('operator.login')), [
-    'operator.login',
-    'operator.login_failed',
-    'operator.login_failed',
-    'operator.login',
-    'operator.login_failed',
-    'operator.login',
-    'operator.login_failed',
-  ])
-  const listed = await h.cliJson<{ events: Array<{ action: string; actor: { kind: string; id: string | null; email: string | null }; changes: Record<string, unknown> | null }> }>(['audit', 'list'])
+  assert.deepEqual(
+    actions.filter((a) => a.startsWith('operator.login')),
+    [
+      'operator.login',
+      'operator.login_failed',
+      'operator.login_failed',
+      'operator.login',
+      'operator.login_failed',
+      'operator.login',
+      'operator.login_failed',
+    ],
+  )
+  const listed = await h.cliJson<{
+    events: Array<{
+      action: string
+      actor: { kind: string; id: string | null; email: string | null }
+      changes: Record<string, unknown> | null
+    }>
+  }>(['audit', 'list'])
   const byCli = listed.events.find((e) => e.action === 'operator.created')!
   assert.equal(byCli.actor.kind, 'cli')
   assert.deepEqual(byCli.changes, { after: { email: EMAIL, role: 'admin' } })
   const logins = listed.events.filter((e) => e.action === 'operator.login')
-  assert.deepEqual(logins.map((e) => e.changes?.method), ['totp', 'recovery_code', 'totp'])
+  assert.deepEqual(
+    logins.map((e) => e.changes?.method),
+    ['totp', 'recovery_code', 'totp'],
+  )
   assert.equal(logins[1]!.changes?.recoveryCodesLeft, 9)
   assert.ok(logins.every((e) => e.actor.email === EMAIL))
   const failures = listed.events.filter((e) => e.action === 'operator.login_failed').map((e) => e.changes?.failed)

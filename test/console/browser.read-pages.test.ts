@@ -15,15 +15,29 @@ async function noSeriousViolations(page: Page, what: string) {
 }
 
 /** Whether the page scrolls sideways (a table too wide for the screen must scroll inside its own box). */
-const overflows = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth')
+const overflows = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth')
 
 test('the overview, search and audit pages work with the keyboard, pass axe and fit a phone', async (t) => {
   // The public URL is the listener's own origin (the browser's), as a server started with that PORT has.
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const acme = await h.newAccount({ name: 'Acme Widgets', plan: 'pro' })
-  const key = await h.app.accounts.createApiKey({ accountId: acme.accountId, environment: keyEnvironment(h.config.environment), name: 'CI', actor: testActor })
-  for (let i = 0; i < 3; i++) await fetch(`${h.baseUrl}/v1/pets`, { headers: { authorization: `Bearer ${key.key}` } }).then((r) => r.arrayBuffer())
-  for (let i = 0; i < 55; i++) await h.app.audit.record(testActor, { action: 'ban.lifted', accountId: acme.accountId, target: { kind: 'key', id: key.id } })
+  const key = await h.app.accounts.createApiKey({
+    accountId: acme.accountId,
+    environment: keyEnvironment(h.config.environment),
+    name: 'CI',
+    actor: testActor,
+  })
+  for (let i = 0; i < 3; i++)
+    await fetch(`${h.baseUrl}/v1/pets`, { headers: { authorization: `Bearer ${key.key}` } }).then((r) =>
+      r.arrayBuffer(),
+    )
+  for (let i = 0; i < 55; i++)
+    await h.app.audit.record(testActor, {
+      action: 'ban.lifted',
+      accountId: acme.accountId,
+      target: { kind: 'key', id: key.id },
+    })
   const operator = await setUpOperator(h.app, { role: 'support' })
 
   const browser = await launchChromium(t)
@@ -39,7 +53,12 @@ test('the overview, search and audit pages work with the keyboard, pass axe and 
     await page.goto(`${h.baseUrl}/console`)
     await noSeriousViolations(page, `overview at ${width}`)
     assert.equal(await overflows(page), false, `the overview fits ${width} px`)
-    assert.ok(await page.getByRole('table', { name: 'The ten accounts with the most requests today' }).getByRole('link', { name: 'Acme Widgets' }).isVisible())
+    assert.ok(
+      await page
+        .getByRole('table', { name: 'The ten accounts with the most requests today' })
+        .getByRole('link', { name: 'Acme Widgets' })
+        .isVisible(),
+    )
     await screenshot(page, `console-overview-${width}`)
 
     // Search with the keyboard: the field by its label, Enter to send; the whole secret is not shown back.
@@ -65,7 +84,11 @@ test('the overview, search and audit pages work with the keyboard, pass axe and 
     assert.equal(await overflows(page), false, `the audit log fits ${width} px`)
     await screenshot(page, `console-audit-${width}`)
     await page.getByRole('button', { name: 'Export CSV' }).waitFor()
-    assert.equal(await page.locator('form.export input[type=hidden][name=action]').getAttribute('value'), 'ban.lifted', 'Export CSV carries the filter')
+    assert.equal(
+      await page.locator('form.export input[type=hidden][name=action]').getAttribute('value'),
+      'ban.lifted',
+      'Export CSV carries the filter',
+    )
     await page.getByRole('link', { name: 'Next page' }).press('Enter')
     await page.waitForURL(/before=/)
     assert.equal(await page.getByRole('table').locator('tbody tr').count(), 5)

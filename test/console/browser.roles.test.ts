@@ -14,7 +14,9 @@ const UNVERIFIED = 'late-reader@example.com'
 const SUPPORT = 'support@ops.example'
 const ADMIN_CONTROLS = ['Change plan', 'Suspend', 'Reactivate', 'Revoke', 'Delete account', 'Approve', 'Decline']
 
-test('support lifts a real ban and resends a verification; admin controls are absent and a replayed admin POST is 403', { timeout: 180_000 }, async (t) => {
+test('support lifts a real ban and resends a verification; admin controls are absent and a replayed admin POST is 403', {
+  timeout: 180_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await consoleBrowserHarness(t)
   const base = h.baseUrl
@@ -23,11 +25,25 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   const actor = { kind: 'account' as const, accountId, email: OWNER, address: '127.0.0.1' }
   await h.app.planRequests!.create({ accountId, plan: 'business', note: 'More, please.', actor })
   // A small quota, so that overrunning it takes few requests; then a real ban: more than 30 refusals in a minute.
-  await h.app.accounts.setPlan({ id: accountId, plan: 'enterprise', perMinute: 2, perDay: 1000, actor: { kind: 'cli', user: 'test' } })
-  const { key, id: keyId } = await h.app.accounts.createApiKey({ actor, accountId, environment: 'test', name: 'hammer' })
+  await h.app.accounts.setPlan({
+    id: accountId,
+    plan: 'enterprise',
+    perMinute: 2,
+    perDay: 1000,
+    actor: { kind: 'cli', user: 'test' },
+  })
+  const { key, id: keyId } = await h.app.accounts.createApiKey({
+    actor,
+    accountId,
+    environment: 'test',
+    name: 'hammer',
+  })
   const call = async () => {
     const response = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
-    return { status: response.status, code: response.status === 200 ? undefined : ((await response.json()) as { code: string }).code }
+    return {
+      status: response.status,
+      code: response.status === 200 ? undefined : ((await response.json()) as { code: string }).code,
+    }
   }
   const codes: Array<string | undefined> = []
   for (let i = 0; i < 33; i++) codes.push((await call()).code)
@@ -43,11 +59,18 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   await late.getByRole('button', { name: 'Create account' }).click()
   await late.getByRole('heading', { name: 'Check your email' }).waitFor()
   await mails(h.app, h.outbox)
-  const lateId = (await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', UNVERIFIED).executeTakeFirstOrThrow()).account_id
+  const lateId = (
+    await h.handle.db
+      .selectFrom('portal_users')
+      .select('account_id')
+      .where('email_key', '=', UNVERIFIED)
+      .executeTakeFirstOrThrow()
+  ).account_id
 
   const { page, context } = await operatorInBrowser(browser, h, 'support', SUPPORT)
   const absent = async (where: string) => {
-    for (const name of ADMIN_CONTROLS) assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `${name} on ${where}`)
+    for (const name of ADMIN_CONTROLS)
+      assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `${name} on ${where}`)
   }
 
   // The account page as support: the ban and Lift ban, no admin control.
@@ -56,14 +79,20 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   assert.match(await page.locator('main').innerText(), /banned until/)
   await absent('the account page')
   await accessible(page, 'console-account-support')
-  await page.getByRole('row', { name: /hammer/ }).getByRole('button', { name: 'Lift ban' }).click()
+  await page
+    .getByRole('row', { name: /hammer/ })
+    .getByRole('button', { name: 'Lift ban' })
+    .click()
   await page.getByRole('heading', { name: 'Lift a ban' }).waitFor()
   await accessible(page, 'console-confirm-lift-ban')
   await page.getByRole('button', { name: 'Lift ban' }).click()
   await page.getByRole('status').filter({ hasText: 'The ban was lifted' }).waitFor()
   // The ban would last 900 s: now the key is at most limited by its quota (if this minute's is still spent).
   const lifted = await call()
-  assert.ok(lifted.status === 200 || lifted.code === 'rate_limit_exceeded', `no longer banned: ${lifted.status} ${lifted.code}`)
+  assert.ok(
+    lifted.status === 200 || lifted.code === 'rate_limit_exceeded',
+    `no longer banned: ${lifted.status} ${lifted.code}`,
+  )
   h.clock.advance(60_000)
   assert.equal((await call()).status, 200, 'admitted in the next minute')
 
@@ -92,7 +121,12 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   const csrf = (await page.locator('input[name=_csrf]').first().getAttribute('value'))!
   const cookie = (await context.cookies(`${base}/console`)).map((c) => `${c.name}=${c.value}`).join('; ')
   const replay = (path: string, fields: Record<string, string>) =>
-    fetch(`${base}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, ...fields }) })
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }),
+    })
   const pending = (await h.app.planRequests!.list('pending', 10))[0]!
   const attempts = {
     suspend: await replay(`/console/accounts/${accountId}/suspend`, { reason: 'support tries' }),
@@ -109,18 +143,35 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   const control = await replay(`/console/accounts/${accountId}/keys/${keyId}/unban`, {})
   assert.equal(control.status, 303)
   const account = await h.app.accounts.getAccount(accountId)
-  assert.deepEqual([account.plan, account.suspendedAt, account.deletedAt, account.quota.perMinute], ['enterprise', null, null, 2])
+  assert.deepEqual(
+    [account.plan, account.suspendedAt, account.deletedAt, account.quota.perMinute],
+    ['enterprise', null, null, 2],
+  )
   assert.equal((await h.app.accounts.getApiKey(keyId)).revokedAt, null)
   assert.equal((await h.app.planRequests!.list('pending', 10)).length, 1)
 
   // On record: the support operator's changes, and no admin action at all.
   await page.goto(`${base}/console/audit?actor=${encodeURIComponent(SUPPORT)}`)
-  const actions = (await page.locator('table.audit tbody th[scope=row]').allInnerTexts()).filter((a) => !a.startsWith('operator.'))
+  const actions = (await page.locator('table.audit tbody th[scope=row]').allInnerTexts()).filter(
+    (a) => !a.startsWith('operator.'),
+  )
   assert.deepEqual(actions, ['account.verification_resent', 'ban.lifted'])
-  const listed = await h.cliJson<{ events: Array<{ action: string; accountId: string | null; actor: { kind: string; email: string | null } }> }>(['audit', 'list'])
+  const listed = await h.cliJson<{
+    events: Array<{ action: string; accountId: string | null; actor: { kind: string; email: string | null } }>
+  }>(['audit', 'list'])
   const bySupport = listed.events.filter((e) => e.actor.email === SUPPORT && !e.action.startsWith('operator.'))
-  assert.deepEqual(bySupport.map((e) => [e.action, e.accountId]), [['account.verification_resent', lateId], ['ban.lifted', accountId]])
-  assert.ok(!listed.events.some((e) => ['account.suspended', 'account.deleted', 'key.revoked', 'plan_request.approved'].includes(e.action)))
+  assert.deepEqual(
+    bySupport.map((e) => [e.action, e.accountId]),
+    [
+      ['account.verification_resent', lateId],
+      ['ban.lifted', accountId],
+    ],
+  )
+  assert.ok(
+    !listed.events.some((e) =>
+      ['account.suspended', 'account.deleted', 'key.revoked', 'plan_request.approved'].includes(e.action),
+    ),
+  )
   await owner.goto(`${base}/portal/activity`)
   const liftedRow = owner.locator('table.activity tbody tr').filter({ hasText: 'Key ban lifted' })
   assert.equal(await liftedRow.count(), 1)

@@ -11,7 +11,11 @@ import { ORIGIN } from '../helpers/portal.js'
 const WRONG = 'not the password at all'
 
 /** One log-in from `address` in a fresh browser (GET the form for its cookie and token, POST it). */
-async function logInFrom(app: FastifyInstance, address: string, fields: { email: string; password: string; code: string }) {
+async function logInFrom(
+  app: FastifyInstance,
+  address: string,
+  fields: { email: string; password: string; code: string },
+) {
   const form = await app.inject({ url: '/console/login', remoteAddress: address })
   const pre = form.cookies.find((c) => c.name.endsWith('console_pre'))!
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
@@ -19,23 +23,43 @@ async function logInFrom(app: FastifyInstance, address: string, fields: { email:
     method: 'POST',
     url: '/console/login',
     remoteAddress: address,
-    headers: { origin: ORIGIN, cookie: `${pre.name}=${pre.value}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      origin: ORIGIN,
+      cookie: `${pre.name}=${pre.value}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
   })
 }
 
 const loginEntries = async (app: FastifyInstance) =>
-  (await app.audit.list({ limit: 100 })).filter((e) => e.action === 'operator.login' || e.action === 'operator.login_failed').reverse()
+  (await app.audit.list({ limit: 100 }))
+    .filter((e) => e.action === 'operator.login' || e.action === 'operator.login_failed')
+    .reverse()
 
 test('success, wrong password, wrong code and an unknown email are each on record, with the address', async (t) => {
   const h = await consoleHarness(t)
   const op = await setUpOperator(h.app, { role: 'support' })
   const now = h.clock.now()
-  assert.equal((await logInFrom(h.app, '198.51.100.1', { email: op.email, password: op.password, code: op.codeAt(now + 30_000) })).statusCode, 303)
-  assert.equal((await logInFrom(h.app, '198.51.100.2', { email: op.email, password: WRONG, code: op.codeAt(now + 60_000) })).statusCode, 400)
-  assert.equal((await logInFrom(h.app, '198.51.100.3', { email: op.email, password: op.password, code: '000000' })).statusCode, 400)
+  assert.equal(
+    (await logInFrom(h.app, '198.51.100.1', { email: op.email, password: op.password, code: op.codeAt(now + 30_000) }))
+      .statusCode,
+    303,
+  )
+  assert.equal(
+    (await logInFrom(h.app, '198.51.100.2', { email: op.email, password: WRONG, code: op.codeAt(now + 60_000) }))
+      .statusCode,
+    400,
+  )
+  assert.equal(
+    (await logInFrom(h.app, '198.51.100.3', { email: op.email, password: op.password, code: '000000' })).statusCode,
+    400,
+  )
   const typed = 'Nobody.Here@Ops.Example'
-  assert.equal((await logInFrom(h.app, '198.51.100.4', { email: typed, password: WRONG, code: '123456' })).statusCode, 400)
+  assert.equal(
+    (await logInFrom(h.app, '198.51.100.4', { email: typed, password: WRONG, code: '123456' })).statusCode,
+    400,
+  )
 
   const entries = await loginEntries(h.app)
   assert.deepEqual(
@@ -59,7 +83,10 @@ test('success, wrong password, wrong code and an unknown email are each on recor
 test('an unknown email is stored cut to 100 characters: junk typed by anyone cannot grow an entry', async (t) => {
   const h = await consoleHarness(t)
   const long = `${'x'.repeat(250)}@ops.example`
-  assert.equal((await logInFrom(h.app, '198.51.100.9', { email: long, password: WRONG, code: '123456' })).statusCode, 400)
+  assert.equal(
+    (await logInFrom(h.app, '198.51.100.9', { email: long, password: WRONG, code: '123456' })).statusCode,
+    400,
+  )
   const [entry] = await loginEntries(h.app)
   assert.equal(entry!.actor.email, `${long.slice(0, 99)}…`)
   assert.equal(entry!.changes?.emailLength, long.length, 'how long it was, for whoever investigates')
@@ -70,8 +97,13 @@ test('attempts the throttle refuses (429) are on record too: for an operator and
   const op = await setUpOperator(h.app, { role: 'admin' })
   const address = '203.0.113.5'
   for (const email of [op.email, 'ghost@ops.example']) {
-    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) assert.equal((await logInFrom(h.app, address, { email, password: WRONG, code: '000000' })).statusCode, 400)
-    const refused = await logInFrom(h.app, address, { email, password: email === op.email ? op.password : WRONG, code: op.codeAt(h.clock.now() + 30_000) })
+    for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++)
+      assert.equal((await logInFrom(h.app, address, { email, password: WRONG, code: '000000' })).statusCode, 400)
+    const refused = await logInFrom(h.app, address, {
+      email,
+      password: email === op.email ? op.password : WRONG,
+      code: op.codeAt(h.clock.now() + 30_000),
+    })
     assert.equal(refused.statusCode, 429)
   }
   const entries = await loginEntries(h.app)

@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { totpCode } from '../../src/modules/operators/totp.js'
-import { consoleHarness, logIn, OPERATOR_PASSWORD, ORIGIN, setUpThroughPages, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
+import {
+  consoleHarness,
+  logIn,
+  OPERATOR_PASSWORD,
+  ORIGIN,
+  setUpThroughPages,
+  signedInOperator,
+  type ConsoleHarness,
+} from '../helpers/console.js'
 import { client } from '../helpers/portal.js'
 import { buttonsOf, locationOf } from './account-support.js'
 
@@ -30,7 +38,11 @@ test('an admin creates an operator: the setup link is shown once, from the publi
   assert.deepEqual(buttonsOf(rowOf(page.body, admin.operator.email)), ['Change role'], 'no Disable on your own row')
 
   // A forged Host and X-Forwarded-Host choose nothing: the link is PETSTORE_PUBLIC_URL's.
-  const created = await admin.post('/console/operators', { email: 'New.Person@Ops.example', role: 'support' }, { origin: ORIGIN, host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' })
+  const created = await admin.post(
+    '/console/operators',
+    { email: 'New.Person@Ops.example', role: 'support' },
+    { origin: ORIGIN, host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+  )
   assert.equal(created.statusCode, 200, created.body)
   assert.equal(created.headers['cache-control'], 'no-store')
   const link = /<code class="secret setup-link">([^<]+)<\/code>/.exec(created.body)?.[1]
@@ -39,16 +51,31 @@ test('an admin creates an operator: the setup link is shown once, from the publi
   assert.doesNotMatch(created.body, /evil\.example/)
   assert.match(created.body, /shown only this once\. Hand it over by a safe channel/)
   assert.match(created.body, /valid until 2027-05-04 09:00 UTC/)
-  assert.match(rowOf(created.body, 'New.Person@ops.example'), /<td data-label="Role">support<\/td><td data-label="State"><span class="state-expired">setup pending<\/span>/)
+  assert.match(
+    rowOf(created.body, 'New.Person@ops.example'),
+    /<td data-label="Role">support<\/td><td data-label="State"><span class="state-expired">setup pending<\/span>/,
+  )
   // Shown once: the list again has no link.
   assert.doesNotMatch((await admin.get('/console/operators')).body, /console\/setup\//)
 
   // The link works: the setup pages (a password, then a code), then a log-in.
   const newcomer = client(h.app)
-  const { secret } = await setUpThroughPages(newcomer, new URL(link).pathname.split('/').at(-1)!, OPERATOR_PASSWORD, h.clock.now())
-  const loggedIn = await logIn(newcomer, { email: 'New.Person@ops.example', password: OPERATOR_PASSWORD }, totpCode(secret, h.clock.now() + 30_000))
+  const { secret } = await setUpThroughPages(
+    newcomer,
+    new URL(link).pathname.split('/').at(-1)!,
+    OPERATOR_PASSWORD,
+    h.clock.now(),
+  )
+  const loggedIn = await logIn(
+    newcomer,
+    { email: 'New.Person@ops.example', password: OPERATOR_PASSWORD },
+    totpCode(secret, h.clock.now() + 30_000),
+  )
   assert.equal(locationOf(loggedIn), '/console')
-  assert.match(rowOf((await admin.get('/console/operators')).body, 'New.Person@ops.example'), /<span class="state-active">active<\/span>/)
+  assert.match(
+    rowOf((await admin.get('/console/operators')).body, 'New.Person@ops.example'),
+    /<span class="state-active">active<\/span>/,
+  )
 
   // The CLI's checks: a bad address, a taken one (whatever its case), no role.
   const bad = await admin.post('/console/operators', { email: 'not an address', role: 'admin' })
@@ -65,32 +92,54 @@ test('an admin creates an operator: the setup link is shown once, from the publi
   assert.equal((await h.app.operators!.list()).length, 2)
 
   // On record with the admin as the actor.
-  const [entry, ...others] = await h.app.audit.list({ action: 'operator.created', actor: admin.operator.email, limit: 10 })
+  const [entry, ...others] = await h.app.audit.list({
+    action: 'operator.created',
+    actor: admin.operator.email,
+    limit: 10,
+  })
   assert.equal(others.length, 0)
-  assert.deepEqual([entry!.actor.kind, entry!.actor.email, entry!.changes], ['operator', admin.operator.email, { after: { email: 'New.Person@ops.example', role: 'support' } }])
-  assert.ok(!JSON.stringify(await h.app.audit.list({ limit: 100 })).includes(new URL(link).pathname.split('/').at(-1)!), 'the token is in no entry')
+  assert.deepEqual(
+    [entry!.actor.kind, entry!.actor.email, entry!.changes],
+    ['operator', admin.operator.email, { after: { email: 'New.Person@ops.example', role: 'support' } }],
+  )
+  assert.ok(
+    !JSON.stringify(await h.app.audit.list({ limit: 100 })).includes(new URL(link).pathname.split('/').at(-1)!),
+    'the token is in no entry',
+  )
 })
 
-test('change role and disable: the disabled operator\'s session ends; self-disable and last-admin self-demotion refused', async (t) => {
+test("change role and disable: the disabled operator's session ends; self-disable and last-admin self-demotion refused", async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const admin = await signedInOperator(h, { role: 'admin' })
   const other = await signedInOperator(h, { role: 'support' })
   const id = other.operator.id
 
   // Change role: support -> admin, who then sees the Operators link.
-  assert.equal(locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })), '/console/operators?done=role')
+  assert.equal(
+    locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
+    '/console/operators?done=role',
+  )
   assert.equal((await h.app.operators!.get(id))!.role, 'admin')
   assert.match((await admin.get('/console/operators?done=role')).body, /role="status">The role was changed/)
   assert.ok((await other.get('/console')).body.includes(NAV_LINK), 'the promoted operator sees the link')
-  assert.equal(locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })), '/console/operators?done=unchanged')
+  assert.equal(
+    locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
+    '/console/operators?done=unchanged',
+  )
   assert.equal((await admin.post(`/console/operators/${id}/role`, { role: 'owner' })).statusCode, 400)
   assert.equal((await admin.post('/console/operators/op_nobody/role', { role: 'admin' })).statusCode, 404)
 
   // Two active admins: one may demote itself; then the last one may not.
-  assert.equal(locationOf(await other.post(`/console/operators/${id}/role`, { role: 'support' })), '/console/operators?done=role')
+  assert.equal(
+    locationOf(await other.post(`/console/operators/${id}/role`, { role: 'support' })),
+    '/console/operators?done=role',
+  )
   const last = await admin.post(`/console/operators/${admin.operator.id}/role`, { role: 'support' })
   assert.equal(last.statusCode, 400)
-  assert.match(last.body, /You are the last active admin: make another operator admin before you change your own role\./)
+  assert.match(
+    last.body,
+    /You are the last active admin: make another operator admin before you change your own role\./,
+  )
   assert.equal((await h.app.operators!.get(admin.operator.id))!.role, 'admin')
 
   // Self-disable: no button, the confirmation step and the POST refused.
@@ -116,15 +165,31 @@ test('change role and disable: the disabled operator\'s session ends; self-disab
   assert.match(list, /role="status">The operator was disabled/)
   assert.match(rowOf(list, other.operator.email), /state-revoked">disabled<\/span> 2027-05-03/)
   assert.deepEqual(buttonsOf(rowOf(list, other.operator.email)), [], 'no control on a disabled operator')
-  assert.equal(locationOf(await admin.post(`/console/operators/${id}/disable`, {})), '/console/operators?done=unchanged')
-  assert.equal((await admin.post(`/console/operators/${id}/role`, { role: 'admin' })).statusCode, 400, 'a disabled operator gets no role')
+  assert.equal(
+    locationOf(await admin.post(`/console/operators/${id}/disable`, {})),
+    '/console/operators?done=unchanged',
+  )
+  assert.equal(
+    (await admin.post(`/console/operators/${id}/role`, { role: 'admin' })).statusCode,
+    400,
+    'a disabled operator gets no role',
+  )
 
   // On record with the admin's email (the self-demotion with the other's).
   const byAdmin = await h.app.audit.list({ actor: admin.operator.email, limit: 20 })
-  const changes = byAdmin.filter((e) => e.action === 'operator.role_changed' || e.action === 'operator.disabled').map((e) => [e.action, e.target?.id, e.actor.kind])
-  assert.deepEqual(changes, [['operator.disabled', id, 'operator'], ['operator.role_changed', id, 'operator']])
+  const changes = byAdmin
+    .filter((e) => e.action === 'operator.role_changed' || e.action === 'operator.disabled')
+    .map((e) => [e.action, e.target?.id, e.actor.kind])
+  assert.deepEqual(changes, [
+    ['operator.disabled', id, 'operator'],
+    ['operator.role_changed', id, 'operator'],
+  ])
   const [demoted] = await h.app.audit.list({ actor: other.operator.email, action: 'operator.role_changed', limit: 5 })
-  assert.deepEqual(demoted!.changes, { email: other.operator.email, before: { role: 'admin' }, after: { role: 'support' } })
+  assert.deepEqual(demoted!.changes, {
+    email: other.operator.email,
+    before: { role: 'admin' },
+    after: { role: 'support' },
+  })
 })
 
 test('support: no Operators link, 403 on the page and on every POST, nothing changed', async (t) => {
@@ -150,7 +215,10 @@ test('support: no Operators link, 403 on the page and on every POST, nothing cha
     assert.match(response.body, /Not allowed/, what)
   }
   assert.equal(await stored(h, 'sneaky@ops.example'), undefined)
-  assert.deepEqual((await h.app.operators!.list()).map((o) => [o.role, o.disabledAt]).sort(), [['admin', null], ['support', null]])
+  assert.deepEqual((await h.app.operators!.list()).map((o) => [o.role, o.disabledAt]).sort(), [
+    ['admin', null],
+    ['support', null],
+  ])
   assert.equal((await h.app.audit.list({ limit: 100 })).length, auditBefore)
   // The token and cookie were good: a support page still works.
   assert.equal((await support.get('/console/audit')).statusCode, 200)

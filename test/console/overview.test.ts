@@ -17,7 +17,14 @@ const HOUR = 3_600_000
 test('the overview counts accounts, sign-ups and requests by outcome, and names the busiest accounts', async (t) => {
   const h = await consoleHarness(t, { now: T0 - 10 * DAY })
   const call = async (key: string, method: 'GET' | 'POST', url: string, body?: object) =>
-    (await h.app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, ...(body ? { payload: body } : {}) })).statusCode
+    (
+      await h.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${key}` },
+        ...(body ? { payload: body } : {}),
+      })
+    ).statusCode
 
   // Ten days ago: an account and a request, counted nowhere but in its plan.
   const old = await h.newAccount({ name: 'Old' })
@@ -81,8 +88,14 @@ test('the overview counts accounts, sign-ups and requests by outcome, and names 
       [`Pro one ${pro.accountId}`, 'none', '1', '0'],
     ])
     const refusals = /The ten accounts with the most refusals[\s\S]*?<\/table>/.exec(page.body)![0]
-    assert.deepEqual([...refusals.matchAll(/<a href="([^"]+)">/g)].map((m) => m[1]), [`/console/accounts/${busy.accountId}`])
-    assert.ok(page.body.includes(`<a href="/console/accounts/${busy.accountId}">Busy &lt;b&gt;</a>`), 'names are escaped; accounts link to their pages')
+    assert.deepEqual(
+      [...refusals.matchAll(/<a href="([^"]+)">/g)].map((m) => m[1]),
+      [`/console/accounts/${busy.accountId}`],
+    )
+    assert.ok(
+      page.body.includes(`<a href="/console/accounts/${busy.accountId}">Busy &lt;b&gt;</a>`),
+      'names are escaped; accounts link to their pages',
+    )
   }
 })
 

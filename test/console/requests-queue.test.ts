@@ -18,14 +18,19 @@ function waitingOf(body: string): string {
   return body.slice(start, body.indexOf('<h2>', start + 4))
 }
 const rowsOf = (section: string) => [...section.matchAll(/<tr><th scope="row"[^]*?<\/tr>/g)].map((m) => m[0])
-const rowWith = (section: string, text: string) => rowsOf(section).find((r) => r.includes(text)) ?? assert.fail(`no row with ${text}`)
-const nextLink = (section: string) => /<a href="(\/console\/requests\?after=[^"]+)" rel="next">Next page<\/a>/.exec(section)?.[1]
+const rowWith = (section: string, text: string) =>
+  rowsOf(section).find((r) => r.includes(text)) ?? assert.fail(`no row with ${text}`)
+const nextLink = (section: string) =>
+  /<a href="(\/console\/requests\?after=[^"]+)" rel="next">Next page<\/a>/.exec(section)?.[1]
 
 test('a flood does not hide a real request: 50 a page with the total and a next page; unverified and new accounts are marked', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const real = await signedUpUser(h, 'real@example.com')
   h.clock.advance(30 * DAY)
-  const flood = [(await unverifiedSignUp(h, 'junk0@example.com')).accountId, (await unverifiedSignUp(h, 'junk1@example.com')).accountId]
+  const flood = [
+    (await unverifiedSignUp(h, 'junk0@example.com')).accountId,
+    (await unverifiedSignUp(h, 'junk1@example.com')).accountId,
+  ]
   for (let i = 2; i < 52; i++) flood.push((await h.newAccount({ name: `junk ${i}` })).accountId)
   const ids: string[] = []
   for (const accountId of flood) {
@@ -35,7 +40,10 @@ test('a flood does not hide a real request: 50 a page with the total and a next 
   h.clock.advance(1000)
   // Its session ended long ago: it logs in again.
   await real.get('/portal/login')
-  assert.equal((await real.post('/portal/login', { email: 'real@example.com', password: GOOD_PASSWORD })).statusCode, 303)
+  assert.equal(
+    (await real.post('/portal/login', { email: 'real@example.com', password: GOOD_PASSWORD })).statusCode,
+    303,
+  )
   await real.get('/portal/usage')
   assert.equal((await real.post('/portal/plan-requests', { plan: 'pro', note: 'We launch in May.' })).statusCode, 303)
   const admin = await signedInOperator(h, { role: 'admin' })
@@ -44,7 +52,10 @@ test('a flood does not hide a real request: 50 a page with the total and a next 
   assert.match(first, /<caption[^>]*>Requests 1–50 of 53, oldest first\./)
   assert.equal(rowsOf(first).length, 50)
   assert.doesNotMatch(first, /real@example\.com/, 'behind the flood')
-  assert.match(rowWith(first, 'junk0@example.com'), /<td data-label="Email">junk0@example\.com <span class="tag caution">Unverified<\/span><\/td>/)
+  assert.match(
+    rowWith(first, 'junk0@example.com'),
+    /<td data-label="Email">junk0@example\.com <span class="tag caution">Unverified<\/span><\/td>/,
+  )
   assert.match(rowWith(first, 'junk0@example.com'), /<span class="tag caution">New account<\/span>/)
   assert.match(rowWith(first, 'junk 2<'), /<span class="tag caution">New account<\/span>/)
   assert.doesNotMatch(rowWith(first, 'junk 2<'), /Unverified/, 'made by the CLI: no address to verify')

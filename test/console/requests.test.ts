@@ -15,17 +15,36 @@ const T0 = Date.parse('2027-03-01T10:00:00Z')
 /** An integrator signed up in the portal, with a key, who asked for `plan` on its usage page. */
 async function asking(h: ConsoleHarness, email: string, plan: string, note = '') {
   const portal = await signedUpUser(h, email)
-  const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', email).executeTakeFirstOrThrow()
-  const key = await h.app.accounts.createApiKey({ accountId, environment: keyEnvironment(h.config.environment), actor: testActor })
+  const { account_id: accountId } = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email_key', '=', email)
+    .executeTakeFirstOrThrow()
+  const key = await h.app.accounts.createApiKey({
+    accountId,
+    environment: keyEnvironment(h.config.environment),
+    actor: testActor,
+  })
   await portal.get('/portal/usage')
   const sent = await portal.post('/portal/plan-requests', { plan, note })
   assert.equal(sent.statusCode, 303, sent.body)
-  const { id } = await h.handle.db.selectFrom('plan_requests').select('id').where('account_id', '=', accountId).where('state', '=', 'pending').executeTakeFirstOrThrow()
+  const { id } = await h.handle.db
+    .selectFrom('plan_requests')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'pending')
+    .executeTakeFirstOrThrow()
   return { portal, accountId, key: key.key, id }
 }
 
-const stateOf = async (h: ConsoleHarness, id: string) => (await h.handle.db.selectFrom('plan_requests').select(['state', 'decided_by']).where('id', '=', id).executeTakeFirstOrThrow())
-const decisionMails = async (h: ConsoleHarness, to: string) => (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('Subject: Your plan request'))
+const stateOf = async (h: ConsoleHarness, id: string) =>
+  await h.handle.db
+    .selectFrom('plan_requests')
+    .select(['state', 'decided_by'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+const decisionMails = async (h: ConsoleHarness, to: string) =>
+  (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('Subject: Your plan request'))
 /** The rows of the table under the heading `title`. */
 function section(body: string, title: string): string {
   const start = body.indexOf(`<h2>${title}</h2>`)
@@ -35,7 +54,12 @@ function section(body: string, title: string): string {
 }
 
 /** Opens the confirmation step and sends its form; the response to the POST. */
-async function decide(operator: Client, id: string, action: 'approve' | 'decline', fields: Record<string, string> = {}) {
+async function decide(
+  operator: Client,
+  id: string,
+  action: 'approve' | 'decline',
+  fields: Record<string, string> = {},
+) {
   const path = `/console/requests/${id}/${action}`
   const step = await operator.get(path)
   assert.equal(step.statusCode, 200, step.body)
@@ -45,9 +69,18 @@ async function decide(operator: Client, id: string, action: 'approve' | 'decline
 
 test('an admin sees the request with its account and approves it: the plan changes on the next request and the owner is mailed', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
-  const { accountId, key, id, portal } = await asking(h, 'grow@example.com', 'pro', 'Launch in April.\nAbout 200 calls a minute.')
+  const { accountId, key, id, portal } = await asking(
+    h,
+    'grow@example.com',
+    'pro',
+    'Launch in April.\nAbout 200 calls a minute.',
+  )
   const older = await asking(h, 'first@example.com', 'business')
-  await h.handle.db.updateTable('plan_requests').set({ created_at: '2027-02-27T09:00:00.000Z' }).where('id', '=', older.id).execute()
+  await h.handle.db
+    .updateTable('plan_requests')
+    .set({ created_at: '2027-02-27T09:00:00.000Z' })
+    .where('id', '=', older.id)
+    .execute()
   assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
   const admin = await signedInOperator(h, { role: 'admin' })
 
@@ -57,8 +90,14 @@ test('an admin sees the request with its account and approves it: the plan chang
   const waiting = section(list.body, 'Waiting for a decision')
   assert.ok(waiting.indexOf(older.accountId) < waiting.indexOf(accountId), 'oldest first')
   assert.match(waiting, new RegExp(`<a href="/console/accounts/${accountId}">grow@example.com</a>`))
-  assert.match(waiting, /<td data-label="Email">grow@example.com<\/td><td data-label="Current plan">free \(60\/min, 1,000\/day\)<\/td>/)
-  assert.match(waiting, /<td data-label="Requested"><strong>pro<\/strong><\/td><td class="note" data-label="Note">Launch in April\.<br>About 200 calls a minute\.<\/td>/)
+  assert.match(
+    waiting,
+    /<td data-label="Email">grow@example.com<\/td><td data-label="Current plan">free \(60\/min, 1,000\/day\)<\/td>/,
+  )
+  assert.match(
+    waiting,
+    /<td data-label="Requested"><strong>pro<\/strong><\/td><td class="note" data-label="Note">Launch in April\.<br>About 200 calls a minute\.<\/td>/,
+  )
   assert.match(waiting, /2027-03-01<\/span> <span class="time">10:00 UTC/)
   assert.deepEqual(buttonsOf(waiting), ['Approve', 'Decline', 'Approve', 'Decline'])
 
@@ -70,7 +109,10 @@ test('an admin sees the request with its account and approves it: the plan chang
   const after = await admin.get('/console/requests?done=approved')
   assert.match(after.body, /role="status">Approved: the account is on its new plan/)
   assert.doesNotMatch(section(after.body, 'Waiting for a decision'), new RegExp(accountId))
-  assert.match(section(after.body, 'Recent decisions'), new RegExp(`Approved</span> by ${admin.operator.email.replace(/\./g, '\\.')}, 2027-03-01 10:00 UTC`))
+  assert.match(
+    section(after.body, 'Recent decisions'),
+    new RegExp(`Approved</span> by ${admin.operator.email.replace(/\./g, '\\.')}, 2027-03-01 10:00 UTC`),
+  )
 
   assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '300', 'the new limit on the next API request')
   assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'pro')
@@ -103,14 +145,29 @@ test('an enterprise approval asks for the quotas; a decline needs a Reason, whic
   const step = await admin.get(`/console/requests/${big.id}/approve`)
   assert.match(step.body, /<label for="per_minute">Requests per minute<\/label>/)
   assert.match(step.body, /<label for="per_day">Requests per day<\/label>/)
-  for (const [perMinute, perDay] of [['', ''], ['0', '100'], ['ten', '100'], ['500', '100']]) {
-    const refused = await admin.post(`/console/requests/${big.id}/approve`, { per_minute: perMinute!, per_day: perDay! })
+  for (const [perMinute, perDay] of [
+    ['', ''],
+    ['0', '100'],
+    ['ten', '100'],
+    ['500', '100'],
+  ]) {
+    const refused = await admin.post(`/console/requests/${big.id}/approve`, {
+      per_minute: perMinute!,
+      per_day: perDay!,
+    })
     assert.equal(refused.statusCode, 400, `${perMinute}/${perDay}`)
     assert.match(refused.body, /role="alert"/)
-    assert.match(refused.body, new RegExp(`id="per_minute" name="per_minute"[^>]*value="${perMinute}"`), 'what was typed comes back')
+    assert.match(
+      refused.body,
+      new RegExp(`id="per_minute" name="per_minute"[^>]*value="${perMinute}"`),
+      'what was typed comes back',
+    )
   }
   assert.equal((await stateOf(h, big.id)).state, 'pending')
-  assert.equal(locationOf(await admin.post(`/console/requests/${big.id}/approve`, { per_minute: '1200', per_day: '900000' })), '/console/requests?done=approved')
+  assert.equal(
+    locationOf(await admin.post(`/console/requests/${big.id}/approve`, { per_minute: '1200', per_day: '900000' })),
+    '/console/requests?done=approved',
+  )
   assert.equal((await api(h, big.key)).headers['x-ratelimit-limit'], '1200')
   assert.match((await decisionMails(h, 'big@example.com'))[0]!, /1,200 requests a minute and 900,000 a day/)
 
@@ -123,17 +180,25 @@ test('an enterprise approval asks for the quotas; a decline needs a Reason, whic
   assert.match(empty.body, /Give a reason: it is mailed to the integrator\./)
   assert.equal((await stateOf(h, small.id)).state, 'pending')
 
-  const declined = await decide(admin, small.id, 'decline', { reason: 'Business needs a signed contract.\nWrite to sales@petstore.example.' })
+  const declined = await decide(admin, small.id, 'decline', {
+    reason: 'Business needs a signed contract.\nWrite to sales@petstore.example.',
+  })
   assert.equal(locationOf(declined), '/console/requests?done=declined')
   const list = await admin.get('/console/requests?done=declined')
-  assert.match(section(list.body, 'Recent decisions'), /Declined<\/span> by [^<]*\.<br>Reason: Business needs a signed contract\.<br>Write to sales@petstore\.example\./)
+  assert.match(
+    section(list.body, 'Recent decisions'),
+    /Declined<\/span> by [^<]*\.<br>Reason: Business needs a signed contract\.<br>Write to sales@petstore\.example\./,
+  )
   assert.equal((await h.app.accounts.getAccount(small.accountId)).plan, 'free')
   assert.equal((await api(h, small.key)).headers['x-ratelimit-limit'], '60')
   const [mail] = await decisionMails(h, 'small@example.com')
   assert.match(mail!, /Subject: Your plan request was declined: business/)
   assert.match(mail!, /Business needs a signed contract\.\r?\nWrite to sales@petstore\.example\./)
   const [entry] = await entriesOf(h, small.accountId, 'plan_request.declined')
-  assert.deepEqual(entry!.changes, { plan: 'business', reason: 'Business needs a signed contract.\nWrite to sales@petstore.example.' })
+  assert.deepEqual(entry!.changes, {
+    plan: 'business',
+    reason: 'Business needs a signed contract.\nWrite to sales@petstore.example.',
+  })
 })
 
 test('support sees the requests without the buttons; its requests to decide are 403 and change nothing', async (t) => {

@@ -7,7 +7,8 @@ import { CONSOLE_SESSION_IDLE_MS, CONSOLE_SESSION_MAX_MS } from '../../src/sites
 import { consoleHarness, logIn, setUpOperator, signedInOperator } from '../helpers/console.js'
 import { client, ORIGIN, portalHarness, signedUpUser } from '../helpers/portal.js'
 
-const setCookies = (response: { headers: Record<string, unknown> }) => [response.headers['set-cookie'] ?? []].flat() as string[]
+const setCookies = (response: { headers: Record<string, unknown> }) =>
+  [response.headers['set-cookie'] ?? []].flat() as string[]
 
 test('the session cookie: Path=/console, HttpOnly, SameSite=Strict over http; Secure and __Secure- with an https public URL', async (t) => {
   const h = await consoleHarness(t)
@@ -23,11 +24,24 @@ test('the session cookie: Path=/console, HttpOnly, SameSite=Strict over http; Se
   const op = await setUpOperator(https.app, { role: 'support' })
   const s = client(https.app, 'https://console.test')
   const form = await s.get('/console/login')
-  assert.match(setCookies(form).find((x) => x.startsWith('__Secure-console_pre='))!, /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/)
-  const secureLogin = await s.post('/console/login', { email: op.email, password: op.password, code: op.codeAt(https.clock.now() + 30_000) })
+  assert.match(
+    setCookies(form).find((x) => x.startsWith('__Secure-console_pre='))!,
+    /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/,
+  )
+  const secureLogin = await s.post('/console/login', {
+    email: op.email,
+    password: op.password,
+    code: op.codeAt(https.clock.now() + 30_000),
+  })
   assert.equal(secureLogin.statusCode, 303)
-  assert.match(setCookies(secureLogin).find((x) => x.startsWith('__Secure-console_session='))!, /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/)
-  const plain = await https.app.inject({ url: '/console/login', headers: { 'x-forwarded-proto': 'http', host: 'evil.example' } })
+  assert.match(
+    setCookies(secureLogin).find((x) => x.startsWith('__Secure-console_session='))!,
+    /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/,
+  )
+  const plain = await https.app.inject({
+    url: '/console/login',
+    headers: { 'x-forwarded-proto': 'http', host: 'evil.example' },
+  })
   assert.ok(setCookies(plain).every((x) => x.startsWith('__Secure-')))
   assert.ok(!plain.body.includes('evil.example'))
 })
@@ -37,25 +51,53 @@ test('a new session id at log-in; log-out ends it on the server; the portal sess
   const c = await signedInOperator(h, { role: 'support' })
   const first = c.jar.get('console_session')!
   assert.equal((await c.get('/console')).statusCode, 200)
-  const again = await c.post('/console/login', { email: c.operator.email, password: c.operator.password, code: c.operator.codeAt(h.clock.now() + 30_000 - 1) })
+  const again = await c.post('/console/login', {
+    email: c.operator.email,
+    password: c.operator.password,
+    code: c.operator.codeAt(h.clock.now() + 30_000 - 1),
+  })
   assert.equal(again.statusCode, 400, 'that step is used')
   h.clock.advance(30_000)
   await c.get('/console/login')
-  assert.equal((await c.post('/console/login', { email: c.operator.email, password: c.operator.password, code: c.operator.codeAt(h.clock.now() + 30_000) })).statusCode, 303)
+  assert.equal(
+    (
+      await c.post('/console/login', {
+        email: c.operator.email,
+        password: c.operator.password,
+        code: c.operator.codeAt(h.clock.now() + 30_000),
+      })
+    ).statusCode,
+    303,
+  )
   const second = c.jar.get('console_session')!
   assert.notEqual(second, first)
-  assert.equal((await h.app.inject({ url: '/console', headers: { cookie: `console_session=${first}` } })).statusCode, 303, 'the replaced id no longer works')
+  assert.equal(
+    (await h.app.inject({ url: '/console', headers: { cookie: `console_session=${first}` } })).statusCode,
+    303,
+    'the replaced id no longer works',
+  )
 
   await c.get('/console')
   const out = await c.post('/console/logout', {})
   assert.equal(out.statusCode, 303)
   assert.equal(out.headers.location, '/console/login')
-  assert.equal((await h.app.inject({ url: '/console', headers: { cookie: `console_session=${second}` } })).statusCode, 303)
+  assert.equal(
+    (await h.app.inject({ url: '/console', headers: { cookie: `console_session=${second}` } })).statusCode,
+    303,
+  )
   assert.equal((await h.handle.db.selectFrom('operator_sessions').selectAll().execute()).length, 0)
 
   const integrator = await signedUpUser(h, 'integrator@example.com')
   const portalSession = integrator.jar.get('portal_session')!
-  assert.equal((await h.app.inject({ url: '/console', headers: { cookie: `console_session=${portalSession}; portal_session=${portalSession}` } })).statusCode, 303)
+  assert.equal(
+    (
+      await h.app.inject({
+        url: '/console',
+        headers: { cookie: `console_session=${portalSession}; portal_session=${portalSession}` },
+      })
+    ).statusCode,
+    303,
+  )
 })
 
 test('a console session ends after 30 idle minutes, and after 12 hours however busy', async (t) => {
@@ -106,7 +148,12 @@ test('CSRF: a console POST without the token, with a portal token or from anothe
   const portalToken = /name="_csrf" value="([^"]+)"/.exec(portalForm.body)![1]!
   await refused(await c.post('/console/logout', { _csrf: portalToken }))
   // The console's own token at a log-in without any cookie: refused too (log-in CSRF).
-  const bare = await h.app.inject({ method: 'POST', url: '/console/login', headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${c.csrf}&email=a%40b.example&password=x&code=1` })
+  const bare = await h.app.inject({
+    method: 'POST',
+    url: '/console/login',
+    headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `_csrf=${c.csrf}&email=a%40b.example&password=x&code=1`,
+  })
   assert.equal(bare.statusCode, 403)
 })
 
@@ -115,13 +162,17 @@ test('a support operator is refused an admin action with 403, and nothing change
   const account = await h.newAccount({ plan: 'free' })
   const support = await signedInOperator(h, { role: 'support' })
   await support.get(`/console/accounts/${account.accountId}`)
-  const r = await support.post(`/console/accounts/${account.accountId}/plan`, { plan: 'pro', per_minute: '', per_day: '' })
+  const r = await support.post(`/console/accounts/${account.accountId}/plan`, {
+    plan: 'pro',
+    per_minute: '',
+    per_day: '',
+  })
   assert.equal(r.statusCode, 403)
   assert.match(r.body, /Your role \(support\) may not do this/)
   assert.equal((await h.app.accounts.getAccount(account.accountId)).plan, 'free')
 })
 
-test('console pages carry the portal\'s security headers, errors are console pages, and CONSOLE=off turns the console off alone', async (t) => {
+test("console pages carry the portal's security headers, errors are console pages, and CONSOLE=off turns the console off alone", async (t) => {
   const h = await consoleHarness(t)
   const c = await signedInOperator(h, { role: 'support' })
   for (const r of [await c.get('/console'), await c.get('/console/login'), await c.get('/console/no-such-page')]) {
@@ -134,7 +185,10 @@ test('console pages carry the portal\'s security headers, errors are console pag
   assert.equal(missing.statusCode, 404)
   assert.match(missing.body, /<title>Page not found · Petstore operator console<\/title>/)
   assert.match(missing.body, /<button type="submit" class="secondary">Log out<\/button>/)
-  assert.match(missing.body, new RegExp(`${c.operator.email.replace(/[.]/g, '\\.')}</span><span class="role">support</span>`))
+  assert.match(
+    missing.body,
+    new RegExp(`${c.operator.email.replace(/[.]/g, '\\.')}</span><span class="role">support</span>`),
+  )
   const css = await c.get('/console/assets/console.css')
   assert.equal(css.statusCode, 200)
   assert.match(String(css.headers['content-type']), /^text\/css/)

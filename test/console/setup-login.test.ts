@@ -15,7 +15,11 @@ const FAILED = 'Email, password or code is incorrect.'
 
 test('setup: a password, then the QR code in the page and a confirming code, then 10 recovery codes once; the link is single use', async (t) => {
   const h = await consoleHarness(t)
-  const { operator, setupToken } = await h.app.operators!.create({ email: 'new@ops.example', role: 'admin', actor: cli })
+  const { operator, setupToken } = await h.app.operators!.create({
+    email: 'new@ops.example',
+    role: 'admin',
+    actor: cli,
+  })
   const link = `/console/setup/${setupToken}`
   const c = client(h.app)
   // A forged Host changes no link on the page.
@@ -37,16 +41,29 @@ test('setup: a password, then the QR code in the page and a confirming code, the
   assert.match(offered.body, /<svg [^>]*role="img"[^>]*aria-label="QR code of the authenticator link"/)
   assert.doesNotMatch(offered.body, /<script>|style="|<img/)
   const secret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(offered.body)![1]!
-  assert.match(offered.body, new RegExp(`otpauth://totp/Petstore%20console:new%40ops.example\\?issuer=Petstore%20console&amp;secret=${secret}&amp;algorithm=SHA1&amp;digits=6&amp;period=30`))
+  assert.match(
+    offered.body,
+    new RegExp(
+      `otpauth://totp/Petstore%20console:new%40ops.example\\?issuer=Petstore%20console&amp;secret=${secret}&amp;algorithm=SHA1&amp;digits=6&amp;period=30`,
+    ),
+  )
   assert.match(offered.body, /<label for="code">Code/)
   const cookie = offered.cookies.find((x) => x.name === 'console_setup')!
-  assert.deepEqual([cookie.path, cookie.httpOnly, cookie.sameSite], ['/console/setup/', true, 'Strict'], 'this browser’s half of the offer')
+  assert.deepEqual(
+    [cookie.path, cookie.httpOnly, cookie.sameSite],
+    ['/console/setup/', true, 'Strict'],
+    'this browser’s half of the offer',
+  )
 
   const now = h.clock.now()
   const wrongCode = await c.post(`${link}/confirm`, { code: totpCode(secret, now + 90_000) })
   assert.equal(wrongCode.statusCode, 400)
   assert.match(wrongCode.body, /That code does not match/)
-  assert.equal(/<code class="secret">([A-Z2-7]+)<\/code>/.exec(wrongCode.body)![1], secret, 'the same secret on the re-rendered form')
+  assert.equal(
+    /<code class="secret">([A-Z2-7]+)<\/code>/.exec(wrongCode.body)![1],
+    secret,
+    'the same secret on the re-rendered form',
+  )
 
   const done = await c.post(`${link}/confirm`, { code: totpCode(secret, now) })
   assert.equal(done.statusCode, 200, done.body)
@@ -55,14 +72,34 @@ test('setup: a password, then the QR code in the page and a confirming code, the
   assert.equal(done.headers['cache-control'], 'no-store')
   assert.equal((await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 }))[0]?.target?.id, operator.id)
 
-  for (const again of [await c.get(link), await c.post(link, { password: OPERATOR_PASSWORD }), await c.post(`${link}/confirm`, { code: totpCode(secret, now + 30_000) })]) {
+  for (const again of [
+    await c.get(link),
+    await c.post(link, { password: OPERATOR_PASSWORD }),
+    await c.post(`${link}/confirm`, { code: totpCode(secret, now + 30_000) }),
+  ]) {
     assert.equal(again.statusCode, 410)
     assert.match(again.body, /expired or was already used/)
   }
   // The confirming code was used: it does not log in; the next step's does, and a recovery code does.
-  assert.equal((await logIn(client(h.app), { email: 'new@ops.example', password: OPERATOR_PASSWORD }, totpCode(secret, now))).statusCode, 400)
-  assert.equal((await logIn(client(h.app), { email: 'new@ops.example', password: OPERATOR_PASSWORD }, totpCode(secret, now + 30_000))).statusCode, 303)
-  assert.equal((await logIn(client(h.app), { email: 'new@ops.example', password: OPERATOR_PASSWORD }, codes[0]!)).statusCode, 303)
+  assert.equal(
+    (await logIn(client(h.app), { email: 'new@ops.example', password: OPERATOR_PASSWORD }, totpCode(secret, now)))
+      .statusCode,
+    400,
+  )
+  assert.equal(
+    (
+      await logIn(
+        client(h.app),
+        { email: 'new@ops.example', password: OPERATOR_PASSWORD },
+        totpCode(secret, now + 30_000),
+      )
+    ).statusCode,
+    303,
+  )
+  assert.equal(
+    (await logIn(client(h.app), { email: 'new@ops.example', password: OPERATOR_PASSWORD }, codes[0]!)).statusCode,
+    303,
+  )
 })
 
 test('a setup link is dead after 24 hours, and an unknown or absurd one gets the same page', async (t) => {
@@ -84,7 +121,11 @@ test('log-in with a TOTP code: a session, operator.login on record with the addr
   const form = await c.get('/console/login')
   for (const label of ['Email', 'Password', 'Code']) assert.match(form.body, new RegExp(`<label for="[a-z]+">${label}`))
   assert.match(form.body, /<button type="submit">Log in<\/button>/)
-  const ok = await c.post('/console/login', { email: operator.email.toUpperCase(), password: operator.password, code: `${code.slice(0, 3)} ${code.slice(3)}` })
+  const ok = await c.post('/console/login', {
+    email: operator.email.toUpperCase(),
+    password: operator.password,
+    code: `${code.slice(0, 3)} ${code.slice(3)}`,
+  })
   assert.equal(ok.statusCode, 303)
   assert.equal(ok.headers.location, '/console')
   const [entry] = await h.app.audit.list({ action: 'operator.login', limit: 5 })
@@ -99,7 +140,9 @@ test('log-in with a TOTP code: a session, operator.login on record with the addr
   const fresh = operator.codeAt(h.clock.now() + 30_000)
   const [a, b] = [client(h.app), client(h.app)]
   await Promise.all([a.get('/console/login'), b.get('/console/login')])
-  const race = await Promise.all([a, b].map((x) => x.post('/console/login', { email: operator.email, password: operator.password, code: fresh })))
+  const race = await Promise.all(
+    [a, b].map((x) => x.post('/console/login', { email: operator.email, password: operator.password, code: fresh })),
+  )
   assert.deepEqual(race.map((r) => r.statusCode).sort(), [303, 400])
 })
 
@@ -145,7 +188,10 @@ test('log-in is throttled as the portal: after 10 failures for an email from one
   const h = await consoleHarness(t)
   const operator = await setUpOperator(h.app, { role: 'support' })
   for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) {
-    assert.equal((await logIn(client(h.app), { email: operator.email, password: 'wrong password entirely' }, '000000')).statusCode, 400)
+    assert.equal(
+      (await logIn(client(h.app), { email: operator.email, password: 'wrong password entirely' }, '000000')).statusCode,
+      400,
+    )
   }
   const refused = await logIn(client(h.app), operator, operator.codeAt(h.clock.now() + 30_000))
   assert.equal(refused.statusCode, 429)
@@ -167,12 +213,24 @@ test('signed out, a console page leads to the log-in and back; only a console pa
   const tryNext = async (next: string) => {
     const c = client(h.app)
     await c.get(`/console/login?next=${encodeURIComponent(next)}`)
-    const r = await c.post('/console/login', { email: operator.email, password: operator.password, code: operator.codeAt(h.clock.now() + 30_000 * step++), next })
+    const r = await c.post('/console/login', {
+      email: operator.email,
+      password: operator.password,
+      code: operator.codeAt(h.clock.now() + 30_000 * step++),
+      next,
+    })
     assert.equal(r.statusCode, 303, r.body)
     return r.headers.location
   }
   assert.equal(await tryNext('/console/audit?action=operator.login'), '/console/audit?action=operator.login')
-  for (const evil of ['//evil.example/x', 'https://evil.example/', '/console/../portal/keys', '/\\evil.example', '/portal/keys', '/console/login']) {
+  for (const evil of [
+    '//evil.example/x',
+    'https://evil.example/',
+    '/console/../portal/keys',
+    '/\\evil.example',
+    '/portal/keys',
+    '/console/login',
+  ]) {
     h.clock.advance(60_000)
     step = 1
     assert.equal(await tryNext(evil), '/console', evil)

@@ -24,9 +24,16 @@ test('a link preview, then the operator sets up: the preview saw no secret, and 
   const now = h.clock.now()
   const { secret } = await setUpThroughPages(client(h.app), setupToken, OPERATOR_PASSWORD, now)
   // Codes from the preview's copy (if it was given one) never log in; the operator's own does.
-  for (const stolen of previewed) assert.equal((await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(stolen, now + 30_000))).statusCode, 400)
+  for (const stolen of previewed)
+    assert.equal(
+      (await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(stolen, now + 30_000))).statusCode,
+      400,
+    )
   assert.deepEqual(previewed, [], 'the preview was shown no secret')
-  assert.equal((await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(secret, now + 30_000))).statusCode, 303)
+  assert.equal(
+    (await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(secret, now + 30_000))).statusCode,
+    303,
+  )
 })
 
 test('another browser with the link gets a fresh secret, which voids the first; a code counts only from its own browser', async (t) => {
@@ -55,7 +62,8 @@ test('another browser with the link gets a fresh secret, which voids the first; 
   // The operator starts again (voiding the other's); the other browser cannot confirm its own, nor the operator's.
   const mine = await offer(operator)
   assert.ok(![first, theirs].includes(mine))
-  for (const secret of [theirs, mine]) assert.equal((await other.post(`${link}/confirm`, { code: totpCode(secret, now) })).statusCode, 409)
+  for (const secret of [theirs, mine])
+    assert.equal((await other.post(`${link}/confirm`, { code: totpCode(secret, now) })).statusCode, 409)
   // A browser that never sent the password (no setup cookie) is refused the same way.
   const stranger = client(h.app)
   await stranger.get(link)
@@ -69,8 +77,15 @@ test('another browser with the link gets a fresh secret, which voids the first; 
   assert.equal((await operator.get(link)).statusCode, 410)
 
   // Only the confirmed secret logs in; the abandoned and the other browser's never do.
-  for (const secret of [first, theirs]) assert.equal((await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(secret, now + 30_000))).statusCode, 400)
-  assert.equal((await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(mine, now + 30_000))).statusCode, 303)
+  for (const secret of [first, theirs])
+    assert.equal(
+      (await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(secret, now + 30_000))).statusCode,
+      400,
+    )
+  assert.equal(
+    (await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(mine, now + 30_000))).statusCode,
+    303,
+  )
   const [entry] = await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 })
   assert.equal(entry?.actor.address, '127.0.0.1', 'the setup is on record with the address it came from')
 })

@@ -29,18 +29,37 @@ async function backendOf(t: After): Promise<{ url: string; handle: DatabaseHandl
 async function setup(t: After): Promise<{ handle: DatabaseHandle; accountId: string }> {
   const { handle } = await backendOf(t)
   const accountId = 'acct_engine'
-  await handle.db.insertInto('accounts').values({ id: accountId, name: 'engine', plan: 'free', per_minute: null, per_day: null, created_at: '2027-01-01T00:00:00Z' }).execute()
+  await handle.db
+    .insertInto('accounts')
+    .values({
+      id: accountId,
+      name: 'engine',
+      plan: 'free',
+      per_minute: null,
+      per_day: null,
+      created_at: '2027-01-01T00:00:00Z',
+    })
+    .execute()
   return { handle, accountId }
 }
 
 const insertPet = (executor: Kysely<Database>, accountId: string, name: string) =>
-  executor.insertInto('pets').values({ account_id: accountId, name, category_id: 1n, status: null, created_at: '2027-01-01T00:00:00Z' }).returning('id').executeTakeFirstOrThrow()
+  executor
+    .insertInto('pets')
+    .values({ account_id: accountId, name, category_id: 1n, status: null, created_at: '2027-01-01T00:00:00Z' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
 
-const names = async (db: Kysely<Database>) => (await db.selectFrom('pets').select('name').orderBy('id').execute()).map((r) => r.name)
+const names = async (db: Kysely<Database>) =>
+  (await db.selectFrom('pets').select('name').orderBy('id').execute()).map((r) => r.name)
 
 test('concurrent transactions all commit, each with its own id', async (t) => {
   const { handle, accountId } = await setup(t)
-  const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => handle.engine.transaction(async (trx) => (await insertPet(trx, accountId, `pet ${i}`)).id)))
+  const ids = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      handle.engine.transaction(async (trx) => (await insertPet(trx, accountId, `pet ${i}`)).id),
+    ),
+  )
   assert.equal(new Set(ids.map(String)).size, 200)
   assert.equal((await names(handle.db)).length, 200)
 })
@@ -72,7 +91,10 @@ test('a failing statement (constraint violation) inside a transaction fails only
     handle.engine.transaction((trx) => insertPet(trx, 'acct_missing', 'dangling')),
     handle.engine.transaction((trx) => insertPet(trx, accountId, 'ok 2')),
   ])
-  assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled'])
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  )
   assert.deepEqual((await names(handle.db)).sort(), ['ok 1', 'ok 2'])
 })
 
@@ -84,7 +106,10 @@ test('single writes: one that violates a constraint fails alone, the others of i
     handle.engine.write((db) => insertPet(db, accountId, 'w2')),
     handle.engine.transaction((trx) => insertPet(trx, accountId, 't1')),
   ])
-  assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+  )
   assert.deepEqual((await names(handle.db)).sort(), ['t1', 'w1', 'w2'])
 })
 
@@ -92,9 +117,22 @@ test('precompiled queries read what Kysely reads, directly and inside a transact
   const { handle, accountId } = await setup(t)
   for (let i = 0; i < 30; i++) await insertPet(handle.db, accountId, `pet ${i}`)
   const page = prepared({ db: handle.db, engine: handle.engine }, (qb, shape: { limit: number }, p) =>
-    qb.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', p<string>('accountId')).where('id', '>', p<bigint>('after')).orderBy('id').limit(sql.lit(shape.limit)),
+    qb
+      .selectFrom('pets')
+      .select(['id', 'name', 'category_id', 'status'])
+      .where('account_id', '=', p<string>('accountId'))
+      .where('id', '>', p<bigint>('after'))
+      .orderBy('id')
+      .limit(sql.lit(shape.limit)),
   )
-  const expected = await handle.db.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', accountId).where('id', '>', 5n).orderBy('id').limit(7).execute()
+  const expected = await handle.db
+    .selectFrom('pets')
+    .select(['id', 'name', 'category_id', 'status'])
+    .where('account_id', '=', accountId)
+    .where('id', '>', 5n)
+    .orderBy('id')
+    .limit(7)
+    .execute()
   assert.equal(expected.length, 7)
   assert.deepEqual(await page.rows({ limit: 7 }, { accountId, after: 5n }), expected)
   // Inside a transaction the query runs on that transaction's connection and sees its own writes.
@@ -107,7 +145,9 @@ test('precompiled queries read what Kysely reads, directly and inside a transact
 
 test('a direct read never sees the rows of a transaction that is rolled back', async (t) => {
   const { handle, accountId } = await setup(t)
-  const list = prepared({ db: handle.db, engine: handle.engine }, (qb, _: null, p) => qb.selectFrom('pets').select('name').where('account_id', '=', p<string>('accountId')))
+  const list = prepared({ db: handle.db, engine: handle.engine }, (qb, _: null, p) =>
+    qb.selectFrom('pets').select('name').where('account_id', '=', p<string>('accountId')),
+  )
   let reads: Promise<{ name: string }[]> | undefined
   const rolledBack = handle.db.transaction().execute(async (trx) => {
     await insertPet(trx, accountId, 'never committed')
@@ -136,8 +176,20 @@ test('once a transaction has resolved, another connection sees its rows (committ
     await writer.close()
     await reader.close()
   })
-  await writer.db.insertInto('accounts').values({ id: 'acct_w', name: 'w', plan: 'free', per_minute: null, per_day: null, created_at: '2027-01-01T00:00:00Z' }).execute()
-  await Promise.all(Array.from({ length: 20 }, (_, i) => writer.engine.transaction((trx) => insertPet(trx, 'acct_w', `p${i}`))))
+  await writer.db
+    .insertInto('accounts')
+    .values({
+      id: 'acct_w',
+      name: 'w',
+      plan: 'free',
+      per_minute: null,
+      per_day: null,
+      created_at: '2027-01-01T00:00:00Z',
+    })
+    .execute()
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) => writer.engine.transaction((trx) => insertPet(trx, 'acct_w', `p${i}`))),
+  )
   assert.equal((await names(reader.db)).length, 20)
 })
 
@@ -152,20 +204,27 @@ test('SQLite: when the COMMIT of a group fails, every member fails and nothing o
       return insertPet(trx, 'acct_missing', 'dangling')
     }),
   ])
-  assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected'])
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ['rejected', 'rejected'],
+  )
   assert.deepEqual(await names(handle.db), [])
   // The connection is usable afterwards.
   await handle.engine.transaction((trx) => insertPet(trx, accountId, 'after'))
   assert.deepEqual(await names(handle.db), ['after'])
 })
 
-test('SQLite: after each commit group, onWritesSettled listeners run once its members\' promises are settled', async (t) => {
-  if (sqliteOnly(t, 'commit groups are SQLite\'s')) return
+test("SQLite: after each commit group, onWritesSettled listeners run once its members' promises are settled", async (t) => {
+  if (sqliteOnly(t, "commit groups are SQLite's")) return
   const { handle, accountId } = await setup(t)
   const events: string[] = []
   handle.engine.onWritesSettled!(() => events.push('settled'))
-  const members = [1, 2, 3].map((n) => handle.engine.write((db) => insertPet(db, accountId, `p${n}`)).then(() => void events.push(`member ${n}`)))
-  const failing = handle.engine.transaction(() => Promise.reject(new Error('refused'))).catch(() => void events.push('failed member'))
+  const members = [1, 2, 3].map((n) =>
+    handle.engine.write((db) => insertPet(db, accountId, `p${n}`)).then(() => void events.push(`member ${n}`)),
+  )
+  const failing = handle.engine
+    .transaction(() => Promise.reject(new Error('refused')))
+    .catch(() => void events.push('failed member'))
   await Promise.all([...members, failing])
   // The four members of one turn make one group, and one call.
   assert.equal(events.filter((e) => e === 'settled').length, 1, events.join(', '))

@@ -27,20 +27,43 @@ test('keys that exist before 0010 get every scope and keep working; down and up 
   await migrateToLatest(db)
   assert.deepEqual(await migrateDownTo(db, BEFORE), [...SINCE].reverse())
 
-  await db.insertInto('accounts').values({ id: 'acct_old', name: 'old', plan: 'free', per_minute: null, per_day: null, created_at: '2027-01-01T00:00:00Z' }).execute()
-  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at) values ('key_old', 'acct_old', ${hashApiKey(SECRET)}, 'ps_test_exis', 'test', '2027-01-01T00:00:00Z')`.execute(db)
+  await db
+    .insertInto('accounts')
+    .values({
+      id: 'acct_old',
+      name: 'old',
+      plan: 'free',
+      per_minute: null,
+      per_day: null,
+      created_at: '2027-01-01T00:00:00Z',
+    })
+    .execute()
+  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at) values ('key_old', 'acct_old', ${hashApiKey(SECRET)}, 'ps_test_exis', 'test', '2027-01-01T00:00:00Z')`.execute(
+    db,
+  )
 
   assert.deepEqual(await migrateToLatest(db), SINCE)
   const accounts = createAccountsRepository({ db, clock: systemClock })
   const owner = await accounts.findKeyOwner(SECRET)
   assert.equal(owner?.keyId, 'key_old')
   assert.deepEqual(owner?.scopes, [...SCOPES])
-  assert.deepEqual((await accounts.listApiKeys('acct_old')).map((k) => k.scopes), [[...SCOPES]])
+  assert.deepEqual(
+    (await accounts.listApiKeys('acct_old')).map((k) => k.scopes),
+    [[...SCOPES]],
+  )
 
-  const narrow = await accounts.createApiKey({ actor: testActor, accountId: 'acct_old', environment: 'test', scopes: ['pets:read'] })
+  const narrow = await accounts.createApiKey({
+    actor: testActor,
+    accountId: 'acct_old',
+    environment: 'test',
+    scopes: ['pets:read'],
+  })
   assert.deepEqual(narrow.scopes, ['pets:read'])
   assert.deepEqual(await migrateDownTo(db, BEFORE), [...SINCE].reverse())
   assert.equal((await db.selectFrom('api_keys').select('id').execute()).length, 2, 'down keeps the keys')
   await migrateToLatest(db)
-  assert.deepEqual((await accounts.listApiKeys('acct_old')).map((k) => k.scopes), [[...SCOPES], [...SCOPES]])
+  assert.deepEqual(
+    (await accounts.listApiKeys('acct_old')).map((k) => k.scopes),
+    [[...SCOPES], [...SCOPES]],
+  )
 })

@@ -47,13 +47,19 @@ async function countingRelay(t: After) {
 
 async function readsThrough(t: After, connections = 1) {
   const relay = await countingRelay(t)
-  const reads = createPipelinedReads({ driver: pg, config: { connectionString: relay.url, query_timeout: 5_000 }, connections })
+  const reads = createPipelinedReads({
+    driver: pg,
+    config: { connectionString: relay.url, query_timeout: 5_000 },
+    connections,
+  })
   t.after(() => reads.close())
   return { relay, reads }
 }
 
 const numbered = (reads: ReturnType<typeof createPipelinedReads>, n: number) =>
-  reads.query('pipelined_test_n', 'select $1::int as n, repeat(\'x\', $1::int) as pad', [n]) as Promise<{ n: number; pad: string }[]>
+  reads.query('pipelined_test_n', "select $1::int as n, repeat('x', $1::int) as pad", [n]) as Promise<
+    { n: number; pad: string }[]
+  >
 
 test('the reads of one turn go out in one write, each answered with its own rows', async (t) => {
   if (postgresOnly(t)) return
@@ -61,7 +67,10 @@ test('the reads of one turn go out in one write, each answered with its own rows
   await numbered(reads, 0) // connected, and the statement prepared
   const before = relay.chunks()
   const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => numbered(reads, i + 1)))
-  assert.deepEqual(answers.map((rows) => rows[0]!.n), Array.from({ length: 50 }, (_, i) => i + 1))
+  assert.deepEqual(
+    answers.map((rows) => rows[0]!.n),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  )
   assert.ok(answers.every((rows) => rows[0]!.pad.length === rows[0]!.n))
   // One write of the fifty; a slow relay may see it split, never anywhere near one per read.
   const writes = relay.chunks() - before
@@ -71,11 +80,19 @@ test('the reads of one turn go out in one write, each answered with its own rows
 test('a read that fails fails alone: the reads sent with it are answered', async (t) => {
   if (postgresOnly(t)) return
   const { reads } = await readsThrough(t)
-  const results = await Promise.allSettled([numbered(reads, 1), reads.query('pipelined_test_fail', 'select 1 / $1::int as x', [0]), numbered(reads, 3)])
+  const results = await Promise.allSettled([
+    numbered(reads, 1),
+    reads.query('pipelined_test_fail', 'select 1 / $1::int as x', [0]),
+    numbered(reads, 3),
+  ])
   assert.equal(results[0].status, 'fulfilled')
   assert.equal(results[1].status, 'rejected')
   assert.match(String((results[1] as PromiseRejectedResult).reason), /division by zero/)
-  assert.equal(isDatabaseUnavailable((results[1] as PromiseRejectedResult).reason), false, 'a wrong statement is not an outage')
+  assert.equal(
+    isDatabaseUnavailable((results[1] as PromiseRejectedResult).reason),
+    false,
+    'a wrong statement is not an outage',
+  )
   assert.deepEqual((results[2] as PromiseFulfilledResult<{ n: number }[]>).value[0]!.n, 3)
 })
 
@@ -86,20 +103,33 @@ test('a connection that dies fails its reads as unavailable, and the next read i
   await numbered(reads, 1)
   await numbered(reads, 2)
   assert.equal(reads.open(), 2)
-  const inFlight = Promise.allSettled([reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [1]), reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [1])])
+  const inFlight = Promise.allSettled([
+    reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [1]),
+    reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [1]),
+  ])
   setTimeout(relay.cutAll, 100)
   for (const result of await inFlight) {
     assert.equal(result.status, 'rejected')
-    assert.ok(isDatabaseUnavailable((result as PromiseRejectedResult).reason), String((result as PromiseRejectedResult).reason))
+    assert.ok(
+      isDatabaseUnavailable((result as PromiseRejectedResult).reason),
+      String((result as PromiseRejectedResult).reason),
+    )
   }
   const after = await Promise.all([numbered(reads, 7), numbered(reads, 8)])
-  assert.deepEqual(after.map((rows) => rows[0]!.n), [7, 8])
+  assert.deepEqual(
+    after.map((rows) => rows[0]!.n),
+    [7, 8],
+  )
 })
 
 test('a read that times out drops its connection at once: the next read does not wait behind it', async (t) => {
   if (postgresOnly(t)) return
   const relay = await countingRelay(t)
-  const reads = createPipelinedReads({ driver: pg, config: { connectionString: relay.url, query_timeout: 300 }, connections: 1 })
+  const reads = createPipelinedReads({
+    driver: pg,
+    config: { connectionString: relay.url, query_timeout: 300 },
+    connections: 1,
+  })
   t.after(() => reads.close())
   await numbered(reads, 1)
   const slow = reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [2])

@@ -27,7 +27,11 @@ test('a database that accepts the connection and never answers: the connect give
   if (postgresOnly(t)) return
   const silent = await tcpProxy(t, { host: '127.0.0.1', port: 5432 })
   await silent.start('blackhole')
-  const handle = openDatabase(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { poolSize: 1, pipelinedConnections: 0, timeoutMs: 5_000 })
+  const handle = openDatabase(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, {
+    poolSize: 1,
+    pipelinedConnections: 0,
+    timeoutMs: 5_000,
+  })
   t.after(() => handle.close())
   const started = performance.now()
   const error = await sql`select 1`.execute(handle.db).then(
@@ -36,5 +40,8 @@ test('a database that accepts the connection and never answers: the connect give
   )
   const ms = performance.now() - started
   assert.ok(isDatabaseUnavailable(error), `a 503, not a 500: ${String(error)}`)
-  assert.ok(ms >= 1_900 && ms < 4_000, `gave up after ${Math.round(ms)} ms (the connect timeout is 2 s, the pool's wait 5 s)`)
+  assert.ok(
+    ms >= 1_900 && ms < 4_000,
+    `gave up after ${Math.round(ms)} ms (the connect timeout is 2 s, the pool's wait 5 s)`,
+  )
 })

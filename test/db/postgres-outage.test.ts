@@ -25,20 +25,37 @@ async function appBehindProxy(t: After, env: Record<string, string> = {}) {
   await proxy.start()
   const url = new URL(await postgresSchema(t))
   url.port = String(proxy.port)
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...env }, { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL })
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', ...env },
+    { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL },
+  )
   const handle = openDatabase(url.toString(), { poolSize: 4, timeoutMs: config.databaseTimeoutMs })
   await migrateToLatest(handle.db)
   const rateLimitStore = await redisStore(t)
-  const app = await buildApp({ config, db: handle.db, pool: handle.pool, clock: createManualClock(new Date('2027-01-01T00:00:00Z')), rateLimitStore, logger: false })
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    clock: createManualClock(new Date('2027-01-01T00:00:00Z')),
+    rateLimitStore,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
     await rateLimitStore.close()
     await handle.close()
   })
   const account = await app.accounts.createAccount({ actor: testActor, name: 'outage', plan: 'business' })
-  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+  const { key } = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+  })
   const send = (method: 'GET' | 'POST', url: string, body?: object, headers: Record<string, string> = {}) =>
-    within(app.inject({ method, url, headers: { ...bearer(key), ...headers }, ...(body ? { payload: body } : {}) }), `${method} ${url}`)
+    within(
+      app.inject({ method, url, headers: { ...bearer(key), ...headers }, ...(body ? { payload: body } : {}) }),
+      `${method} ${url}`,
+    )
   /** Like `send`, and how long the answer took (ms). */
   const timed = async (method: 'GET' | 'POST', url: string, body?: object) => {
     const started = performance.now()
@@ -53,7 +70,10 @@ async function appBehindProxy(t: After, env: Record<string, string> = {}) {
   return { app, proxy, send, timed, names, key }
 }
 
-function assertUnavailable(response: { statusCode: number; headers: Record<string, unknown>; body: string }, what: string) {
+function assertUnavailable(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  what: string,
+) {
   assert.equal(response.statusCode, 503, `${what}: ${response.body}`)
   assert.equal(errorOf(response).code, 'service_unavailable', what)
   assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/, `${what}: Retry-After in whole seconds`)
@@ -70,7 +90,10 @@ test('database unreachable: prompt 503 with Retry-After, nothing created; back: 
   for (let i = 0; i < 3; i++) assertUnavailable(await send('GET', '/v1/pets'), `GET /v1/pets #${i + 1}`)
   assertUnavailable(await send('GET', '/v1/pets/1'), 'GET /v1/pets/1')
   assertUnavailable(await send('POST', '/v1/pets', { name: 'During', categoryId: 2 }), 'POST /v1/pets')
-  assertUnavailable(await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' }), 'POST with Idempotency-Key')
+  assertUnavailable(
+    await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' }),
+    'POST with Idempotency-Key',
+  )
   const notReady = await send('GET', '/readyz')
   assertUnavailable(notReady, '/readyz')
   assert.match(errorOf(notReady).message, /database/)
@@ -91,7 +114,10 @@ test('the connection is lost as the INSERT is sent: 503, nothing committed, and 
   const { proxy, send, names } = await appBehindProxy(t)
   assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
   proxy.cutWhen(/insert into "pets"/i)
-  assertUnavailable(await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' }), 'POST cut at its INSERT')
+  assertUnavailable(
+    await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' }),
+    'POST cut at its INSERT',
+  )
   assert.equal(proxy.cuts(), 1)
   proxy.cutWhen(undefined)
   assert.deepEqual(await names(), ['Before'])
@@ -125,14 +151,22 @@ test('database unreachable: a well-formed key gets 503 every time, never 429: fa
   // A key not used before the outage, so that no server has its look-up in memory (see key-cache.ts): its look-up
   // must reach the database, and fails.
   const account = await app.accounts.createAccount({ actor: testActor, name: 'outage, unseen key', plan: 'business' })
-  const unseen = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(app.config.environment) })
+  const unseen = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(app.config.environment),
+  })
   await proxy.stop()
   for (let i = 1; i <= 10; i++) {
     const started = performance.now()
     const response = await within(app.inject({ url: '/v1/pets', headers: bearer(unseen.key) }), `GET /v1/pets #${i}`)
     const ms = performance.now() - started
     assertUnavailable(response, `GET /v1/pets #${i} (the address allows 3 requests without a valid key a minute)`)
-    assert.deepEqual([response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']], ['3', '3'], "the address's quota, untouched")
+    assert.deepEqual(
+      [response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']],
+      ['3', '3'],
+      "the address's quota, untouched",
+    )
     // Refused at connect: well within the connect timeout (2 s), whatever the machine's load.
     assert.ok(ms < 2_500, `#${i} took ${Math.round(ms)} ms`)
   }
@@ -151,7 +185,11 @@ test('a silent partition (the relay stops forwarding, nothing is closed): 503 wi
   proxy.stall(true)
   const took: number[] = []
   for (let i = 1; i <= 3; i++) {
-    const { response, ms } = await timed(i === 2 ? 'POST' : 'GET', '/v1/pets', i === 2 ? { name: 'Partitioned', categoryId: 1 } : undefined)
+    const { response, ms } = await timed(
+      i === 2 ? 'POST' : 'GET',
+      '/v1/pets',
+      i === 2 ? { name: 'Partitioned', categoryId: 1 } : undefined,
+    )
     took.push(Math.round(ms))
     assertUnavailable(response, `request #${i} during the partition`)
     // DATABASE_TIMEOUT_MS (1 s) + the client's 500 ms margin, or the 2 s connect timeout for a new connection.
@@ -163,7 +201,9 @@ test('a silent partition (the relay stops forwarding, nothing is closed): 503 wi
   assert.match(errorOf(notReady).message, /database/)
 
   proxy.stall(false)
-  await pollUntil('served again after the partition', async () => ((await send('GET', '/v1/pets')).statusCode === 200 ? true : undefined))
+  await pollUntil('served again after the partition', async () =>
+    (await send('GET', '/v1/pets')).statusCode === 200 ? true : undefined,
+  )
   assert.deepEqual(await names(), [], 'the POST that got 503 created nothing')
   assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
 })

@@ -10,7 +10,8 @@ import { tempDir } from '../helpers/cli.js'
 async function pragmas(t: Parameters<typeof tempDir>[0], options: Parameters<typeof openDatabase>[1] = {}) {
   const handle = openDatabase(tempDir(t, 'petstore-pragmas-').file, options)
   t.after(() => handle.close())
-  const read = async (name: string) => Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(handle.db)).rows[0]!)[0]
+  const read = async (name: string) =>
+    Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(handle.db)).rows[0]!)[0]
   return { read }
 }
 

@@ -10,7 +10,10 @@ const haproxy = installed('haproxy')
 
 const startHaproxy: StartProxy = async (t, addresses) => {
   // -db: in the foreground, logs on stdout/stderr (as in a container).
-  const child = spawn(haproxy!, ['-db', '-f', deployFile('deploy/haproxy.cfg')], { env: { ...process.env, ...addresses }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(haproxy!, ['-db', '-f', deployFile('deploy/haproxy.cfg')], {
+    env: { ...process.env, ...addresses },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return runningProxy(t, child, 'haproxy', addresses.PETSTORE_LISTEN)
 }
 

@@ -15,7 +15,10 @@ const nginx = installed('nginx')
 
 /** envsubst of the variables its header names, and only those: nginx's own $variables stay. */
 export function renderNginxConf(values: Record<string, string>): string {
-  const rendered = readFileSync(deployFile('deploy/nginx.conf'), 'utf8').replace(/\$\{(PETSTORE_\w+)\}/g, (all, name: string) => values[name] ?? all)
+  const rendered = readFileSync(deployFile('deploy/nginx.conf'), 'utf8').replace(
+    /\$\{(PETSTORE_\w+)\}/g,
+    (all, name: string) => values[name] ?? all,
+  )
   assert.doesNotMatch(rendered.replace(/^\s*#.*$/gm, ''), /\$\{/, 'a variable of deploy/nginx.conf is not filled in')
   return rendered
 }
@@ -26,7 +29,11 @@ const startNginx: StartProxy = async (t, addresses) => {
   const conf = join(prefix, 'nginx.conf')
   writeFileSync(conf, renderNginxConf({ ...addresses, PETSTORE_ACCESS_LOG: join(prefix, 'access.log') }))
   // -p: temp files (client bodies, proxy buffers) under a folder we may write; -e: the error log on stderr.
-  const child = spawn(nginx!, ['-p', prefix, '-e', 'stderr', '-c', conf, '-g', `daemon off; pid ${join(prefix, 'nginx.pid')};`], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    nginx!,
+    ['-p', prefix, '-e', 'stderr', '-c', conf, '-g', `daemon off; pid ${join(prefix, 'nginx.pid')};`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   return runningProxy(t, child, 'nginx', addresses.PETSTORE_LISTEN)
 }
 

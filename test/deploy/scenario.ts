@@ -5,7 +5,17 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pollUntil } from '../helpers/within.js'
-import { assertErrorBody, call, closeAgents, readyStatus, servedBy, twoInstances, untilReady, type Answer, type Instance } from './support.js'
+import {
+  assertErrorBody,
+  call,
+  closeAgents,
+  readyStatus,
+  servedBy,
+  twoInstances,
+  untilReady,
+  type Answer,
+  type Instance,
+} from './support.js'
 
 type T = Parameters<typeof twoInstances>[0] & { diagnostic: (message: string) => void }
 
@@ -37,7 +47,13 @@ function steadyStream(origin: string, key: string, options: { getsOnly?: boolean
       const headers = { authorization: `Bearer ${key}`, ...(post ? { 'idempotency-key': `stream-${n}-${i}` } : {}) }
       const init = post ? { method: 'POST', headers, body: { name: `Stream ${n}.${i}`, categoryId: 1 } } : { headers }
       await call(origin, post ? '/v1/pets' : '/v1/pets?limit=5', init).then(
-        (a) => outcomes.push({ what, at: Date.now(), status: a.status, ...(a.status === (post ? 201 : 200) ? {} : { error: JSON.stringify(a.body) }) }),
+        (a) =>
+          outcomes.push({
+            what,
+            at: Date.now(),
+            status: a.status,
+            ...(a.status === (post ? 201 : 200) ? {} : { error: JSON.stringify(a.body) }),
+          }),
         (error: Error) => outcomes.push({ what, at: Date.now(), error: error.message }),
       )
     }
@@ -79,34 +95,69 @@ type NotReady = { takenOut: RegExp } | { getsRetried: true }
 export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: NotReady): Promise<void> {
   const { instances, key, env, databaseRelay } = await twoInstances(t)
   const [one, two] = instances as [Instance, Instance]
-  const proxy = await startProxy(t, { PETSTORE_LISTEN: `127.0.0.1:${env.PROXY_PORT}`, PETSTORE_APP1: hostPort(one), PETSTORE_APP2: hostPort(two) })
+  const proxy = await startProxy(t, {
+    PETSTORE_LISTEN: `127.0.0.1:${env.PROXY_PORT}`,
+    PETSTORE_APP1: hostPort(one),
+    PETSTORE_APP2: hostPort(two),
+  })
   t.after(async () => closeAgents())
   const auth = { authorization: `Bearer ${key}` }
-  await pollUntil('the proxy forwards to the instances', async () => ((await call(proxy.origin, '/v1/pets', { headers: auth }).catch(() => undefined))?.status === 200 ? true : undefined), 30_000)
+  await pollUntil(
+    'the proxy forwards to the instances',
+    async () =>
+      (await call(proxy.origin, '/v1/pets', { headers: auth }).catch(() => undefined))?.status === 200
+        ? true
+        : undefined,
+    30_000,
+  )
 
   // /metrics is each instance's (they answer it on loopback), never the public door's, however the path is spelled.
   assert.equal((await call(one.origin, '/metrics')).status, 200)
-  for (const path of ['/metrics', '/metrics/', '/%6Detrics', '/%6detrics', '//metrics', '/metrics?format=text', '/metrics/x']) {
+  for (const path of [
+    '/metrics',
+    '/metrics/',
+    '/%6Detrics',
+    '/%6detrics',
+    '//metrics',
+    '/metrics?format=text',
+    '/metrics/x',
+  ]) {
     assertErrorBody(await call(proxy.origin, path), 'not_found', 404)
   }
 
   // The client's address reaches the service (TRUST_PROXY is the proxy's 127.0.0.1; the client connects from
   // 127.0.0.2), and what the client wrote in X-Forwarded-For does not.
   const userAgent = `deploy-test-${randomBytes(4).toString('hex')}`
-  const forged = await call(proxy.origin, '/v1/pets', { from: '127.0.0.2', headers: { ...auth, 'user-agent': userAgent, 'x-forwarded-for': '203.0.113.7' } })
+  const forged = await call(proxy.origin, '/v1/pets', {
+    from: '127.0.0.2',
+    headers: { ...auth, 'user-agent': userAgent, 'x-forwarded-for': '203.0.113.7' },
+  })
   assert.equal(forged.status, 200)
-  const logged = await pollUntil('the request in an instance log', async () => instances.flatMap(logLines).find((l) => l.userAgent === userAgent), 10_000)
+  const logged = await pollUntil(
+    'the request in an instance log',
+    async () => instances.flatMap(logLines).find((l) => l.userAgent === userAgent),
+    10_000,
+  )
   assert.equal(logged.client, '127.0.0.2', JSON.stringify(logged))
 
   // app1 cut off its database: no request fails for it.
   const from = proxy.output().length
   await databaseRelay.stop()
   await pollUntil('app1 not ready', async () => ((await readyStatus(one)) === 503 ? true : undefined), 30_000)
-  if ('takenOut' in notReady) await pollUntil('the proxy taking app1 out', async () => (notReady.takenOut.test(proxy.output().slice(from)) ? true : undefined), 30_000)
+  if ('takenOut' in notReady)
+    await pollUntil(
+      'the proxy taking app1 out',
+      async () => (notReady.takenOut.test(proxy.output().slice(from)) ? true : undefined),
+      30_000,
+    )
   const cutOff = steadyStream(proxy.origin, key, { getsOnly: 'getsRetried' in notReady })
   await sleep(1_500)
   const cutOffOutcomes = await cutOff.stop()
-  assert.deepEqual(cutOffOutcomes.filter((o) => o.error !== undefined), [], 'a request got the answer of the instance without its database')
+  assert.deepEqual(
+    cutOffOutcomes.filter((o) => o.error !== undefined),
+    [],
+    'a request got the answer of the instance without its database',
+  )
   assert.ok(cutOffOutcomes.length >= 8, `only ${cutOffOutcomes.length} requests`)
   await databaseRelay.start()
   await untilReady(one)
@@ -114,7 +165,12 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
   // A steady stream while the first instance stops (SIGTERM): what it had in flight is answered, the rest goes to
   // the other one.
   const stream = steadyStream(proxy.origin, key)
-  await pollUntil('both instances serving the stream', async () => ((await servedBy(one, 'GET', '/v1/pets')) > 3 && (await servedBy(two, 'GET', '/v1/pets')) > 3 ? true : undefined), 30_000)
+  await pollUntil(
+    'both instances serving the stream',
+    async () =>
+      (await servedBy(one, 'GET', '/v1/pets')) > 3 && (await servedBy(two, 'GET', '/v1/pets')) > 3 ? true : undefined,
+    30_000,
+  )
   await sleep(500)
   const stoppedAt = Date.now()
   assert.deepEqual(await one.process.stop(), { code: 0, signal: null })
@@ -122,11 +178,19 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
   const outcomes = await stream.stop()
   const failed = outcomes.filter((o) => o.error !== undefined)
   const after = outcomes.filter((o) => o.at > stoppedAt + 1_000 && o.error === undefined)
-  t.diagnostic(`${outcomes.length} requests in the stream, ${failed.length} failed, ${after.length} answered from 1 s after the stop`)
-  assert.ok(failed.length <= 1, `${failed.length} of ${outcomes.length} requests failed: ${JSON.stringify(failed.slice(0, 10))}\nproxy: ${proxy.output().slice(-3000)}`)
+  t.diagnostic(
+    `${outcomes.length} requests in the stream, ${failed.length} failed, ${after.length} answered from 1 s after the stop`,
+  )
+  assert.ok(
+    failed.length <= 1,
+    `${failed.length} of ${outcomes.length} requests failed: ${JSON.stringify(failed.slice(0, 10))}\nproxy: ${proxy.output().slice(-3000)}`,
+  )
   // The stream went on through the other instance (a few hundred requests on an idle machine; the bound is loose).
   assert.ok(after.length >= 8, `only ${after.length} requests were answered from 1 s after the stop`)
-  assert.ok(outcomes.some((o) => o.what.startsWith('POST') && o.at > stoppedAt), 'no POST after the stop')
+  assert.ok(
+    outcomes.some((o) => o.what.startsWith('POST') && o.at > stoppedAt),
+    'no POST after the stop',
+  )
 
   // None left: the proxy's own 503 in the Error shape, with Retry-After, for every method.
   assert.deepEqual(await two.process.stop(), { code: 0, signal: null })

@@ -30,7 +30,16 @@ export function compose(): any {
  * The settings that say where things are (addresses, ports, the database and Redis, the proxy's address, the
  * public URL, the Redis prefix a test keeps to itself): the only ones a test run gives its own values.
  */
-export const ADDRESS_SETTINGS = ['HOST', 'PORT', 'MESSAGES_PORT', 'DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'TRUST_PROXY', 'PETSTORE_PUBLIC_URL'] as const
+export const ADDRESS_SETTINGS = [
+  'HOST',
+  'PORT',
+  'MESSAGES_PORT',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'REDIS_PREFIX',
+  'TRUST_PROXY',
+  'PETSTORE_PUBLIC_URL',
+] as const
 
 /** The instances' environment in compose.yaml (`x-petstore-env`, used by app1 and app2). */
 export function composeInstanceEnv(): Record<string, string> {
@@ -54,14 +63,19 @@ export interface Answer {
 
 const agents = new Map<string, Agent>()
 /** A keep-alive agent per local address, as a browser or SDK keeps its connections to the proxy. */
-const agentFrom = (localAddress: string) => agents.get(localAddress) ?? agents.set(localAddress, new Agent({ keepAlive: true, localAddress })).get(localAddress)!
+const agentFrom = (localAddress: string) =>
+  agents.get(localAddress) ?? agents.set(localAddress, new Agent({ keepAlive: true, localAddress })).get(localAddress)!
 export function closeAgents(): void {
   agents.forEach((a) => a.destroy())
   agents.clear()
 }
 
 /** One HTTP request to `origin` from `localAddress` (any 127.x address works on loopback); JSON bodies parsed. */
-export function call(origin: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; from?: string } = {}): Promise<Answer> {
+export function call(
+  origin: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; from?: string } = {},
+): Promise<Answer> {
   const body = init.body === undefined ? undefined : JSON.stringify(init.body)
   return new Promise((resolve, reject) => {
     const req = request(
@@ -109,29 +123,58 @@ export interface Instance {
  * both are ready, with a key of a roomy account (made by the real CLI in the same environment). The first one
  * reaches PostgreSQL through `databaseRelay`, which a test may cut.
  */
-export async function twoInstances(t: T): Promise<{ instances: Instance[]; key: string; env: Record<string, string>; databaseRelay: TcpProxy }> {
+export async function twoInstances(
+  t: T,
+): Promise<{ instances: Instance[]; key: string; env: Record<string, string>; databaseRelay: TcpProxy }> {
   const databaseUrl = await postgresSchema(t)
   const redis = redisPrefix(t)
   const [proxyPort, ...ports] = await freePorts(5)
   const database = new URL(databaseUrl)
   const databaseRelay = await tcpProxy(t, { host: database.hostname, port: Number(database.port || 5432) })
   await databaseRelay.start()
-  const relayed = Object.assign(new URL(databaseUrl), { hostname: '127.0.0.1', port: String(databaseRelay.port) }).toString()
-  const shared = { ...composeInstanceEnv(), DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRUST_PROXY: '127.0.0.1', HOST: '127.0.0.1' }
+  const relayed = Object.assign(new URL(databaseUrl), {
+    hostname: '127.0.0.1',
+    port: String(databaseRelay.port),
+  }).toString()
+  const shared = {
+    ...composeInstanceEnv(),
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    TRUST_PROXY: '127.0.0.1',
+    HOST: '127.0.0.1',
+  }
   // As compose.yaml does: migrations once, then both instances at once.
   const migrated = await runCli(['migrate'], shared)
   assert.equal(migrated.code, 0, migrated.stderr)
   const instances = await Promise.all(
     [0, 1].map(async (n) => {
       const port = ports[2 * n]!
-      const env = { ...shared, ...(n === 0 ? { DATABASE_URL: relayed } : {}), PORT: String(port), MESSAGES_PORT: String(ports[2 * n + 1]), PETSTORE_PUBLIC_URL: `http://127.0.0.1:${proxyPort}` }
+      const env = {
+        ...shared,
+        ...(n === 0 ? { DATABASE_URL: relayed } : {}),
+        PORT: String(port),
+        MESSAGES_PORT: String(ports[2 * n + 1]),
+        PETSTORE_PUBLIC_URL: `http://127.0.0.1:${proxyPort}`,
+      }
       const instance = { origin: `http://127.0.0.1:${port}`, process: spawnServe(t, env) }
       await untilReady(instance)
       return instance
     }),
   )
   const cli = (args: string[]) => runCli([...args, '--json'], shared)
-  const account = await cli(['accounts', 'create', '--name', 'deploy', '--plan', 'enterprise', '--per-minute', '100000', '--per-day', '1000000'])
+  const account = await cli([
+    'accounts',
+    'create',
+    '--name',
+    'deploy',
+    '--plan',
+    'enterprise',
+    '--per-minute',
+    '100000',
+    '--per-day',
+    '1000000',
+  ])
   assert.equal(account.code, 0, account.stderr)
   const created = await cli(['keys', 'create', '--account', JSON.parse(account.stdout).id])
   assert.equal(created.code, 0, created.stderr)
@@ -145,10 +188,17 @@ export async function twoInstances(t: T): Promise<{ instances: Instance[]; key: 
  * takes well under 2 s on an idle machine and more than 20 s on this shared one under load: the bound only catches hangs.
  */
 export async function untilReady(i: Instance): Promise<void> {
-  const exited = i.process.exited.then((exit) => Promise.reject(new Error(`the instance exited (${JSON.stringify(exit)}) before it was ready\n${i.process.stderr()}`)))
+  const exited = i.process.exited.then((exit) =>
+    Promise.reject(
+      new Error(`the instance exited (${JSON.stringify(exit)}) before it was ready\n${i.process.stderr()}`),
+    ),
+  )
   // Handled here too: it also rejects when the instance is stopped later on purpose.
   exited.catch(() => {})
-  await Promise.race([exited, pollUntil(`${i.origin} ready`, () => readyStatus(i).then((s) => (s === 200 ? true : undefined)), 90_000)])
+  await Promise.race([
+    exited,
+    pollUntil(`${i.origin} ready`, () => readyStatus(i).then((s) => (s === 200 ? true : undefined)), 90_000),
+  ])
 }
 
 /** The status /readyz answers (only the status: its body is not this test's business), 0 if nothing answers. */
@@ -164,7 +214,8 @@ export async function servedBy(instance: Instance, method: string, route: string
   const pattern = /^petstore_http_request_duration_seconds_count\{([^}]*)\} (\d+)/gm
   let total = 0
   for (const m of text.matchAll(pattern)) {
-    if (m[1]!.includes(`method="${method}"`) && m[1]!.includes(`route="${route}"`) && m[1]!.includes('listener="pets"')) total += Number(m[2])
+    if (m[1]!.includes(`method="${method}"`) && m[1]!.includes(`route="${route}"`) && m[1]!.includes('listener="pets"'))
+      total += Number(m[2])
   }
   return total
 }
@@ -173,7 +224,12 @@ export async function servedBy(instance: Instance, method: string, route: string
  * A proxy process the test started (haproxy, nginx): its output kept for failure messages, stopped with SIGTERM
  * after the test (the nginx master then stops its workers too), ready once it answers `/healthz` on `listen`.
  */
-export async function runningProxy(t: T, child: ChildProcessByStdio<null, Readable, Readable>, name: string, listen: string): Promise<{ origin: string; output: () => string }> {
+export async function runningProxy(
+  t: T,
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  name: string,
+  listen: string,
+): Promise<{ origin: string; output: () => string }> {
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s))
   child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s))
@@ -183,6 +239,11 @@ export async function runningProxy(t: T, child: ChildProcessByStdio<null, Readab
     await exited
   })
   const origin = `http://${listen}`
-  await pollUntil(`${name} listening (${output})`, () => call(origin, '/healthz').then(() => true, () => (child.exitCode === null ? undefined : Promise.reject(new Error(output)))))
+  await pollUntil(`${name} listening (${output})`, () =>
+    call(origin, '/healthz').then(
+      () => true,
+      () => (child.exitCode === null ? undefined : Promise.reject(new Error(output))),
+    ),
+  )
   return { origin, output: () => output }
 }

@@ -4,7 +4,11 @@ import { buildApp } from '../../src/main/api-app.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
 
-export async function appOnFile(t: { after: (fn: () => Promise<void>) => void }, file: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
+export async function appOnFile(
+  t: { after: (fn: () => Promise<void>) => void },
+  file: string,
+  env: Record<string, string> = {},
+): Promise<FastifyInstance> {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: file })
   const handle = openDatabase(config.databaseUrl)
   const app = await buildApp({ config, db: handle.db, engine: handle.engine, logger: false })

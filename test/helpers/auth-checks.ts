@@ -37,7 +37,8 @@ export function expectUnauthorized(response: HttpResponse, code: string, challen
   const body = expectError(response, 401, code)
   const header = response.headers['www-authenticate'] ?? ''
   assert.match(header, /^Bearer realm="[^"]+"/, `WWW-Authenticate: ${header}`)
-  if (challenge === 'none') assert.doesNotMatch(header, /error=/, 'no error attribute when no credentials were sent (RFC 6750 §3.1)')
+  if (challenge === 'none')
+    assert.doesNotMatch(header, /error=/, 'no error attribute when no credentials were sent (RFC 6750 §3.1)')
   else assert.match(header, new RegExp(`error="${challenge}"`))
   return body
 }
@@ -62,7 +63,8 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       const account = await h.newAccount()
       const url = await op.url(h, account)
       const send = sender(h)
-      const call = (headers: Record<string, string>, target = url) => send({ method: op.method, url: target, headers, body: op.body })
+      const call = (headers: Record<string, string>, target = url) =>
+        send({ method: op.method, url: target, headers, body: op.body })
       return { h, account, call }
     }
 
@@ -80,7 +82,11 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
     for (const [what, header] of MALFORMED) {
       test(`a malformed header (${what}): 401 invalid_authorization_header`, async (t) => {
         const { call, account } = await setup(t)
-        expectUnauthorized(await call({ authorization: header(account.key) }), 'invalid_authorization_header', 'invalid_request')
+        expectUnauthorized(
+          await call({ authorization: header(account.key) }),
+          'invalid_authorization_header',
+          'invalid_request',
+        )
       })
     }
 
@@ -95,13 +101,26 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       const { call, account } = await setup(t)
       const { key } = account
       const unknown = key.slice(0, -4) + (key.endsWith('AAAA') ? 'BBBB' : 'AAAA')
-      const headers = [`KEY ${key}`, `Token ${key}`, `ApiKey ${key}`, `${key} ${key}`, `${key} x`, key, `Bearer ${key}!`, `Bearer ${key} ${key}`, `Bearer ${key}é`, bearer(unknown).authorization, `Basic ${Buffer.from(`u:${key}`).toString('base64')}`]
+      const headers = [
+        `KEY ${key}`,
+        `Token ${key}`,
+        `ApiKey ${key}`,
+        `${key} ${key}`,
+        `${key} x`,
+        key,
+        `Bearer ${key}!`,
+        `Bearer ${key} ${key}`,
+        `Bearer ${key}é`,
+        bearer(unknown).authorization,
+        `Basic ${Buffer.from(`u:${key}`).toString('base64')}`,
+      ]
       for (const header of headers) {
         const response = await call({ authorization: header })
         assert.equal(response.statusCode, 401, header)
         const said = response.body + JSON.stringify(response.headers)
         // Every long-enough part of the header (a scheme that is really a key included) stays unsaid.
-        for (const part of header.split(/\s+/).filter((p) => p.length >= 8)) assert.ok(!said.includes(part), `${header} → ${response.body}`)
+        for (const part of header.split(/\s+/).filter((p) => p.length >= 8))
+          assert.ok(!said.includes(part), `${header} → ${response.body}`)
         assert.ok(!said.includes(key.slice('ps_test_'.length, 'ps_test_'.length + 12)), `${header} → ${response.body}`)
       }
     })
@@ -109,7 +128,10 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
     test('the scheme name is case-insensitive (bearer, BEARER, BeArEr)', async (t) => {
       const { call, account, h } = await setup(t)
       for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
-        const response = await call({ authorization: `${scheme} ${account.key}` }, op.once ? await op.url(h, account) : undefined)
+        const response = await call(
+          { authorization: `${scheme} ${account.key}` },
+          op.once ? await op.url(h, account) : undefined,
+        )
         assert.equal(response.statusCode, op.ok, `${scheme}: ${response.body}`)
       }
     })
@@ -132,24 +154,45 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       const { call, account, h } = await setup(t, { PETSTORE_ENV: 'production' })
       assert.match(account.key, /^ps_live_/)
       assert.equal((await call(bearer(account.key))).statusCode, op.ok)
-      const testKey = await h.app.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test' })
+      const testKey = await h.app.accounts.createApiKey({
+        actor: testActor,
+        accountId: account.accountId,
+        environment: 'test',
+      })
       expectUnauthorized(await call(bearer(testKey.key)), 'invalid_api_key', 'invalid_token')
     })
 
     test('development refuses a ps_live_ key from its own database', async (t) => {
       const { call, account, h } = await setup(t)
-      const liveKey = await h.app.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'live' })
+      const liveKey = await h.app.accounts.createApiKey({
+        actor: testActor,
+        accountId: account.accountId,
+        environment: 'live',
+      })
       expectUnauthorized(await call(bearer(liveKey.key)), 'invalid_api_key', 'invalid_token')
     })
 
     test('a refused request changes nothing', async (t) => {
       const { call, h } = await setup(t)
-      const pets = async () => (await h.handle.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+      const pets = async () =>
+        (
+          await h.handle.db
+            .selectFrom('pets')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n
       const liveOrders = async () =>
-        (await h.handle.db.selectFrom('orders').where('cancelled_at', 'is', null).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+        (
+          await h.handle.db
+            .selectFrom('orders')
+            .where('cancelled_at', 'is', null)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n
       const count = async () => `${await pets()} pets, ${await liveOrders()} live orders`
       const before = await count()
-      for (const headers of [{}, { authorization: 'Basic eDp5' }, bearer('ps_test_unknown')]) assert.equal((await call(headers)).statusCode, 401)
+      for (const headers of [{}, { authorization: 'Basic eDp5' }, bearer('ps_test_unknown')])
+        assert.equal((await call(headers)).statusCode, 401)
       assert.equal(await count(), before)
     })
   })

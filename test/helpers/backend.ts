@@ -52,7 +52,10 @@ function migrationsHash(serverVersion: string): string {
   const hash = createHash('sha256').update(serverVersion)
   const dir = new URL('migrations/', migrationSources)
   for (const name of readdirSync(dir).sort()) hash.update(name).update(readFileSync(new URL(name, dir)))
-  return hash.update(readFileSync(new URL('migrate.ts', migrationSources))).digest('hex').slice(0, 16)
+  return hash
+    .update(readFileSync(new URL('migrate.ts', migrationSources)))
+    .digest('hex')
+    .slice(0, 16)
 }
 
 function cloneSqlOf(client: pg.Client): Promise<{ file: string; text: string | undefined }> {
@@ -73,8 +76,17 @@ const SCHEMA_PLACEHOLDER = '__petstore_test_schema__'
 /** pg_dump of a migrated schema, with its name replaced by the placeholder (psql's own meta-commands removed). */
 async function dumpSchema(admin: string, schema: string, file: string): Promise<void> {
   try {
-    const { stdout } = await run('pg_dump', ['--dbname', admin, '--schema', schema, '--inserts', '--no-owner', '--no-privileges'], { maxBuffer: 64 * 1024 * 1024 })
-    const text = stdout.split('\n').filter((line) => !line.startsWith('\\')).join('\n').split(schema).join(SCHEMA_PLACEHOLDER)
+    const { stdout } = await run(
+      'pg_dump',
+      ['--dbname', admin, '--schema', schema, '--inserts', '--no-owner', '--no-privileges'],
+      { maxBuffer: 64 * 1024 * 1024 },
+    )
+    const text = stdout
+      .split('\n')
+      .filter((line) => !line.startsWith('\\'))
+      .join('\n')
+      .split(schema)
+      .join(SCHEMA_PLACEHOLDER)
     const partial = `${file}.${process.pid}`
     writeFileSync(partial, text)
     renameSync(partial, file)
@@ -149,7 +161,9 @@ export function deleteRedisKeysAfter(t: After, url: string, prefix: string): voi
  * A migrated database for one test on the run's backend (`:memory:` SQLite, or a fresh PostgreSQL schema)
  * and, on PostgreSQL runs, a Redis rate-limit store. Closing is the caller's job (the harness's `after`).
  */
-export async function testBackend(t: After): Promise<{ url: string; handle: DatabaseHandle; rateLimitStore?: RateLimitStore; redisUrl?: string }> {
+export async function testBackend(
+  t: After,
+): Promise<{ url: string; handle: DatabaseHandle; rateLimitStore?: RateLimitStore; redisUrl?: string }> {
   if (backend === 'sqlite') {
     const handle = openDatabase(':memory:')
     await migrateToLatest(handle.db)
@@ -170,11 +184,17 @@ export function sqliteOnly(t: { skip: (reason: string) => void }, why: string): 
 /** Makes every INSERT into `table` fail inside the database (a real trigger); returns the undo. */
 export async function refuseInserts(db: Kysely<any>, table: string): Promise<() => Promise<void>> {
   if (backend === 'sqlite') {
-    await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(db)
+    await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(
+      db,
+    )
     return async () => void (await sql`DROP TRIGGER refuse_inserts`.execute(db))
   }
-  await sql`CREATE FUNCTION refuse_inserts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(db)
-  await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION refuse_inserts()`.execute(db)
+  await sql`CREATE FUNCTION refuse_inserts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(
+    db,
+  )
+  await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION refuse_inserts()`.execute(
+    db,
+  )
   return async () => {
     await sql`DROP TRIGGER refuse_inserts ON ${sql.table(table)}`.execute(db)
     await sql`DROP FUNCTION refuse_inserts()`.execute(db)

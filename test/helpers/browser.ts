@@ -11,11 +11,26 @@ import type { Harness } from './harness.js'
 import { linkIn, mails } from './portal.js'
 
 const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** `extraArgs`: more switches, e.g. `--host-resolver-rules=MAP sdk.test 127.0.0.1` for a host name of the test's own. */
-export async function launchChromium(t: { after: (fn: () => Promise<void>) => void }, extraArgs: string[] = []): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does)`)
+export async function launchChromium(
+  t: { after: (fn: () => Promise<void>) => void },
+  extraArgs: string[] = [],
+): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does)`,
+    )
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs] })
   t.after(() => browser.close())
   return browser
@@ -27,10 +42,25 @@ const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.
 export async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(await axeSource)
   const violations = await page.evaluate(async () => {
-    const result = await (globalThis as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run()
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }))
+    const result = await (
+      globalThis as unknown as {
+        axe: {
+          run: () => Promise<{
+            violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]
+          }>
+        }
+      }
+    ).axe.run()
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }))
   })
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`)
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`)
 }
 
 /** Screenshots for the README, written only when PORTAL_SCREENSHOTS names a folder (so CI leaves the tree clean). */
@@ -77,7 +107,9 @@ export async function signUpInBrowser(
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Create account' }).click()
   await page.getByRole('heading', { name: 'Check your email' }).waitFor()
-  const link = new URL(linkIn((await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'))
+  const link = new URL(
+    linkIn((await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'),
+  )
   await page.goto(base + link.pathname + link.search)
   await page.getByRole('button', { name: 'Verify email address' }).click()
   await page.getByRole('heading', { name: 'Address verified' }).waitFor()
@@ -88,6 +120,10 @@ export async function signUpInBrowser(
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.getByRole('button', { name: 'Log out' }).waitFor()
   }
-  const row = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', emailKeyOf(email)).executeTakeFirstOrThrow()
+  const row = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email_key', '=', emailKeyOf(email))
+    .executeTakeFirstOrThrow()
   return row.account_id
 }

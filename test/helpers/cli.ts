@@ -35,13 +35,20 @@ export interface CliResult {
 /** Runs the CLI to completion; a run that hangs or dies from a signal rejects (so it can never pass as a failure). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { env: childEnv(env), timeout: 30_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') {
-        reject(new Error(`petstore ${args.join(' ')} did not exit normally (${error.signal ?? error.code}): ${stderr}`))
-        return
-      }
-      resolve({ code: error ? (error.code as number) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: childEnv(env), timeout: 30_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(
+            new Error(`petstore ${args.join(' ')} did not exit normally (${error.signal ?? error.code}): ${stderr}`),
+          )
+          return
+        }
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -58,7 +65,10 @@ export function cliOn(t: After, env: Record<string, string> = {}) {
       assert.equal(r.code, 0, `petstore ${args.join(' ')} failed: ${r.stderr}`)
       assert.equal(r.stderr, '')
       const value = JSON.parse(r.stdout) as unknown
-      assert.ok(value !== null && typeof value === 'object' && !Array.isArray(value), `not one JSON object: ${r.stdout}`)
+      assert.ok(
+        value !== null && typeof value === 'object' && !Array.isArray(value),
+        `not one JSON object: ${r.stdout}`,
+      )
       return value as T
     },
   }

@@ -39,7 +39,10 @@ interface ConsoleBrowserHarness extends Harness {
   cliJson: <T = Record<string, any>>(args: string[]) => Promise<T>
 }
 
-export async function consoleBrowserHarness(t: After, env: Record<string, string> = {}): Promise<ConsoleBrowserHarness> {
+export async function consoleBrowserHarness(
+  t: After,
+  env: Record<string, string> = {},
+): Promise<ConsoleBrowserHarness> {
   // Registered first, so it runs before the schema is dropped and the folders removed (hooks run in order).
   const closers: Array<() => Promise<void>> = []
   t.after(async () => {
@@ -60,9 +63,21 @@ export async function consoleBrowserHarness(t: After, env: Record<string, string
   const handle = backend === 'postgres' ? openDatabase(databaseUrl, { poolSize: 4 }) : openDatabase(databaseUrl)
   await migrateToLatest(handle.db)
   const port = await freePort()
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...testPasswordCost({ env }), PORT: String(port), MAIL_URL: `file:${outbox}`, ...env }, { databaseUrl, ...(redisUrl ? { redisUrl } : {}) })
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', ...testPasswordCost({ env }), PORT: String(port), MAIL_URL: `file:${outbox}`, ...env },
+    { databaseUrl, ...(redisUrl ? { redisUrl } : {}) },
+  )
   const clock = createManualClock(Date.now())
-  const app = await buildApp({ config, db: handle.db, pool: handle.pool, reads: handle.reads, engine: handle.engine, clock, rateLimitStore, logger: false })
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    reads: handle.reads,
+    engine: handle.engine,
+    clock,
+    rateLimitStore,
+    logger: false,
+  })
   await app.listen({ host: '127.0.0.1', port })
   const baseUrl = `http://127.0.0.1:${port}`
   closers.push(
@@ -89,8 +104,18 @@ export async function consoleBrowserHarness(t: After, env: Record<string, string
       return JSON.parse(r.stdout) as T
     },
     async newAccount(input = {}) {
-      const account = await app.accounts.createAccount({ actor: testActor, name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
-      const key = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+      const account = await app.accounts.createAccount({
+        actor: testActor,
+        name: input.name ?? 'test',
+        plan: input.plan ?? 'free',
+        perMinute: input.perMinute,
+        perDay: input.perDay,
+      })
+      const key = await app.accounts.createApiKey({
+        actor: testActor,
+        accountId: account.id,
+        environment: keyEnvironment(config.environment),
+      })
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
   }
@@ -105,7 +130,12 @@ export async function messagesApp(t: After, h: ConsoleBrowserHarness): Promise<F
 
 /** What an authenticator app shows for `secret` at `at` (RFC 6238: SHA-1, 6 digits, 30 s). */
 export function totp(secret: string, at: number): string {
-  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: at })
+  return new OTPAuth.TOTP({
+    secret: OTPAuth.Secret.fromBase32(secret),
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+  }).generate({ timestamp: at })
 }
 
 /** axe-core finds no serious or critical violation; then the screenshot `name` (when PORTAL_SCREENSHOTS is set). */
@@ -126,7 +156,14 @@ interface BrowserOperator {
 
 /** `petstore operators create --email E --role R --json`: the operator and its setup link. */
 export async function operatorByCli(h: ConsoleBrowserHarness, email: string, role: 'admin' | 'support') {
-  const created = await h.cliJson<{ id: string; email: string; role: string; setUp: boolean; setupLink: string }>(['operators', 'create', '--email', email, '--role', role])
+  const created = await h.cliJson<{ id: string; email: string; role: string; setUp: boolean; setupLink: string }>([
+    'operators',
+    'create',
+    '--email',
+    email,
+    '--role',
+    role,
+  ])
   assert.equal(created.role, role)
   assert.equal(created.setUp, false)
   assert.ok(created.setupLink.startsWith(`${h.baseUrl}/console/setup/`), created.setupLink)
@@ -138,7 +175,13 @@ export async function operatorByCli(h: ConsoleBrowserHarness, email: string, rol
  * (as text, and in the otpauth:// link, which must agree), runs `check` on each form (axe, screenshots) and confirms
  * with the current code; the recovery codes shown.
  */
-export async function setUpInBrowser(page: Page, h: ConsoleBrowserHarness, link: string, password: string, check?: (page: Page, form: 'password' | 'authenticator') => Promise<void>) {
+export async function setUpInBrowser(
+  page: Page,
+  h: ConsoleBrowserHarness,
+  link: string,
+  password: string,
+  check?: (page: Page, form: 'password' | 'authenticator') => Promise<void>,
+) {
   await page.goto(link)
   await page.getByRole('heading', { name: 'Set up your operator account' }).waitFor()
   assert.equal(await page.locator('code.secret').count(), 0, 'the link alone shows no secret')
@@ -155,13 +198,20 @@ export async function setUpInBrowser(page: Page, h: ConsoleBrowserHarness, link:
   await page.getByLabel('Code', { exact: true }).fill(totp(secret, h.clock.now()))
   await page.getByRole('button', { name: 'Set up' }).click()
   await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor()
-  const recoveryCodes = (await page.getByRole('list', { name: 'Recovery codes' }).locator('li').allInnerTexts()).map((c) => c.trim())
+  const recoveryCodes = (await page.getByRole('list', { name: 'Recovery codes' }).locator('li').allInnerTexts()).map(
+    (c) => c.trim(),
+  )
   assert.equal(recoveryCodes.length, 10)
   return { secret, recoveryCodes }
 }
 
 /** Fills the log-in form and sends it (with the mouse); the caller waits for what should follow. */
-export async function submitLogIn(page: Page, h: ConsoleBrowserHarness, who: { email: string; password: string }, code: string): Promise<void> {
+export async function submitLogIn(
+  page: Page,
+  h: ConsoleBrowserHarness,
+  who: { email: string; password: string },
+  code: string,
+): Promise<void> {
   await page.goto(`${h.baseUrl}/console/login`)
   await page.getByLabel('Email', { exact: true }).fill(who.email)
   await page.getByLabel('Password', { exact: true }).fill(who.password)
@@ -173,7 +223,12 @@ export async function submitLogIn(page: Page, h: ConsoleBrowserHarness, who: { e
  * An operator of `role`, created by the CLI, set up and logged in within its own browser context (the clock moved
  * to the next 30 s step, as a person would wait for a fresh code after setup).
  */
-export async function operatorInBrowser(browser: Browser, h: ConsoleBrowserHarness, role: 'admin' | 'support', email = `${role}@ops.example`): Promise<BrowserOperator> {
+export async function operatorInBrowser(
+  browser: Browser,
+  h: ConsoleBrowserHarness,
+  role: 'admin' | 'support',
+  email = `${role}@ops.example`,
+): Promise<BrowserOperator> {
   const created = await operatorByCli(h, email, role)
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
   const page = await context.newPage()
@@ -187,7 +242,12 @@ export async function operatorInBrowser(browser: Browser, h: ConsoleBrowserHarne
 /** Tabs through the page until `target` has the focus (at most `max` presses), asserting it gets there. */
 export async function tabTo(page: Page, target: ReturnType<Page['getByRole']>, max = 60): Promise<void> {
   for (let i = 0; i < max; i++) {
-    if (await target.evaluate((el: { ownerDocument: { activeElement: unknown } }) => el === el.ownerDocument.activeElement)) return
+    if (
+      await target.evaluate(
+        (el: { ownerDocument: { activeElement: unknown } }) => el === el.ownerDocument.activeElement,
+      )
+    )
+      return
     await page.keyboard.press('Tab')
   }
   assert.fail(`the keyboard never reached the control after ${max} Tab presses`)

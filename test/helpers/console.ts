@@ -17,7 +17,10 @@ const TEST_ACTOR = { kind: 'cli' as const, user: 'test' }
 export type ConsoleHarness = Harness & { outbox: string }
 
 /** Portal and console on (PETSTORE_PUBLIC_URL = ORIGIN), mail to an outbox folder. */
-export async function consoleHarness(t: TestContext, options: Parameters<typeof portalHarness>[1] = {}): Promise<ConsoleHarness> {
+export async function consoleHarness(
+  t: TestContext,
+  options: Parameters<typeof portalHarness>[1] = {},
+): Promise<ConsoleHarness> {
   const h = await portalHarness(t, options)
   assert.ok(h.app.operators, 'the console is off in this harness')
   return h
@@ -40,30 +43,59 @@ let counter = 0
  * An operator created and set up without the setup page (the repository's own steps, as the page takes them): the
  * setup's confirming code is the current step's, so log in with the next step's (`codeAt(now + 30_000)`).
  */
-export async function setUpOperator(app: FastifyInstance, input: { role: OperatorRole; email?: string; password?: string }): Promise<SetUpOperator> {
+export async function setUpOperator(
+  app: FastifyInstance,
+  input: { role: OperatorRole; email?: string; password?: string },
+): Promise<SetUpOperator> {
   const operators = app.operators!
   const email = input.email ?? `operator${++counter}-${Date.now()}@ops.example`
   const password = input.password ?? OPERATOR_PASSWORD
   const { operator, setupToken } = await operators.create({ email, role: input.role, actor: TEST_ACTOR })
   // The browser's setup cookie: any value, as long as the offer and the completion name the same one.
   const browser = 'test-browser'
-  const offer = await operators.offerSecret(setupToken, { passwordHash: await hashPassword(password, app.config.passwordHashCost), browser })
+  const offer = await operators.offerSecret(setupToken, {
+    passwordHash: await hashPassword(password, app.config.passwordHashCost),
+    browser,
+  })
   assert.ok(offer)
-  const done = await operators.completeSetup(setupToken, { browser, secret: offer.secret, step: totpStep(app.clock.now()), address: '127.0.0.1' })
+  const done = await operators.completeSetup(setupToken, {
+    browser,
+    secret: offer.secret,
+    step: totpStep(app.clock.now()),
+    address: '127.0.0.1',
+  })
   assert.ok(done)
   const secret = offer.secret
-  return { id: operator.id, email: operator.email, role: input.role, password, secret, recoveryCodes: done.recoveryCodes, codeAt: (at) => totpCode(secret, at) }
+  return {
+    id: operator.id,
+    email: operator.email,
+    role: input.role,
+    password,
+    secret,
+    recoveryCodes: done.recoveryCodes,
+    codeAt: (at) => totpCode(secret, at),
+  }
 }
 
 /** The TOTP secrets a page shows, as text or inside an otpauth:// link (none, on a page that must not show one). */
-export const secretsIn = (body: string): string[] =>
-  [...new Set([...body.matchAll(/<code class="secret">([A-Z2-7]+)<\/code>|[?&](?:amp;)?secret=([A-Z2-7]+)/g)].map((m) => (m[1] ?? m[2])!))]
+export const secretsIn = (body: string): string[] => [
+  ...new Set(
+    [...body.matchAll(/<code class="secret">([A-Z2-7]+)<\/code>|[?&](?:amp;)?secret=([A-Z2-7]+)/g)].map(
+      (m) => (m[1] ?? m[2])!,
+    ),
+  ),
+]
 
 /**
  * Setup through the pages, as a browser does: the link (a password form, no secret), the new password (a secret
  * made for this browser), then a code computed from that secret at `at`. The secret and the recovery codes.
  */
-export async function setUpThroughPages(c: Client, token: string, password: string, at: number): Promise<{ secret: string; recoveryCodes: string[] }> {
+export async function setUpThroughPages(
+  c: Client,
+  token: string,
+  password: string,
+  at: number,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
   const link = `/console/setup/${token}`
   const form = await c.get(link)
   assert.equal(form.statusCode, 200, form.body)
@@ -89,7 +121,10 @@ export async function logIn(c: Client, operator: { email: string; password: stri
  * A client (cookie jar + CSRF: get(path), post(path, form)) logged in as a new operator of `role`, with a TOTP
  * code of the step after the setup's (accepted as clock drift, and later than the step already used).
  */
-export async function signedInOperator(h: { app: FastifyInstance }, input: { role: OperatorRole; email?: string }): Promise<Client & { operator: SetUpOperator }> {
+export async function signedInOperator(
+  h: { app: FastifyInstance },
+  input: { role: OperatorRole; email?: string },
+): Promise<Client & { operator: SetUpOperator }> {
   const operator = await setUpOperator(h.app, input)
   const c = client(h.app)
   const response = await logIn(c, operator, operator.codeAt(h.app.clock.now() + 30_000))

@@ -22,7 +22,8 @@ export interface RecordedResponse {
 }
 
 /** Headers of HTTP itself, CORS and caching, which an OpenAPI document does not list. */
-const HTTP_HEADERS = /^(content-type|content-length|date|connection|keep-alive|transfer-encoding|vary|cache-control|access-control-.*)$/
+const HTTP_HEADERS =
+  /^(content-type|content-length|date|connection|keep-alive|transfer-encoding|vary|cache-control|access-control-.*)$/
 
 function decodable(path: string): boolean {
   try {
@@ -41,7 +42,8 @@ export function createContractChecker(doc: Doc) {
   addFormats.default(ajv)
   // The components, addressable as `contract#/components/schemas/X` (the document's own refs resolve within it).
   ajv.addSchema({ $id: 'contract', components: doc.components ?? {} })
-  const rewrite = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"contract#/components/')) as Doc
+  const rewrite = (schema: unknown) =>
+    JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"contract#/components/')) as Doc
 
   const operations = Object.entries((doc.paths ?? {}) as Doc).flatMap(([path, item]) =>
     Object.entries(item as Doc)
@@ -60,7 +62,9 @@ export function createContractChecker(doc: Doc) {
     const path = url.split('?')[0]!
     // A path that cannot be decoded names no operation: it is refused before routing (http/pre-routing.ts).
     if (!decodable(path)) return undefined
-    return operations.find((o) => (o.method === method || (method === 'HEAD' && o.method === 'GET')) && o.pattern.test(path))
+    return operations.find(
+      (o) => (o.method === method || (method === 'HEAD' && o.method === 'GET')) && o.pattern.test(path),
+    )
   }
 
   /** What is wrong with the response (empty: it keeps the contract); undefined when no operation matches. */
@@ -72,17 +76,23 @@ export function createContractChecker(doc: Doc) {
     if (!declared) return [`${where}: status not declared`]
     const problems: string[] = []
     const sent = new Map(Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]))
-    const headers = new Map(Object.entries((declared.headers ?? {}) as Doc).map(([name, header]) => [name.toLowerCase(), header as Doc]))
+    const headers = new Map(
+      Object.entries((declared.headers ?? {}) as Doc).map(([name, header]) => [name.toLowerCase(), header as Doc]),
+    )
     for (const [name, header] of headers) {
       const value = sent.get(name)
       if (value === undefined) {
         if (header.required) problems.push(`${where}: required header ${name} missing`)
         continue
       }
-      if (header.schema?.type === 'integer' && !/^-?\d+$/.test(value)) problems.push(`${where}: header ${name} is not an integer: ${value}`)
-      if (header.schema?.minimum !== undefined && Number(value) < header.schema.minimum) problems.push(`${where}: header ${name} below ${header.schema.minimum}`)
+      if (header.schema?.type === 'integer' && !/^-?\d+$/.test(value))
+        problems.push(`${where}: header ${name} is not an integer: ${value}`)
+      if (header.schema?.minimum !== undefined && Number(value) < header.schema.minimum)
+        problems.push(`${where}: header ${name} below ${header.schema.minimum}`)
     }
-    for (const name of sent.keys()) if (!HTTP_HEADERS.test(name) && !headers.has(name)) problems.push(`${where}: header ${name} sent but not declared`)
+    for (const name of sent.keys())
+      if (!HTTP_HEADERS.test(name) && !headers.has(name))
+        problems.push(`${where}: header ${name} sent but not declared`)
 
     const content = declared.content as Doc | undefined
     if (response.method === 'HEAD' || response.status === 204) return problems
@@ -102,7 +112,8 @@ export function createContractChecker(doc: Doc) {
     } catch {
       return [...problems, `${where}: body is not JSON`]
     }
-    if (!validate(body)) problems.push(`${where}: body ${response.body.slice(0, 200)} does not match: ${ajv.errorsText(validate.errors)}`)
+    if (!validate(body))
+      problems.push(`${where}: body ${response.body.slice(0, 200)} does not match: ${ajv.errorsText(validate.errors)}`)
     return problems
   }
 
@@ -115,12 +126,25 @@ export function recordResponses(app: FastifyInstance, listener: string): void {
   if (!dir) return
   mkdirSync(dir, { recursive: true })
   const file = join(dir, `${process.pid}.jsonl`)
-  const inject = app.inject.bind(app) as (options: unknown) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>
+  const inject = app.inject.bind(app) as (
+    options: unknown,
+  ) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>
   ;(app as { inject: unknown }).inject = async (options: unknown) => {
     const response = await inject(options)
-    const o = (typeof options === 'string' ? { url: options } : (options ?? {})) as { method?: string; url?: string | { pathname?: string }; path?: string }
+    const o = (typeof options === 'string' ? { url: options } : (options ?? {})) as {
+      method?: string
+      url?: string | { pathname?: string }
+      path?: string
+    }
     const url = typeof o.url === 'string' ? o.url : (o.path ?? o.url?.pathname ?? '/')
-    const line: RecordedResponse = { listener, method: (o.method ?? 'GET').toUpperCase(), url, status: response.statusCode, headers: response.headers, body: response.body }
+    const line: RecordedResponse = {
+      listener,
+      method: (o.method ?? 'GET').toUpperCase(),
+      url,
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+    }
     appendFileSync(file, `${JSON.stringify(line)}\n`)
     return response
   }
@@ -132,5 +156,10 @@ export function recordedResponses(): RecordedResponse[] {
   if (!dir || !existsSync(dir)) return []
   return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RecordedResponse))
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as RecordedResponse),
+    )
 }

@@ -33,7 +33,10 @@ export const errorAnswer = (status: number, code: string, headers: Record<string
   body: JSON.stringify({ code, message: `${code} (from the fault proxy)`, status }),
 })
 
-export async function startFaultProxy(t: { after: (fn: () => Promise<void>) => void }, target: string): Promise<FaultProxy> {
+export async function startFaultProxy(
+  t: { after: (fn: () => Promise<void>) => void },
+  target: string,
+): Promise<FaultProxy> {
   const targetUrl = new URL(target)
   const faults: Fault[] = []
   const requests: ProxiedRequest[] = []
@@ -50,7 +53,14 @@ export async function startFaultProxy(t: { after: (fn: () => Promise<void>) => v
     })
   })
 
-  function relay(method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, res: ServerResponse, dropAfterAnswer: boolean) {
+  function relay(
+    method: string,
+    path: string,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    res: ServerResponse,
+    dropAfterAnswer: boolean,
+  ) {
     const upstream = forward({ host: targetUrl.hostname, port: targetUrl.port, method, path, headers }, (answer) => {
       const chunks: Buffer[] = []
       answer.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -69,5 +79,9 @@ export async function startFaultProxy(t: { after: (fn: () => Promise<void>) => v
     server.closeAllConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
   })
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, next: (...more) => void faults.push(...more), requests }
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    next: (...more) => void faults.push(...more),
+    requests,
+  }
 }

@@ -66,7 +66,16 @@ export async function startHarness(
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
   // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
   const engine = options.plugins ? undefined : handle.engine
-  const app = await buildApp({ config, db, pool: handle.pool, reads: handle.reads, engine, clock, rateLimitStore: store.rateLimitStore, logger: options.logger ?? false })
+  const app = await buildApp({
+    config,
+    db,
+    pool: handle.pool,
+    reads: handle.reads,
+    engine,
+    clock,
+    rateLimitStore: store.rateLimitStore,
+    logger: options.logger ?? false,
+  })
   recordResponses(app, 'pets')
   let baseUrl = ''
   if (options.listen) {
@@ -87,13 +96,22 @@ export async function startHarness(
     clock,
     baseUrl,
     async newAccount(input = {}) {
-      const account = await app.accounts.createAccount({ actor: testActor, name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
-      const key = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+      const account = await app.accounts.createAccount({
+        actor: testActor,
+        name: input.name ?? 'test',
+        plan: input.plan ?? 'free',
+        perMinute: input.perMinute,
+        perDay: input.perDay,
+      })
+      const key = await app.accounts.createApiKey({
+        actor: testActor,
+        accountId: account.id,
+        environment: keyEnvironment(config.environment),
+      })
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
   }
 }
-
 
 /**
  * New password hashes at scrypt N = 2^4 instead of 2^15 (PASSWORD_HASH_COST): the suite signs up and logs in
@@ -103,18 +121,26 @@ export async function startHarness(
  */
 export function testPasswordCost(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config> }): NodeJS.ProcessEnv {
   const production = (options.config?.environment ?? options.env?.PETSTORE_ENV) === 'production'
-  return production || (options.env !== undefined && 'PASSWORD_HASH_COST' in options.env) ? {} : { PASSWORD_HASH_COST: '4' }
+  return production || (options.env !== undefined && 'PASSWORD_HASH_COST' in options.env)
+    ? {}
+    : { PASSWORD_HASH_COST: '4' }
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
 /** Asserts the one error shape of the API and returns the body. */
-export function errorOf(response: { statusCode: number; headers: Record<string, unknown>; body: string }): { code: string; message: string; status: number } {
+export function errorOf(response: { statusCode: number; headers: Record<string, unknown>; body: string }): {
+  code: string
+  message: string
+  status: number
+} {
   const body = JSON.parse(response.body) as { code: string; message: string; status: number }
   const keys = Object.keys(body).sort().join(',')
   if (keys !== 'code,message,status') throw new Error(`not the Error shape: ${response.body}`)
-  if (body.status !== response.statusCode) throw new Error(`status ${body.status} in body, ${response.statusCode} on the response`)
-  if (!String(response.headers['content-type']).startsWith('application/json')) throw new Error(`content-type ${String(response.headers['content-type'])}`)
+  if (body.status !== response.statusCode)
+    throw new Error(`status ${body.status} in body, ${response.statusCode} on the response`)
+  if (!String(response.headers['content-type']).startsWith('application/json'))
+    throw new Error(`content-type ${String(response.headers['content-type'])}`)
   if (typeof body.message !== 'string' || body.message.length === 0) throw new Error('empty message')
   return body
 }

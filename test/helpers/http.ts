@@ -21,7 +21,8 @@ export interface HttpRequest {
 type Send = (request: HttpRequest) => Promise<HttpResponse>
 
 function encode(request: HttpRequest): { headers: Record<string, string>; body: string | undefined } {
-  if (request.body === undefined || typeof request.body === 'string') return { headers: { ...request.headers }, body: request.body }
+  if (request.body === undefined || typeof request.body === 'string')
+    return { headers: { ...request.headers }, body: request.body }
   return { headers: { 'content-type': 'application/json', ...request.headers }, body: JSON.stringify(request.body) }
 }
 
@@ -34,9 +35,15 @@ export function injectSender(h: Harness): Send {
   return async (request) => {
     const { headers, body } = encode(request)
     const method = (request.method ?? 'GET') as 'GET'
-    const response = await h.app.inject({ method, url: request.url, headers, ...(body === undefined ? {} : { payload: body }) })
+    const response = await h.app.inject({
+      method,
+      url: request.url,
+      headers,
+      ...(body === undefined ? {} : { payload: body }),
+    })
     const flat: Record<string, string | undefined> = {}
-    for (const [name, value] of Object.entries(response.headers)) flat[name] = value === undefined ? undefined : String(value)
+    for (const [name, value] of Object.entries(response.headers))
+      flat[name] = value === undefined ? undefined : String(value)
     return { statusCode: response.statusCode, headers: flat, body: response.body }
   }
 }
@@ -48,7 +55,10 @@ export function fetchSender(baseUrl: string): Send {
     const response = await fetch(url, { method: request.method ?? 'GET', headers, body }).catch((error: unknown) => {
       // undici says only "fetch failed": name the request and the cause (a reset, a refusal, a parse error).
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
-      throw new Error(`${request.method ?? 'GET'} ${url}: fetch failed: ${cause?.code ?? ''} ${cause?.message ?? String(error)}`, { cause: error })
+      throw new Error(
+        `${request.method ?? 'GET'} ${url}: fetch failed: ${cause?.code ?? ''} ${cause?.message ?? String(error)}`,
+        { cause: error },
+      )
     })
     return { statusCode: response.status, headers: Object.fromEntries(response.headers), body: await response.text() }
   }
@@ -62,6 +72,7 @@ export function expectError(response: HttpResponse, status: number, code: string
   const body = errorOf({ statusCode: response.statusCode, headers: response.headers, body: response.body })
   assert.equal(response.statusCode, status, response.body)
   assert.equal(body.code, code, response.body)
-  if (mentions !== undefined) assert.ok(body.message.includes(mentions), `message should name ${mentions}: ${body.message}`)
+  if (mentions !== undefined)
+    assert.ok(body.message.includes(mentions), `message should name ${mentions}: ${body.message}`)
   return body
 }

@@ -61,11 +61,25 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
   // A given database (a file, for restart tests) is used as is; otherwise the run's backend gives a fresh one.
   const given = options.config?.databaseUrl
   const store = given === undefined ? await testBackend(t) : undefined
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env }, { databaseUrl: store?.url ?? ':memory:', ...(store?.redisUrl ? { redisUrl: store.redisUrl } : {}), ...options.config })
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', ...options.env },
+    {
+      databaseUrl: store?.url ?? ':memory:',
+      ...(store?.redisUrl ? { redisUrl: store.redisUrl } : {}),
+      ...options.config,
+    },
+  )
   const handle = store?.handle ?? openDatabase(config.databaseUrl)
   if (!store) await migrateToLatest(handle.db)
   const clock = createManualClock(options.now ?? new Date('2027-01-01T00:00:00Z'))
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, clock, rateLimitStore: store?.rateLimitStore })
+  const services = await buildServices({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    engine: handle.engine,
+    clock,
+    rateLimitStore: store?.rateLimitStore,
+  })
 
   const lines: string[] = []
   const stream = { write: (line: string) => void lines.push(line) }
@@ -77,7 +91,11 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
   const sink =
     options.sink ??
     (config.messagesSink === 'webhook'
-      ? createWebhookSink({ url: config.webhookUrl!, secret: config.webhookSecret!, timeoutMs: config.webhookTimeoutMs })
+      ? createWebhookSink({
+          url: config.webhookUrl!,
+          secret: config.webhookSecret!,
+          timeoutMs: config.webhookTimeoutMs,
+        })
       : createLogSink(app.log, { text: config.messagesLogText }))
   const worker = createMessageWorker({
     messages: services.messages,
@@ -124,8 +142,18 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
     log: () => lines.map((line) => JSON.parse(line) as LogLine),
     rawLog: () => [...lines],
     async newAccount(input = {}): Promise<TestAccount> {
-      const account = await services.accounts.createAccount({ actor: testActor, name: input.name ?? 'test', plan: input.plan ?? 'free', perMinute: input.perMinute, perDay: input.perDay })
-      const key = await services.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+      const account = await services.accounts.createAccount({
+        actor: testActor,
+        name: input.name ?? 'test',
+        plan: input.plan ?? 'free',
+        perMinute: input.perMinute,
+        perDay: input.perDay,
+      })
+      const key = await services.accounts.createApiKey({
+        actor: testActor,
+        accountId: account.id,
+        environment: keyEnvironment(config.environment),
+      })
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
   }
@@ -151,14 +179,16 @@ export function postMessage(h: Pick<Harness, 'app'>, key: string, body: unknown,
 /** POST /messages that must be accepted (202); returns the Message. */
 export async function sendMessage(h: Pick<Harness, 'app'>, key: string, message: string): Promise<MessageJson> {
   const response = await postMessage(h, key, { message })
-  if (response.statusCode !== 202) throw new Error(`POST /messages: expected 202, got ${response.statusCode} ${response.body}`)
+  if (response.statusCode !== 202)
+    throw new Error(`POST /messages: expected 202, got ${response.statusCode} ${response.body}`)
   return response.json<MessageJson>()
 }
 
 /** GET /messages/{id} that must succeed (200); returns the Message. */
 export async function getMessage(h: Pick<Harness, 'app'>, key: string, id: string): Promise<MessageJson> {
   const response = await h.app.inject({ url: `/messages/${id}`, headers: bearer(key) })
-  if (response.statusCode !== 200) throw new Error(`GET /messages/${id}: expected 200, got ${response.statusCode} ${response.body}`)
+  if (response.statusCode !== 200)
+    throw new Error(`GET /messages/${id}: expected 200, got ${response.statusCode} ${response.body}`)
   return response.json<MessageJson>()
 }
 
@@ -201,7 +231,12 @@ export async function startReceiver(
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
       const given = answer(request, received.length)
       received.push(request)
       const { status, headers } = typeof given === 'number' ? { status: given, headers: {} } : given
@@ -218,7 +253,11 @@ export async function startReceiver(
 }
 
 /** The environment that selects the webhook sink towards `url` with `secret`. */
-export const webhookEnv = (url: string, secret: string, extra: Record<string, string> = {}): Record<string, string> => ({
+export const webhookEnv = (
+  url: string,
+  secret: string,
+  extra: Record<string, string> = {},
+): Record<string, string> => ({
   MESSAGES_SINK: 'webhook',
   MESSAGES_WEBHOOK_URL: url,
   MESSAGES_WEBHOOK_SECRET: secret,

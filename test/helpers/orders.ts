@@ -26,8 +26,18 @@ interface NewOrderJson {
 }
 
 /** POST /v1/store/orders; asserts the 201 and returns the order (ids here stay far below 2^53). */
-export async function placeOrder(h: Harness, key: string, order: NewOrderJson, headers: Record<string, string> = {}): Promise<OrderJson> {
-  const response = await h.app.inject({ method: 'POST', url: '/v1/store/orders', headers: { ...bearer(key), ...headers }, payload: order })
+export async function placeOrder(
+  h: Harness,
+  key: string,
+  order: NewOrderJson,
+  headers: Record<string, string> = {},
+): Promise<OrderJson> {
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/v1/store/orders',
+    headers: { ...bearer(key), ...headers },
+    payload: order,
+  })
   assert.equal(response.statusCode, 201, response.body)
   return response.json<OrderJson>()
 }
@@ -39,10 +49,16 @@ export async function petAndOrder(h: Harness, key: string): Promise<{ petId: num
 }
 
 /** Places `count` orders for one pet of the account; `statusOf(i)` picks each status. Returns them in order. */
-export async function seedOrders(h: Harness, key: string, count: number, statusOf: (i: number) => OrderStatus = () => 'placed'): Promise<OrderJson[]> {
+export async function seedOrders(
+  h: Harness,
+  key: string,
+  count: number,
+  statusOf: (i: number) => OrderStatus = () => 'placed',
+): Promise<OrderJson[]> {
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
   const orders: OrderJson[] = []
-  for (let i = 0; i < count; i++) orders.push(await placeOrder(h, key, { petId: pet.id, status: statusOf(i), quantity: 1 + (i % 5) }))
+  for (let i = 0; i < count; i++)
+    orders.push(await placeOrder(h, key, { petId: pet.id, status: statusOf(i), quantity: 1 + (i % 5) }))
   return orders
 }
 
@@ -54,12 +70,17 @@ export function ordersOf(h: Harness, accountId: string) {
 const NEXT = /^<([^>]+)>; rel="next"$/
 
 /** GETs `url` and every rel="next" after it; returns each page's orders and the Link URLs followed. */
-export async function walkOrders(h: Harness, key: string, url: string): Promise<{ pages: OrderJson[][]; links: URL[] }> {
+export async function walkOrders(
+  h: Harness,
+  key: string,
+  url: string,
+): Promise<{ pages: OrderJson[][]; links: URL[] }> {
   const pages: OrderJson[][] = []
   const links: URL[] = []
   let next: string | undefined = url
   while (next !== undefined) {
-    const response: { statusCode: number; headers: Record<string, unknown>; body: string; json: <T>() => T } = await h.app.inject({ url: next, headers: bearer(key) })
+    const response: { statusCode: number; headers: Record<string, unknown>; body: string; json: <T>() => T } =
+      await h.app.inject({ url: next, headers: bearer(key) })
     assert.equal(response.statusCode, 200, response.body)
     pages.push(response.json<OrderJson[]>())
     const link = response.headers.link
@@ -87,7 +108,12 @@ export const ORDER_OPERATIONS: Operation[] = [
     body: { petId: 1 },
     ok: 201,
   },
-  { name: 'getOrder', method: 'GET', url: async (h, account) => `/v1/store/orders/${(await petAndOrder(h, account.key)).order.id}`, ok: 200 },
+  {
+    name: 'getOrder',
+    method: 'GET',
+    url: async (h, account) => `/v1/store/orders/${(await petAndOrder(h, account.key)).order.id}`,
+    ok: 200,
+  },
   {
     name: 'cancelOrder',
     method: 'DELETE',
@@ -98,7 +124,13 @@ export const ORDER_OPERATIONS: Operation[] = [
 ]
 
 /** Pages `/v1/store/orders?query` to the `pages`-th Link, reads that page, and returns the SQL that read it. */
-export async function deepOrdersPageQuery(h: Harness, key: string, query: string, pages: number, log: ReturnType<typeof recordQueries>) {
+export async function deepOrdersPageQuery(
+  h: Harness,
+  key: string,
+  query: string,
+  pages: number,
+  log: ReturnType<typeof recordQueries>,
+) {
   const { links } = await walkOrders(h, key, `/v1/store/orders?${query}`)
   assert.ok(links.length >= pages, `at least ${pages} pages`)
   log.queries.length = 0

@@ -12,7 +12,11 @@ export interface PetJson {
 }
 
 /** POST /v1/pets; asserts the 201 and returns the pet as JSON (ids here stay far below 2^53). */
-export async function createPet(h: Harness, key: string, pet: { name: string; categoryId: number; status?: PetStatus }): Promise<PetJson> {
+export async function createPet(
+  h: Harness,
+  key: string,
+  pet: { name: string; categoryId: number; status?: PetStatus },
+): Promise<PetJson> {
   const response = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: pet })
   assert.equal(response.statusCode, 201, response.body)
   return response.json<PetJson>()
@@ -28,7 +32,10 @@ export async function seedPets(
   const ids: number[] = []
   for (let i = 0; i < count; i++) {
     const status = statusOf(i)
-    const pet = await h.app.pets.create({ accountId, pet: { name: `Pet ${i}`, categoryId: BigInt(i + 1), ...(status ? { status } : {}) } })
+    const pet = await h.app.pets.create({
+      accountId,
+      pet: { name: `Pet ${i}`, categoryId: BigInt(i + 1), ...(status ? { status } : {}) },
+    })
     ids.push(Number(pet.id))
   }
   return ids

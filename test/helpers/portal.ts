@@ -25,7 +25,10 @@ export async function portalHarness(
 ): Promise<Harness & { outbox: string }> {
   const outbox = await newOutbox()
   const publicUrl = ownOrigin ? {} : { PETSTORE_PUBLIC_URL: ORIGIN }
-  const harness = await startHarness(t, { ...options, env: { MAIL_URL: `file:${outbox}`, ...publicUrl, ...options.env } })
+  const harness = await startHarness(t, {
+    ...options,
+    env: { MAIL_URL: `file:${outbox}`, ...publicUrl, ...options.env },
+  })
   t.after(() => removeOutbox(outbox))
   return { ...harness, outbox }
 }
@@ -84,7 +87,11 @@ export function client(app: FastifyInstance, origin = ORIGIN) {
 export type Client = ReturnType<typeof client>
 
 /** Signs up, verifies through the mailed link and logs in; returns the logged-in client. */
-export async function signedUpUser(h: { app: FastifyInstance; outbox: string }, email: string, password = GOOD_PASSWORD): Promise<Client> {
+export async function signedUpUser(
+  h: { app: FastifyInstance; outbox: string },
+  email: string,
+  password = GOOD_PASSWORD,
+): Promise<Client> {
   const c = client(h.app)
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email, password })).statusCode, 200)

@@ -11,7 +11,9 @@ export function parseMetrics(text: string): Sample[] {
     .map((line) => {
       const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
       assert.ok(m, `not a sample line: ${line}`)
-      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]))
+      const labels = Object.fromEntries(
+        [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]),
+      )
       return { name: m[1]!, labels, value: Number(m[3]) }
     })
 }

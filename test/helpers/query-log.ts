@@ -24,11 +24,20 @@ export function recordQueries(dialect: 'sqlite' | 'postgres' = 'sqlite') {
 
 /** The `detail` lines of SQLite's plan for a recorded query, run with the same parameters. */
 export async function queryPlan(db: Kysely<any>, query: CompiledQuery): Promise<string[]> {
-  const result = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]))
+  const result = await db.executeQuery<{ detail: string }>(
+    CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]),
+  )
   return result.rows.map((row) => row.detail)
 }
 
-export type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] }
+export type PlanNode = {
+  'Node Type': string
+  'Relation Name'?: string
+  'Index Name'?: string
+  'Index Cond'?: string
+  Filter?: string
+  Plans?: PlanNode[]
+}
 
 /**
  * PostgreSQL's plan for a recorded query, with the same parameters, sequential scans off (for the EXPLAIN only, on
@@ -37,7 +46,9 @@ export type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index N
 export async function postgresPlan(db: Kysely<any>, query: CompiledQuery): Promise<PlanNode> {
   return db.transaction().execute(async (trx) => {
     await sql`set local enable_seqscan = off`.execute(trx)
-    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]))
+    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+    )
     return rows[0]!['QUERY PLAN'][0].Plan
   })
 }

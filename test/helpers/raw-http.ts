@@ -20,6 +20,8 @@ export function sendRaw(baseUrl: string, bytes: string): Promise<string> {
 export function parseResponse(raw: string) {
   const [head = '', body = ''] = raw.split('\r\n\r\n')
   const [statusLine = '', ...headerLines] = head.split('\r\n')
-  const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+  const headers = Object.fromEntries(
+    headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  )
   return { status: Number(statusLine.split(' ')[1]), headers, body }
 }

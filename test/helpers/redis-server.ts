@@ -64,12 +64,19 @@ export async function redisServer(t: { after: (fn: () => Promise<void>) => void 
     resume: () => signal('SIGCONT'),
     async start() {
       if (child) throw new Error('redis-server is already running')
-      const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'pipe'] })
+      const started = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      )
       child = started
       let stderr = ''
       started.stderr!.on('data', (chunk) => (stderr += chunk))
       let failure: Error | undefined
-      started.on('error', (error) => (failure = new Error(`cannot run redis-server (is it installed?): ${error.message}`)))
+      started.on(
+        'error',
+        (error) => (failure = new Error(`cannot run redis-server (is it installed?): ${error.message}`)),
+      )
       started.on('exit', (code) => (failure ??= new Error(`redis-server exited (${code}) before answering: ${stderr}`)))
       await pollUntil(`redis-server on port ${port}`, async () => {
         if (failure) throw failure

@@ -19,7 +19,10 @@ export const quotaHeaders = (remaining: number, seconds = 60, limit = 60): Recor
   ratelimit: `"minute";r=${remaining};t=${seconds}`,
 })
 
-export async function startScriptedServer(t: { after: (fn: () => Promise<void>) => void }, ...script: ScriptedAnswer[]) {
+export async function startScriptedServer(
+  t: { after: (fn: () => Promise<void>) => void },
+  ...script: ScriptedAnswer[]
+) {
   const requests: { headers: IncomingHttpHeaders; inFlight: number; at: number }[] = []
   let inFlight = 0
   let next = 0
@@ -30,7 +33,14 @@ export async function startScriptedServer(t: { after: (fn: () => Promise<void>) 
     req.resume()
     setTimeout(() => {
       inFlight--
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body ?? (answer.status < 300 ? '[]' : JSON.stringify({ code: 'scripted', message: 'scripted', status: answer.status })))
+      res
+        .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+        .end(
+          answer.body ??
+            (answer.status < 300
+              ? '[]'
+              : JSON.stringify({ code: 'scripted', message: 'scripted', status: answer.status })),
+        )
     }, answer.delayMs ?? 0)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

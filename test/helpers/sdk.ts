@@ -2,9 +2,18 @@
 // package's sources, and the onResponse calls it made.
 import { Petstore, type PetstoreOptions, type ResponseInfo } from '../../sdk/src/index.js'
 
-export function clientOf(origin: string, key: string, options: PetstoreOptions = {}): { ps: Petstore; responses: ResponseInfo[] } {
+export function clientOf(
+  origin: string,
+  key: string,
+  options: PetstoreOptions = {},
+): { ps: Petstore; responses: ResponseInfo[] } {
   const responses: ResponseInfo[] = []
-  const ps = new Petstore({ apiKey: key, baseUrl: `${origin}/v1`, onResponse: (info) => void responses.push(info), ...options })
+  const ps = new Petstore({
+    apiKey: key,
+    baseUrl: `${origin}/v1`,
+    onResponse: (info) => void responses.push(info),
+    ...options,
+  })
   return { ps, responses }
 }
 

@@ -30,7 +30,12 @@ export interface ServeProcess {
  * the test if it is still running then. `asProgram`: run bin/petstore.js itself, as `npx petstore` does (its
  * first line then gives Node.js its options), instead of `node bin/petstore.js`.
  */
-export function spawnServe(t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>, args: string[] = [], options: { asProgram?: boolean } = {}): ServeProcess {
+export function spawnServe(
+  t: { after: (fn: () => Promise<void>) => void },
+  env: Record<string, string>,
+  args: string[] = [],
+  options: { asProgram?: boolean } = {},
+): ServeProcess {
   const [command, argv] = options.asProgram ? [BIN, ['serve', ...args]] : [process.execPath, [BIN, 'serve', ...args]]
   const child = spawn(command, argv, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''

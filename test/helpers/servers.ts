@@ -11,7 +11,11 @@ import { postgresSchema } from './backend.js'
 import { bearer } from './harness.js'
 import { pollUntil } from './within.js'
 
-export async function keyCachingServer(t: { after: (fn: () => Promise<void>) => void }, url: string, env: NodeJS.ProcessEnv = {}) {
+export async function keyCachingServer(
+  t: { after: (fn: () => Promise<void>) => void },
+  url: string,
+  env: NodeJS.ProcessEnv = {},
+) {
   const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '60000', ...env }, { databaseUrl: url })
   const handle = openDatabase(url, { poolSize: 2 })
   const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine })
@@ -21,8 +25,16 @@ export async function keyCachingServer(t: { after: (fn: () => Promise<void>) => 
     await services.stopListening()
     await handle.close()
   })
-  await pollUntil('listening for key changes', async () => (services.keyCache?.listening ? true : undefined), 10_000, 10)
-  const hits = async () => (await services.metrics.registry.getSingleMetric('petstore_key_cache_lookups_total')!.get()).values.find((v) => v.labels.result === 'hit')?.value ?? 0
+  await pollUntil(
+    'listening for key changes',
+    async () => (services.keyCache?.listening ? true : undefined),
+    10_000,
+    10,
+  )
+  const hits = async () =>
+    (await services.metrics.registry.getSingleMetric('petstore_key_cache_lookups_total')!.get()).values.find(
+      (v) => v.labels.result === 'hit',
+    )?.value ?? 0
   return { app, services, config, hits, get: (key: string) => app.inject({ url: '/v1/pets', headers: bearer(key) }) }
 }
 
@@ -31,7 +43,10 @@ export async function keyCachingServer(t: { after: (fn: () => Promise<void>) => 
  * by a test running at the same time on another schema empties this cache too: a pair of requests may miss, a
  * few pairs in a row cannot (unless the cache does not work, which this then asserts).
  */
-export async function warmKeyCache(server: { get: (key: string) => Promise<{ statusCode: number }>; hits: () => Promise<number> }, key: string): Promise<void> {
+export async function warmKeyCache(
+  server: { get: (key: string) => Promise<{ statusCode: number }>; hits: () => Promise<number> },
+  key: string,
+): Promise<void> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const before = await server.hits()
     for (let i = 0; i < 2; i++) assert.equal((await server.get(key)).statusCode, 200)
@@ -56,7 +71,11 @@ export async function twoKeyCachingServers(t: { after: (fn: () => Promise<void>)
  * Milliseconds until `get` answers `status` (polling every 5 ms), Infinity past `limitMs`. `check` asserts more
  * of the first response with that status.
  */
-export async function msUntilStatus<R extends { statusCode: number }>(get: () => Promise<R>, status: number, options: { limitMs?: number; check?: (response: R) => void } = {}): Promise<number> {
+export async function msUntilStatus<R extends { statusCode: number }>(
+  get: () => Promise<R>,
+  status: number,
+  options: { limitMs?: number; check?: (response: R) => void } = {},
+): Promise<number> {
   const start = performance.now()
   for (;;) {
     const response = await get()

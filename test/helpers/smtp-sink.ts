@@ -8,7 +8,9 @@ interface ReceivedMail {
   data: string
 }
 
-export async function startSmtpSink(t: { after: (fn: () => Promise<void>) => void }): Promise<{ url: string; received: ReceivedMail[] }> {
+export async function startSmtpSink(t: {
+  after: (fn: () => Promise<void>) => void
+}): Promise<{ url: string; received: ReceivedMail[] }> {
   const received: ReceivedMail[] = []
   const sockets = new Set<Socket>()
   const server = createServer((socket) => {

@@ -4,7 +4,11 @@ import assert from 'node:assert/strict'
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' }
 /** What a cell reads as: tags removed, entities decoded, blanks collapsed. */
 const cellText = (cell: string): string =>
-  cell.replace(/<[^>]+>/g, '').replace(/&(?:lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e]!).replace(/\s+/g, ' ').trim()
+  cell
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(?:lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e]!)
+    .replace(/\s+/g, ' ')
+    .trim()
 
 /** The rows of the table of class `name`: each row's cells as text. */
 export function tableRows(body: string, name: string): string[][] {

@@ -17,7 +17,10 @@ export interface TcpProxy {
   cuts: () => number
 }
 
-export async function tcpProxy(t: { after: (fn: () => Promise<void>) => void }, target: { host: string; port: number }): Promise<TcpProxy> {
+export async function tcpProxy(
+  t: { after: (fn: () => Promise<void>) => void },
+  target: { host: string; port: number },
+): Promise<TcpProxy> {
   let server: Server | undefined
   let port = 0
   let cutPattern: RegExp | undefined

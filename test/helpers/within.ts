@@ -15,7 +15,12 @@ export async function within<T>(promise: Promise<T>, what: string, ms = HANG_GUA
 }
 
 /** Polls `probe` until it returns a value other than undefined, for at most `ms`; for a process or port to come up. */
-export async function pollUntil<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000, everyMs = 100): Promise<T> {
+export async function pollUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  ms = 20_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await probe()

@@ -12,7 +12,11 @@ import { testActor } from '../helpers/actors.js'
 const secretBytes = (key: string) => Buffer.from(key.replace(/^ps_(live|test)_/, ''), 'base64url')
 
 test('keys carry their environment prefix and at least 32 random bytes, and each one works', async (t) => {
-  for (const [env, prefix] of [['development', 'ps_test_'], ['staging', 'ps_test_'], ['production', 'ps_live_']] as const) {
+  for (const [env, prefix] of [
+    ['development', 'ps_test_'],
+    ['staging', 'ps_test_'],
+    ['production', 'ps_live_'],
+  ] as const) {
     const h = await startHarness(t, { env: { PETSTORE_ENV: env } })
     const a = await h.newAccount()
     const b = await h.newAccount()
@@ -46,11 +50,16 @@ test('the database holds only a hash of the secret, nowhere the secret itself', 
   const tables =
     backend === 'sqlite'
       ? await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(h.handle.db)
-      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(h.handle.db)
+      : await sql<{
+          name: string
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(
+          h.handle.db,
+        )
   for (const { name } of tables.rows) {
     const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(h.handle.db)
     for (const r of rows.rows) {
-      for (const value of Object.values(r)) assert.ok(!String(value).includes(random.slice(0, 12)), `${name} holds part of the secret`)
+      for (const value of Object.values(r))
+        assert.ok(!String(value).includes(random.slice(0, 12)), `${name} holds part of the secret`)
     }
   }
 })
@@ -66,7 +75,13 @@ test('the secret is never logged, whatever the request and its outcome', async (
   const h = await startHarness(t, { logger: { level: 'trace', stream } })
   const { key, keyId } = await h.newAccount()
   const created = await createPet(h, key, { name: 'Rex', categoryId: 1 })
-  const headerVariants = [bearer(key), { authorization: key }, { authorization: `Basic ${key}` }, { authorization: `Bearer ${key} x` }, bearer(`${key}x`)]
+  const headerVariants = [
+    bearer(key),
+    { authorization: key },
+    { authorization: `Basic ${key}` },
+    { authorization: `Bearer ${key} x` },
+    bearer(`${key}x`),
+  ]
   for (const headers of headerVariants) {
     await h.app.inject({ url: '/v1/pets?limit=1', headers })
     await h.app.inject({ url: `/v1/pets/${created.id}`, headers })

@@ -16,8 +16,18 @@ test('a gzip (or br, or deflate, any case) body is a 415 with the Error body and
   const { key } = await h.newAccount()
   for (const { url, body } of cases) {
     const app = url === '/messages' ? h.app : h.pets!
-    for (const [encoding, payload] of [['gzip', gzipSync(body)], ['GZip', gzipSync(body)], ['br', Buffer.from(body)], ['deflate, gzip', Buffer.from(body)]] as const) {
-      const response = await app.inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': 'application/json', 'content-encoding': encoding }, payload })
+    for (const [encoding, payload] of [
+      ['gzip', gzipSync(body)],
+      ['GZip', gzipSync(body)],
+      ['br', Buffer.from(body)],
+      ['deflate, gzip', Buffer.from(body)],
+    ] as const) {
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        headers: { ...bearer(key), 'content-type': 'application/json', 'content-encoding': encoding },
+        payload,
+      })
       assert.equal(response.statusCode, 415, `${url} ${encoding}: ${response.body}`)
       const error = errorOf(response)
       assert.equal(error.code, 'unsupported_content_encoding')
@@ -35,7 +45,12 @@ test('Content-Encoding: identity (or none) is a plain body', async (t) => {
   for (const { url, body, created } of cases) {
     const app = url === '/messages' ? h.app : h.pets!
     for (const headers of [{ 'content-encoding': 'identity' }, { 'content-encoding': 'Identity ' }, {}]) {
-      const response = await app.inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': 'application/json', ...headers }, payload: body })
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        headers: { ...bearer(key), 'content-type': 'application/json', ...headers },
+        payload: body,
+      })
       assert.equal(response.statusCode, created, `${url} ${JSON.stringify(headers)}: ${response.body}`)
     }
   }
@@ -43,6 +58,11 @@ test('Content-Encoding: identity (or none) is a plain body', async (t) => {
 
 test('the key is checked first: an encoded body without a key is a 401', async (t) => {
   const h = await startMessagesHarness(t, { pets: true })
-  const response = await h.pets!.inject({ method: 'POST', url: '/v1/pets', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: gzipSync('{}') })
+  const response = await h.pets!.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    payload: gzipSync('{}'),
+  })
   assert.equal(response.statusCode, 401)
 })

@@ -15,7 +15,11 @@ import { startHarness } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'
 
 type Doc = Record<string, any>
-type App = { inject: (o: Record<string, unknown>) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }> }
+type App = {
+  inject: (
+    o: Record<string, unknown>,
+  ) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>
+}
 
 /** The document with its int64 examples exact (bigint). */
 async function documentOf(app: App, url: string): Promise<Doc> {
@@ -28,7 +32,12 @@ const NOW = new Date('2027-01-01T00:00:30Z')
 
 /** Sends every request a generic client can make of each operation, reaching every status it can give. */
 async function replay(
-  h: { app: App; clock: { set: (d: Date | number) => void }; newAccount: (i?: Record<string, unknown>) => Promise<{ key: string; accountId: string }>; handle: { db: any } },
+  h: {
+    app: App
+    clock: { set: (d: Date | number) => void }
+    newAccount: (i?: Record<string, unknown>) => Promise<{ key: string; accountId: string }>
+    handle: { db: any }
+  },
   listener: string,
   doc: Doc,
 ): Promise<RecordedResponse[]> {
@@ -44,12 +53,24 @@ async function replay(
   // 403 insufficient_scope: a key of the account with every scope but the operation's (issue 26).
   const accounts = (h.app as unknown as { accounts: Pick<AccountsRepository, 'createApiKey'> }).accounts
   const withoutScope = async (scope: string) =>
-    (await accounts.createApiKey({ actor: testActor, accountId, environment: 'test', scopes: SCOPES.filter((s) => s !== scope) })).key
+    (
+      await accounts.createApiKey({
+        actor: testActor,
+        accountId,
+        environment: 'test',
+        scopes: SCOPES.filter((s) => s !== scope),
+      })
+    ).key
   const json = { ...auth, 'content-type': 'application/json' }
-  const ops = Object.entries(doc.paths as Doc).flatMap(([path, item]) => Object.entries(item as Doc).map(([method, op]) => ({ path, method: method.toUpperCase(), op: op as Doc })))
+  const ops = Object.entries(doc.paths as Doc).flatMap(([path, item]) =>
+    Object.entries(item as Doc).map(([method, op]) => ({ path, method: method.toUpperCase(), op: op as Doc })),
+  )
   const exampleOf = (media: Doc | undefined) => (media?.example === undefined ? undefined : stringify(media.example)!)
   const fill = (path: string, value: (schema: Doc) => string) =>
-    base + path.replace(/\{([^}]+)\}/g, (_, name: string) => value(ops.flatMap((o) => o.op.parameters ?? []).find((p: Doc) => p.name === name)?.schema ?? {}))
+    base +
+    path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      value(ops.flatMap((o) => o.op.parameters ?? []).find((p: Doc) => p.name === name)?.schema ?? {}),
+    )
   const missingId = (schema: Doc) => (schema.type === 'integer' ? '987654321' : 'nope')
 
   // Creations first (201/202 and their Locations), then the reads of what was created.
@@ -67,7 +88,8 @@ async function replay(
     await send(method, url, withKey, body) // replayed
     await send(method, url, withKey, stringify({ ...example, unknownField: 1 })!) // 400 invalid_body
     const firstString = Object.keys(example).find((k) => typeof example[k] === 'string')
-    if (firstString) await send(method, url, withKey, stringify({ ...example, [firstString]: `${example[firstString]} (changed)` })!) // 422
+    if (firstString)
+      await send(method, url, withKey, stringify({ ...example, [firstString]: `${example[firstString]} (changed)` })!) // 422
     await send(method, url, json, '{}') // 400 invalid_body
     await send(method, url, json, '{"a":') // 400 invalid_json
     await send(method, url, auth, body) // 400 invalid_content_type
@@ -88,9 +110,16 @@ async function replay(
     await send(method, url, { authorization: 'Bearer ps_test_unknown' }) // 401 invalid_api_key
     await send(method, url, { authorization: 'Basic eDp5' }) // 401 invalid_authorization_header
     const scope = op.security?.[0]?.bearerAuth?.[0] as string | undefined
-    if (scope) await send(method, url, { ...json, authorization: `Bearer ${await withoutScope(scope)}` }, exampleOf(op.requestBody?.content['application/json'])) // 403 insufficient_scope
+    if (scope)
+      await send(
+        method,
+        url,
+        { ...json, authorization: `Bearer ${await withoutScope(scope)}` },
+        exampleOf(op.requestBody?.content['application/json']),
+      ) // 403 insufficient_scope
     for (const parameter of (op.parameters ?? []) as Doc[]) {
-      if (parameter.in === 'query' && parameter.schema?.type === 'integer') await send(method, `${url}?${parameter.name}=0`, auth) // 400
+      if (parameter.in === 'query' && parameter.schema?.type === 'integer')
+        await send(method, `${url}?${parameter.name}=0`, auth) // 400
       if (parameter.in === 'query' && parameter.name === 'cursor') await send(method, `${url}?cursor=forged`, auth) // 400 invalid_cursor
     }
   }
@@ -102,16 +131,19 @@ async function replay(
   const limited = await h.newAccount({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
   for (const { path, method, op } of ops) {
     const headers = { authorization: `Bearer ${limited.key}`, 'content-type': 'application/json' }
-    for (let i = 0; i < 33; i++) await send(method, fill(path, missingId), headers, exampleOf(op.requestBody?.content['application/json']))
+    for (let i = 0; i < 33; i++)
+      await send(method, fill(path, missingId), headers, exampleOf(op.requestBody?.content['application/json']))
   }
   // 410: deprecated operations past their sunset.
   h.clock.set(new Date('2031-01-01T00:00:30Z'))
-  for (const { path, method, op } of ops.filter((o) => o.op.deprecated)) await send(method, fill(path, missingId), json, exampleOf(op.requestBody?.content['application/json']))
+  for (const { path, method, op } of ops.filter((o) => o.op.deprecated))
+    await send(method, fill(path, missingId), json, exampleOf(op.requestBody?.content['application/json']))
   h.clock.set(NOW)
   // 500: the tables are gone.
   await sql`DROP TABLE IF EXISTS pets`.execute(h.handle.db)
   await sql`DROP TABLE IF EXISTS messages`.execute(h.handle.db)
-  for (const { path, method, op } of ops) await send(method, fill(path, missingId), json, exampleOf(op.requestBody?.content['application/json']))
+  for (const { path, method, op } of ops)
+    await send(method, fill(path, missingId), json, exampleOf(op.requestBody?.content['application/json']))
   return responses
 }
 
@@ -123,11 +155,16 @@ function assertContract(doc: Doc, responses: RecordedResponse[], expected: Recor
   for (const response of responses) {
     for (const problem of checker.check(response) ?? []) problems.add(problem)
     const operation = checker.operationOf(response.method, response.url)
-    if (operation) reached.set(operation.op.operationId, (reached.get(operation.op.operationId) ?? new Set()).add(response.status))
+    if (operation)
+      reached.set(operation.op.operationId, (reached.get(operation.op.operationId) ?? new Set()).add(response.status))
   }
   assert.deepEqual([...problems], [])
   for (const [operationId, statuses] of Object.entries(expected)) {
-    assert.deepEqual([...(reached.get(operationId) ?? [])].filter((s) => statuses.includes(s)).sort(), [...statuses].sort(), `${operationId} reached ${[...(reached.get(operationId) ?? [])]}`)
+    assert.deepEqual(
+      [...(reached.get(operationId) ?? [])].filter((s) => statuses.includes(s)).sort(),
+      [...statuses].sort(),
+      `${operationId} reached ${[...(reached.get(operationId) ?? [])]}`,
+    )
   }
 }
 
@@ -142,7 +179,7 @@ test('every response of every pet store operation is declared in /v1/openapi.jso
   })
 })
 
-test('every response of every messages operation is declared in the messages listener\'s /openapi.json', async (t) => {
+test("every response of every messages operation is declared in the messages listener's /openapi.json", async (t) => {
   const h = await startMessagesHarness(t, { now: NOW })
   const doc = await documentOf(h.app, '/openapi.json')
   const responses = await replay(h as never, 'messages', doc)
@@ -157,25 +194,41 @@ test('the check fails when the document drifts: a header declaration removed, a 
   const { key } = await h.newAccount()
   const doc = await documentOf(h.app, '/v1/openapi.json')
   const res = await h.app.inject({ url: '/v1/pets/987654321', headers: { authorization: `Bearer ${key}` } })
-  const recorded: RecordedResponse = { listener: 'pets', method: 'GET', url: '/v1/pets/987654321', status: res.statusCode, headers: res.headers, body: res.body }
+  const recorded: RecordedResponse = {
+    listener: 'pets',
+    method: 'GET',
+    url: '/v1/pets/987654321',
+    status: res.statusCode,
+    headers: res.headers,
+    body: res.body,
+  }
   assert.deepEqual(createContractChecker(doc).check(recorded), [])
 
   const noLimitHeader = structuredClone(doc)
   delete noLimitHeader.paths['/pets/{petId}'].get.responses['404'].headers['X-RateLimit-Limit']
-  assert.deepEqual(createContractChecker(noLimitHeader).check(recorded), ['getPet 404: header x-ratelimit-limit sent but not declared'])
+  assert.deepEqual(createContractChecker(noLimitHeader).check(recorded), [
+    'getPet 404: header x-ratelimit-limit sent but not declared',
+  ])
 
   const no404 = structuredClone(doc)
   delete no404.paths['/pets/{petId}'].get.responses['404']
   assert.deepEqual(createContractChecker(no404).check(recorded), ['getPet 404: status not declared'])
 
-  const wrongBody = { ...recorded, body: JSON.stringify({ code: 'pet_not_found', message: 'x', status: 404, extra: true }) }
+  const wrongBody = {
+    ...recorded,
+    body: JSON.stringify({ code: 'pet_not_found', message: 'x', status: 404, extra: true }),
+  }
   assert.equal(createContractChecker(doc).check(wrongBody)?.length, 1)
   const missingHeader = { ...recorded, headers: { ...recorded.headers } }
   delete missingHeader.headers.sunset
   assert.deepEqual(createContractChecker(doc).check(missingHeader), ['getPet 404: required header sunset missing'])
 })
 
-test('the responses the suite recorded (RECORD_RESPONSES) keep the contract', { skip: process.env.RECORD_RESPONSES ? false : 'no recorded responses: npm test records the SQLite pass and checks them right after it' }, async (t) => {
+test('the responses the suite recorded (RECORD_RESPONSES) keep the contract', {
+  skip: process.env.RECORD_RESPONSES
+    ? false
+    : 'no recorded responses: npm test records the SQLite pass and checks them right after it',
+}, async (t) => {
   const h = await startHarness(t)
   const m = await startMessagesHarness(t)
   const checkers = {

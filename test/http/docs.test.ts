@@ -22,8 +22,14 @@ for (const page of ['/docs', '/docs/']) {
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/)
     const html = await res.text()
     const urls = referencedUrls(html)
-    assert.ok(urls.some((u) => /\.js(\?|$)/.test(u)), `no script in ${html}`)
-    assert.ok(urls.some((u) => /\.css(\?|$)/.test(u)), `no stylesheet in ${html}`)
+    assert.ok(
+      urls.some((u) => /\.js(\?|$)/.test(u)),
+      `no script in ${html}`,
+    )
+    assert.ok(
+      urls.some((u) => /\.css(\?|$)/.test(u)),
+      `no stylesheet in ${html}`,
+    )
     for (const url of urls) {
       const absolute = new URL(url, res.url)
       assert.equal(absolute.origin, h.baseUrl, `${url} points outside this server`)
@@ -43,7 +49,10 @@ test('the docs page loads our own OpenAPI document', async (t) => {
   // Its own copy of the document (int64 examples as text, see below): the same operations as /v1/openapi.json.
   assert.match(script, /["']\/docs\/json["']/)
   assert.doesNotMatch(script, /unpkg|jsdelivr|cdnjs|\bcdn\./i, 'the initializer loads something from a CDN')
-  const forPage = (await (await fetch(`${h.baseUrl}/docs/json`)).json()) as { info: unknown; paths: Record<string, unknown> }
+  const forPage = (await (await fetch(`${h.baseUrl}/docs/json`)).json()) as {
+    info: unknown
+    paths: Record<string, unknown>
+  }
   const document = (await (await fetch(`${h.baseUrl}/v1/openapi.json`)).json()) as typeof forPage
   assert.deepEqual(forPage.info, document.info)
   assert.deepEqual(Object.keys(forPage.paths), Object.keys(document.paths))
@@ -66,7 +75,9 @@ test('int64 examples are exact in the document and on the docs page (never 92233
 })
 
 /** The Content-Security-Policy of the docs pages (a policy only matters on a document), fetched with `get`. */
-async function docsPolicies(get: (path: string) => Promise<{ status: number; csp: string | undefined }>): Promise<string[]> {
+async function docsPolicies(
+  get: (path: string) => Promise<{ status: number; csp: string | undefined }>,
+): Promise<string[]> {
   const policies: string[] = []
   for (const path of ['/docs', '/docs/']) {
     const { status, csp } = await get(path)
@@ -96,9 +107,29 @@ test('over https the docs CSP also says upgrade-insecure-requests', async (t) =>
   const h = await startHarness(t)
   const { dir } = tempDir(t, 'petstore-tls-')
   const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')]
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' })
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+    ],
+    { stdio: 'ignore' },
+  )
   // The same app behind a TLS listener: request.protocol is then https.
-  const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => h.app.routing(req, res))
+  const server = createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) =>
+    h.app.routing(req, res),
+  )
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
   const { port } = server.address() as AddressInfo
@@ -106,21 +137,27 @@ test('over https the docs CSP also says upgrade-insecure-requests', async (t) =>
     (path) =>
       new Promise((resolve, reject) => {
         get({ host: '127.0.0.1', port, path, rejectUnauthorized: false }, (res) => {
-          res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, csp: res.headers['content-security-policy'] as string | undefined }))
+          res.resume().on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              csp: res.headers['content-security-policy'] as string | undefined,
+            }),
+          )
         }).on('error', reject)
       }),
   )
   for (const csp of policies) assert.match(csp, /default-src 'self';.* upgrade-insecure-requests;$/)
 })
 
-test('no page may frame the docs (they share the console\'s origin): frame-ancestors \'none\' and X-Frame-Options: DENY', async (t) => {
+test("no page may frame the docs (they share the console's origin): frame-ancestors 'none' and X-Frame-Options: DENY", async (t) => {
   const h = await startHarness(t, { listen: true })
   for (const path of ['/docs', '/docs/', '/docs/static/index.html']) {
     const res = await fetch(h.baseUrl + path, { redirect: 'manual' })
     await res.arrayBuffer()
     assert.equal(res.headers.get('x-frame-options'), 'DENY', path)
     const csp = res.headers.get('content-security-policy')
-    if (res.status === 200 && path !== '/docs/static/index.html') assert.ok(csp, `${path} has no Content-Security-Policy`)
+    if (res.status === 200 && path !== '/docs/static/index.html')
+      assert.ok(csp, `${path} has no Content-Security-Policy`)
     if (csp) {
       assert.match(csp, /frame-ancestors 'none'/, path)
       assert.doesNotMatch(csp, /frame-ancestors 'self'/, path)

@@ -18,7 +18,12 @@ test('each error code is answered with its documented status and the Error shape
     invalid_parameter: { url: '/v1/pets?limit=101', headers: auth },
     invalid_body: { method: 'POST', url: '/v1/pets', headers: auth, body: { name: 'Rex' } },
     invalid_json: { method: 'POST', url: '/v1/pets', headers: json, body: '{"name":' },
-    invalid_content_type: { method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'text/plain' }, body: '{}' },
+    invalid_content_type: {
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: '{}',
+    },
     invalid_cursor: { url: '/v1/pets?cursor=abc.def', headers: auth },
     missing_api_key: { url: '/v1/pets' },
     invalid_authorization_header: { url: '/v1/pets', headers: { authorization: 'Basic eDp5' } },
@@ -35,7 +40,11 @@ test('each error code is answered with its documented status and the Error shape
     expectError(await send(request), documented.status, code)
   }
   h.clock.set(h.config.getPetSunset)
-  expectError(await send({ url: `/v1/pets/${pet.id}`, headers: auth }), ERROR_CODES.operation_sunset.status, 'operation_sunset')
+  expectError(
+    await send({ url: `/v1/pets/${pet.id}`, headers: auth }),
+    ERROR_CODES.operation_sunset.status,
+    'operation_sunset',
+  )
   assert.equal(ERROR_CODES.operation_sunset.status, 410)
   assert.equal(ERROR_CODES.headers_too_large.status, 431)
   assert.equal(ERROR_CODES.internal_error.status, 500)

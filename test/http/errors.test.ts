@@ -38,7 +38,12 @@ test('a wrong method on /v1/pets/{petId} is a 405 with Allow: GET, HEAD', async 
   const { key } = await h.newAccount()
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-    const response = await injectSender(h)({ method, url: `/v1/pets/${pet.id}`, headers: bearer(key), body: { name: 'Tom', categoryId: 1 } })
+    const response = await injectSender(h)({
+      method,
+      url: `/v1/pets/${pet.id}`,
+      headers: bearer(key),
+      body: { name: 'Tom', categoryId: 1 },
+    })
     expectError(response, 405, 'method_not_allowed')
     assert.equal(response.headers.allow, 'GET, HEAD')
   }
@@ -68,7 +73,11 @@ test('an unexpected failure is a 500 internal_error that leaks nothing internal'
   for (const call of calls) {
     const response = await send(call)
     const body = expectError(response, 500, 'internal_error')
-    assert.doesNotMatch(response.body, /sqlite|sql|table|select|insert|pets_|account_id|stack|at .*\.ts|\/work\//i, response.body)
+    assert.doesNotMatch(
+      response.body,
+      /sqlite|sql|table|select|insert|pets_|account_id|stack|at .*\.ts|\/work\//i,
+      response.body,
+    )
     assert.ok(response.headers['x-request-id'], 'a 500 carries the request id to quote')
     assert.ok(body.message.length < 200)
   }
@@ -80,13 +89,24 @@ test('validation, parse, 401, 404, 405 and 413 errors are all exactly {code, mes
   const send = injectSender(h)
   const cases: [Parameters<typeof send>[0], number][] = [
     [{ url: '/v1/pets?limit=0', headers: bearer(key) }, 400],
-    [{ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, body: '{' }, 400],
+    [
+      { method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, body: '{' },
+      400,
+    ],
     [{ method: 'POST', url: '/v1/pets', headers: bearer(key), body: { name: '' } }, 400],
     [{ url: '/v1/pets' }, 401],
     [{ url: '/v1/pets/99', headers: bearer(key) }, 404],
     [{ url: '/v1/missing' }, 404],
     [{ method: 'DELETE', url: '/v1/pets' }, 405],
-    [{ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, body: 'x'.repeat(17_000) }, 413],
+    [
+      {
+        method: 'POST',
+        url: '/v1/pets',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: 'x'.repeat(17_000),
+      },
+      413,
+    ],
   ]
   for (const [request, status] of cases) {
     const response = await send(request)

@@ -22,20 +22,29 @@ async function hstsOfEveryAnswer(h: Harness): Promise<Map<string, string | undef
   }
   await fetched('an API answer', '/v1/pets', { headers: bearer(key) })
   await fetched('an API refusal', '/v1/pets')
-  await fetched('invalid JSON', '/v1/pets', { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: '{' })
+  await fetched('invalid JSON', '/v1/pets', {
+    method: 'POST',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    body: '{',
+  })
   await fetched('a 405', '/v1/pets', { method: 'PUT', headers: bearer(key) })
   await fetched('a 404', '/nothing')
   await fetched('the index', '/')
   await fetched('a portal page', '/portal/login')
   await fetched('a portal 404', '/portal/nothing')
-  await fetched('a portal form refusal', '/portal/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  await fetched('a portal form refusal', '/portal/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })
   await fetched('a console page', '/console/login')
   await fetched('the docs', '/docs')
   await fetched('the docs page', '/docs/static/index.html')
   await fetched('the OpenAPI document', '/v1/openapi.json')
   await fetched('the health check', '/healthz')
   await fetched('the metrics', '/metrics')
-  const raw = (what: string, bytes: string) => sendRaw(h.baseUrl, bytes).then((text) => seen.set(what, parseResponse(text).headers['strict-transport-security']))
+  const raw = (what: string, bytes: string) =>
+    sendRaw(h.baseUrl, bytes).then((text) => seen.set(what, parseResponse(text).headers['strict-transport-security']))
   await raw('HTTP that does not parse', 'GARBAGE\r\n\r\n')
   await raw('a URL that does not decode', 'GET /v1/pets/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
   await raw('HTTP/1.1 without Host', 'GET /v1/pets HTTP/1.1\r\nConnection: close\r\n\r\n')
@@ -51,7 +60,10 @@ test('HSTS_INCLUDE_SUBDOMAINS=on adds includeSubDomains; any other value than on
   const h = await startHarness(t, { listen: true, env: { PETSTORE_PUBLIC_URL: HTTPS, HSTS_INCLUDE_SUBDOMAINS: 'on' } })
   for (const [what, value] of await hstsOfEveryAnswer(h)) assert.equal(value, `${ONE_YEAR}; includeSubDomains`, what)
   assert.equal(loadConfig({}).hstsIncludeSubdomains, false)
-  assert.throws(() => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes' }), /HSTS_INCLUDE_SUBDOMAINS="yes": must be one of on, off/)
+  assert.throws(
+    () => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes' }),
+    /HSTS_INCLUDE_SUBDOMAINS="yes": must be one of on, off/,
+  )
 })
 
 test('with an http public URL (or none) no answer carries Strict-Transport-Security', async (t) => {
@@ -68,5 +80,8 @@ test('the messages listener carries it too: the same host, and HSTS is per host,
     await response.arrayBuffer()
     assert.equal(response.headers.get('strict-transport-security'), ONE_YEAR, path)
   }
-  assert.equal(parseResponse(await sendRaw(h.baseUrl, 'GARBAGE\r\n\r\n')).headers['strict-transport-security'], ONE_YEAR)
+  assert.equal(
+    parseResponse(await sendRaw(h.baseUrl, 'GARBAGE\r\n\r\n')).headers['strict-transport-security'],
+    ONE_YEAR,
+  )
 })

@@ -13,7 +13,11 @@ for (const url of ['/', '/v1']) {
     const res = await h.app.inject({ method: 'GET', url })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^application\/json/)
-    assert.deepEqual(res.json(), { name: pkg.name, version: pkg.version, links: { openapi: '/v1/openapi.json', docs: '/docs' } })
+    assert.deepEqual(res.json(), {
+      name: pkg.name,
+      version: pkg.version,
+      links: { openapi: '/v1/openapi.json', docs: '/docs' },
+    })
     for (const link of Object.values(res.json().links as Record<string, string>)) {
       assert.equal((await h.app.inject({ method: 'GET', url: link })).statusCode, 200, link)
     }
@@ -35,6 +39,11 @@ for (const url of ['/', '/v1']) {
 
 test('the index is not in the OpenAPI document (it is not an operation of the API)', async (t) => {
   const h = await startHarness(t)
-  const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, unknown> }
-  assert.deepEqual(Object.keys(doc.paths).filter((p) => p === '/' || p === '/v1'), [])
+  const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+    paths: Record<string, unknown>
+  }
+  assert.deepEqual(
+    Object.keys(doc.paths).filter((p) => p === '/' || p === '/v1'),
+    [],
+  )
 })

@@ -17,8 +17,15 @@ test(`JSON nested deeper than ${MAX_JSON_DEPTH} levels is a 400 invalid_json say
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   const send = injectSender(h)
-  const post = (body: string, url = '/v1/pets') => send({ method: 'POST', url, headers: { ...bearer(key), 'content-type': 'application/json' }, body })
-  for (const body of [arrays(MAX_JSON_DEPTH + 1), objects(MAX_JSON_DEPTH + 1), arrays(8_000), objects(2_000), `{"name":"Rex","categoryId":1,"x":${arrays(100)}}`]) {
+  const post = (body: string, url = '/v1/pets') =>
+    send({ method: 'POST', url, headers: { ...bearer(key), 'content-type': 'application/json' }, body })
+  for (const body of [
+    arrays(MAX_JSON_DEPTH + 1),
+    objects(MAX_JSON_DEPTH + 1),
+    arrays(8_000),
+    objects(2_000),
+    `{"name":"Rex","categoryId":1,"x":${arrays(100)}}`,
+  ]) {
     for (const url of ['/v1/pets', '/v1/store/orders']) {
       const error = expectError(await post(body, url), 400, 'invalid_json')
       assert.equal(error.message, TOO_DEEP, `${url} ${body.slice(0, 40)}…`)
@@ -30,7 +37,10 @@ test(`JSON nested deeper than ${MAX_JSON_DEPTH} levels is a 400 invalid_json say
   // Brackets in a string are not nesting.
   assert.equal((await post(JSON.stringify({ name: `${'['.repeat(70)}"{`, categoryId: 1 }))).statusCode, 201)
   // Malformed JSON keeps its message.
-  assert.match(expectError(await post('{"name":'), 400, 'invalid_json').message, /^The request body is not valid JSON: /)
+  assert.match(
+    expectError(await post('{"name":'), 400, 'invalid_json').message,
+    /^The request body is not valid JSON: /,
+  )
 })
 
 test('the README states the depth limit with invalid_json', () => {

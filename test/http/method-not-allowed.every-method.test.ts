@@ -57,9 +57,13 @@ function assertAnswer(answer: Answer, method: string, status: number, code: stri
 }
 
 async function assertEveryMethod(baseUrl: string, doc: Doc, unknownPath: string): Promise<void> {
-  assert.match(doc.info.description, /any method.*`405` `method_not_allowed` with an `Allow` header/, 'the document says so')
+  assert.match(
+    doc.info.description,
+    /any method.*`405` `method_not_allowed` with an `Allow` header/,
+    'the document says so',
+  )
   const paths = pathsOf(doc)
-  assert.ok(paths.length >= 2, 'the document lists the listener\'s paths')
+  assert.ok(paths.length >= 2, "the document lists the listener's paths")
   for (const { path, methods } of paths) {
     const allow = ALLOW_ORDER.filter((m) => methods.has(m)).join(', ')
     for (const method of METHODS.filter((m) => !methods.has(m))) {
@@ -68,7 +72,11 @@ async function assertEveryMethod(baseUrl: string, doc: Doc, unknownPath: string)
       assert.equal(answer.headers.allow, allow, `${method} ${path}`)
     }
     // With a body, even one of a type nothing here reads: the method is refused before the body is looked at.
-    for (const [method, type] of [['QUERY', 'application/json'], ['QUERY', 'text/plain'], ['PROPFIND', 'application/xml']] as const) {
+    for (const [method, type] of [
+      ['QUERY', 'application/json'],
+      ['QUERY', 'text/plain'],
+      ['PROPFIND', 'application/xml'],
+    ] as const) {
       const answer = await send(baseUrl, method, path, { type, text: '{"name":"x"}' })
       assertAnswer(answer, method, 405, 'method_not_allowed', `${method} ${path} with a ${type} body`)
       assert.equal(answer.headers.allow, allow)

@@ -15,10 +15,22 @@ test('a 405 is answered, logged and counted in /metrics as a 405, and nothing is
   }
   await new Promise((resolve) => setImmediate(resolve))
   const requestLines = lines.filter((l) => l.path === '/v1/pets')
-  assert.deepEqual(requestLines.map((l) => [l.msg, l.status]), [['request', 405], ['request', 405]])
-  assert.ok(lines.every((l) => l.level < 50), JSON.stringify(lines.filter((l) => l.level >= 50)))
+  assert.deepEqual(
+    requestLines.map((l) => [l.msg, l.status]),
+    [
+      ['request', 405],
+      ['request', 405],
+    ],
+  )
+  assert.ok(
+    lines.every((l) => l.level < 50),
+    JSON.stringify(lines.filter((l) => l.level >= 50)),
+  )
 
   const metrics = await h.app.inject({ url: '/metrics' })
-  assert.match(metrics.body, /petstore_http_request_duration_seconds_count\{listener="pets",method="DELETE",route="\/v1\/pets",status="405"\} 2/)
+  assert.match(
+    metrics.body,
+    /petstore_http_request_duration_seconds_count\{listener="pets",method="DELETE",route="\/v1\/pets",status="405"\} 2/,
+  )
   assert.doesNotMatch(metrics.body, /status="500"/)
 })

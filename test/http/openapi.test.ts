@@ -40,7 +40,10 @@ test('servers list the configured production and staging base URLs, each ending 
   assert.ok(urls.includes('https://staging.api.petstore.example/v1'), urls.join(' '))
   for (const url of urls) assert.match(url, /\/v1$/)
 
-  const custom = await documentOf(t, { PETSTORE_PRODUCTION_URL: 'https://pets.example.com/v1', PETSTORE_STAGING_URL: 'https://pets-staging.example.com/v1' })
+  const custom = await documentOf(t, {
+    PETSTORE_PRODUCTION_URL: 'https://pets.example.com/v1',
+    PETSTORE_STAGING_URL: 'https://pets-staging.example.com/v1',
+  })
   const customUrls = custom.servers.map((s: { url: string }) => s.url)
   assert.ok(customUrls.includes('https://pets.example.com/v1'), customUrls.join(' '))
   assert.ok(customUrls.includes('https://pets-staging.example.com/v1'), customUrls.join(' '))
@@ -55,27 +58,46 @@ test('one global bearer scheme secures every operation, each naming the scope it
   assert.equal(scheme.type, 'http')
   assert.equal(scheme.scheme, 'bearer')
   assert.deepEqual(doc.security, [{ [name]: [] }])
-  const needs: Record<string, string> = { listPets: 'pets:read', getPet: 'pets:read', createPet: 'pets:write', listOrders: 'orders:read', getOrder: 'orders:read', placeOrder: 'orders:write', cancelOrder: 'orders:write' }
+  const needs: Record<string, string> = {
+    listPets: 'pets:read',
+    getPet: 'pets:read',
+    createPet: 'pets:write',
+    listOrders: 'orders:read',
+    getOrder: 'orders:read',
+    placeOrder: 'orders:write',
+    cancelOrder: 'orders:write',
+  }
   for (const [path, method, op] of operations(doc)) {
     const scope = needs[op.operationId]
     assert.ok(scope, `${method} ${path}: no scope expected for ${op.operationId}`)
     assert.deepEqual(op.security, [{ [name]: [scope] }], `${method} ${path} security`)
     assert.ok(op.description.includes(`\`${scope}\` scope`), `${method} ${path} description names ${scope}`)
     assert.ok(op.responses['403'].description.includes('insufficient_scope'), `${method} ${path} 403`)
-    assert.deepEqual(Object.keys(op.responses['403'].content['application/json'].examples).sort(), ['account_suspended', 'insufficient_scope'])
+    assert.deepEqual(Object.keys(op.responses['403'].content['application/json'].examples).sort(), [
+      'account_suspended',
+      'insufficient_scope',
+    ])
   }
 })
 
 test('paths are relative to the /v1 servers, with the spec operation ids; getPet is deprecated; the store has its own (test/store/openapi.test.ts)', async (t) => {
   const doc = await documentOf(t)
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/pets', '/pets/{petId}', '/store/orders', '/store/orders/{orderId}'])
+  assert.deepEqual(Object.keys(doc.paths).sort(), [
+    '/pets',
+    '/pets/{petId}',
+    '/store/orders',
+    '/store/orders/{orderId}',
+  ])
   assert.equal(doc.paths['/pets'].get.operationId, 'listPets')
   assert.equal(doc.paths['/pets'].post.operationId, 'createPet')
   assert.equal(doc.paths['/pets/{petId}'].get.operationId, 'getPet')
   assert.equal(doc.paths['/pets/{petId}'].get.deprecated, true)
   assert.ok(!doc.paths['/pets'].get.deprecated && !doc.paths['/pets'].post.deprecated)
   const petId = doc.paths['/pets/{petId}'].get.parameters.find((p: Doc) => p.name === 'petId')
-  assert.deepEqual([petId.in, petId.required, petId.schema.type, petId.schema.format], ['path', true, 'integer', 'int64'])
+  assert.deepEqual(
+    [petId.in, petId.required, petId.schema.type, petId.schema.format],
+    ['path', true, 'integer', 'int64'],
+  )
   assert.equal(petId.schema.minimum, undefined, 'any int64 is a valid petId (0 and negatives are 404s)')
 })
 
@@ -87,7 +109,11 @@ test('every non-2xx response of every operation is the Error schema', async (t) 
     const statuses = Object.keys(op.responses)
     assert.ok(statuses.includes('401'), `${method} ${path} does not document 401`)
     for (const status of statuses.filter((s) => !s.startsWith('2'))) {
-      assert.equal(op.responses[status].content?.['application/json']?.schema?.$ref, ERROR_REF, `${method} ${path} ${status}`)
+      assert.equal(
+        op.responses[status].content?.['application/json']?.schema?.$ref,
+        ERROR_REF,
+        `${method} ${path} ${status}`,
+      )
     }
   }
   assert.ok('404' in doc.paths['/pets/{petId}'].get.responses)
@@ -98,10 +124,16 @@ test('the limit parameter is 1 to 100, default 20; the Error schema requires cod
   const doc = await documentOf(t)
   const limit = doc.paths['/pets'].get.parameters.find((p: Doc) => p.name === 'limit')
   assert.equal(limit.in, 'query')
-  assert.deepEqual([limit.schema.type, limit.schema.minimum, limit.schema.maximum, limit.schema.default], ['integer', 1, 100, 20])
+  assert.deepEqual(
+    [limit.schema.type, limit.schema.minimum, limit.schema.maximum, limit.schema.default],
+    ['integer', 1, 100, 20],
+  )
   const error = doc.components.schemas.Error
   assert.deepEqual([...error.required].sort(), ['code', 'message', 'status'])
-  assert.deepEqual([error.properties.code.type, error.properties.message.type, error.properties.status.type], ['string', 'string', 'integer'])
+  assert.deepEqual(
+    [error.properties.code.type, error.properties.message.type, error.properties.status.type],
+    ['string', 'string', 'integer'],
+  )
 })
 
 /** Both documents: the pet store's and the messages listener's. */
@@ -115,7 +147,9 @@ async function bothDocuments(t: Parameters<typeof startHarness>[0]): Promise<Arr
 }
 
 const headerOf = (response: Doc, name: string): Doc | undefined =>
-  Object.entries((response.headers ?? {}) as Doc).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1] as Doc | undefined
+  Object.entries((response.headers ?? {}) as Doc).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1] as
+    | Doc
+    | undefined
 
 test('every response of every operation requires the request id and limit headers; every 429 and 503 requires Retry-After', async (t) => {
   for (const [name, doc] of await bothDocuments(t)) {
@@ -123,12 +157,22 @@ test('every response of every operation requires the request id and limit header
       assert.ok(op.responses['503'], `${name} ${method} ${path}: no 503`)
       for (const [status, response] of Object.entries(op.responses as Doc)) {
         const where = `${name} ${method} ${path} ${status}`
-        for (const header of ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy']) {
+        for (const header of [
+          'X-Request-Id',
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'RateLimit',
+          'RateLimit-Policy',
+        ]) {
           assert.equal(headerOf(response, header)?.required, true, `${where}: ${header}`)
         }
         if (status === '429' || status === '503') {
           assert.equal(headerOf(response, 'Retry-After')?.required, true, `${where}: Retry-After`)
-          assert.deepEqual([headerOf(response, 'Retry-After')?.schema.type, headerOf(response, 'Retry-After')?.schema.minimum], ['integer', 1])
+          assert.deepEqual(
+            [headerOf(response, 'Retry-After')?.schema.type, headerOf(response, 'Retry-After')?.schema.minimum],
+            ['integer', 1],
+          )
         }
         if (status === '401') assert.equal(headerOf(response, 'WWW-Authenticate')?.required, true, where)
       }
@@ -139,7 +183,8 @@ test('every response of every operation requires the request id and limit header
 test('every response of getPet requires Deprecation, Sunset and Link; the list declares Link', async (t) => {
   const doc = await documentOf(t)
   for (const [status, response] of Object.entries(doc.paths['/pets/{petId}'].get.responses as Doc)) {
-    for (const header of ['Deprecation', 'Sunset', 'Link']) assert.equal(headerOf(response, header)?.required, true, `getPet ${status} ${header}`)
+    for (const header of ['Deprecation', 'Sunset', 'Link'])
+      assert.equal(headerOf(response, header)?.required, true, `getPet ${status} ${header}`)
   }
   assert.ok(headerOf(doc.paths['/pets'].get.responses['200'], 'Link'), 'listPets 200 Link')
   assert.equal(headerOf(doc.paths['/pets'].post.responses['201'], 'Link'), undefined, 'createPet is no list')
@@ -155,13 +200,18 @@ test('every error response has an example per code it can carry, each with that 
         assert.ok(examples.length > 0, `${name} ${method} ${path} ${status}: no examples`)
         for (const { value } of examples) {
           assert.equal(value.status, Number(status))
-          assert.equal(ERROR_CODES[value.code as keyof typeof ERROR_CODES]?.status, Number(status), `${path} ${status}: ${value.code}`)
+          assert.equal(
+            ERROR_CODES[value.code as keyof typeof ERROR_CODES]?.status,
+            Number(status),
+            `${path} ${status}: ${value.code}`,
+          )
         }
       }
     }
   }
   const doc = await documentOf(t)
-  const codes = (op: Doc, status: string) => Object.values(op.responses[status].content['application/json'].examples as Doc).map((e: Doc) => e.value.code)
+  const codes = (op: Doc, status: string) =>
+    Object.values(op.responses[status].content['application/json'].examples as Doc).map((e: Doc) => e.value.code)
   assert.deepEqual(codes(doc.paths['/pets/{petId}'].get, '404'), ['pet_not_found'])
   assert.ok(codes(doc.paths['/pets'].post, '400').includes('invalid_body'))
   assert.ok(codes(doc.paths['/pets'].get, '400').includes('invalid_cursor'))
@@ -172,8 +222,10 @@ test('Idempotency-Key has its real schema; info has contact and license', async 
   const param = doc.paths['/pets'].post.parameters.find((p: Doc) => p.name.toLowerCase() === 'idempotency-key')
   assert.equal(param.in, 'header')
   const pattern = new RegExp(param.schema.pattern, 'u')
-  for (const good of ['abc', '"8e03978e-40d5-43e8-bc93-6894a57f9324"', '"a b"', '"a\\"b"', 'x'.repeat(255)]) assert.ok(pattern.test(good), good)
-  for (const bad of ['', '""', 'a b', 'a"b', 'x'.repeat(256), `"${'x'.repeat(256)}"`, 'é']) assert.ok(!pattern.test(bad), bad)
+  for (const good of ['abc', '"8e03978e-40d5-43e8-bc93-6894a57f9324"', '"a b"', '"a\\"b"', 'x'.repeat(255)])
+    assert.ok(pattern.test(good), good)
+  for (const bad of ['', '""', 'a b', 'a"b', 'x'.repeat(256), `"${'x'.repeat(256)}"`, 'é'])
+    assert.ok(!pattern.test(bad), bad)
   assert.equal(param.schema.minLength, 1)
   assert.ok(doc.info.contact?.name && (doc.info.contact.url || doc.info.contact.email))
   assert.ok(doc.info.license?.name && (doc.info.license.url || doc.info.license.identifier))

@@ -34,14 +34,20 @@ test('a malformed X-Request-Id is replaced by a generated one', async (t) => {
 test('without an incoming id, each request gets its own generated one', async (t) => {
   const { key, send } = await setup(t)
   const ids = new Set<string>()
-  for (let i = 0; i < 5; i++) ids.add((await send({ url: '/v1/pets', headers: bearer(key) })).headers['x-request-id'] ?? '')
+  for (let i = 0; i < 5; i++)
+    ids.add((await send({ url: '/v1/pets', headers: bearer(key) })).headers['x-request-id'] ?? '')
   assert.equal(ids.size, 5)
   for (const id of ids) assert.match(id, UUID)
 })
 
 test('every response carries an X-Request-Id: 2xx, 4xx of every kind and 500', async (t) => {
   const { h, key, send } = await setup(t)
-  const created = await send({ method: 'POST', url: '/v1/pets', headers: bearer(key), body: { name: 'Rex', categoryId: 1 } })
+  const created = await send({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: bearer(key),
+    body: { name: 'Rex', categoryId: 1 },
+  })
   const id = JSON.parse(created.body).id as number
   const requests = [
     { url: '/v1/pets', headers: bearer(key) },

@@ -24,7 +24,10 @@ async function run(server: ServeProcess, timeoutMs = 20_000) {
   const [, base] = await server.waitFor(START_LINE, timeoutMs)
   await server.waitFor(/^\s*curl .*$/m, timeoutMs)
   const [key] = server.stderr().match(KEY)!
-  assert.equal((await fetch(`${base}/pets`, { headers: { authorization: `Bearer ${key}`, 'user-agent': 'log-test/1' } })).status, 200)
+  assert.equal(
+    (await fetch(`${base}/pets`, { headers: { authorization: `Bearer ${key}`, 'user-agent': 'log-test/1' } })).status,
+    200,
+  )
   assert.equal((await fetch(`${base}/pets`)).status, 401)
   assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr())
   return { key: key!, base: base! }

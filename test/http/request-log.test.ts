@@ -24,7 +24,10 @@ async function apiHarness(t: TestContext, env: Record<string, string> = {}) {
 test('a request with an accepted key: account and key id, User-Agent, allowed with the requests remaining; never the key', async (t) => {
   const { h, log } = await apiHarness(t)
   const account = await h.newAccount({ plan: 'enterprise', perMinute: 5, perDay: 1000 })
-  const response = await h.app.inject({ url: '/v1/pets?limit=2', headers: { ...bearer(account.key), 'user-agent': 'petstore-sdk/1.2 (test)' } })
+  const response = await h.app.inject({
+    url: '/v1/pets?limit=2',
+    headers: { ...bearer(account.key), 'user-agent': 'petstore-sdk/1.2 (test)' },
+  })
   assert.equal(response.statusCode, 200)
   const [line, ...more] = log.requests()
   assert.equal(more.length, 0)
@@ -66,7 +69,8 @@ test('limited, then banned: the line says which, with the error code', async (t)
   const { h, log } = await apiHarness(t, { RATE_LIMIT_BAN_THRESHOLD: '1' })
   const account = await h.newAccount({ plan: 'enterprise', perMinute: 1, perDay: 1000 })
   const codes: number[] = []
-  for (let i = 0; i < 4; i++) codes.push((await h.app.inject({ url: '/v1/pets', headers: bearer(account.key) })).statusCode)
+  for (let i = 0; i < 4; i++)
+    codes.push((await h.app.inject({ url: '/v1/pets', headers: bearer(account.key) })).statusCode)
   assert.deepEqual(codes, [200, 429, 429, 429])
   const lines = log.requests().map((l) => [l.status, l.errorCode, l.rateLimit, l.rateLimitRemaining, l.accountId])
   assert.deepEqual(lines, [
@@ -91,12 +95,16 @@ test('the portal: no password, session cookie or link token in the log; the link
   const mail = (await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!
   const reset = new URL(linkIn(mail, '/portal/reset/'))
   await anonymous.get(reset.pathname)
-  const verify = new URL(linkIn((await mails(h.app, h.outbox)).find((m) => m.includes('/portal/verify'))!, '/portal/verify'))
+  const verify = new URL(
+    linkIn((await mails(h.app, h.outbox)).find((m) => m.includes('/portal/verify'))!, '/portal/verify'),
+  )
 
   const text = log.text()
   assert.ok(!text.includes(GOOD_PASSWORD), 'the password is in the log')
   for (const [name, value] of c.jar) assert.ok(!text.includes(value), `the ${name} cookie is in the log`)
-  for (const token of [tokenOf(reset.href), tokenOf(verify.href), verify.searchParams.get('token')].filter((v): v is string => !!v)) {
+  for (const token of [tokenOf(reset.href), tokenOf(verify.href), verify.searchParams.get('token')].filter(
+    (v): v is string => !!v,
+  )) {
     assert.ok(!text.includes(token), 'a link token is in the log')
   }
   const paths = log.requests().map((l) => l.path)

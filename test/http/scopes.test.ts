@@ -25,7 +25,12 @@ const MESSAGE_OPERATIONS: Operation[] = [
     name: 'getMessage',
     method: 'GET',
     url: async (h, account) => {
-      const sent = await h.app.inject({ method: 'POST', url: '/messages', headers: bearer(account.key), payload: { message: 'hello' } })
+      const sent = await h.app.inject({
+        method: 'POST',
+        url: '/messages',
+        headers: bearer(account.key),
+        payload: { message: 'hello' },
+      })
       assert.equal(sent.statusCode, 202, sent.body)
       return `/messages/${sent.json<{ id: string }>().id}`
     },
@@ -57,11 +62,18 @@ async function stored(h: MessagesHarness, accountId: string) {
   const messages = await db.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()
   // A cancelled order keeps its row; what a cancel changes is in the row, so every column is compared.
   const orders = await db.selectFrom('orders').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
-  return JSON.stringify({ pets: pets.length, orders, messages: messages.length }, (_k, v) => (typeof v === 'bigint' ? String(v) : v))
+  return JSON.stringify({ pets: pets.length, orders, messages: messages.length }, (_k, v) =>
+    typeof v === 'bigint' ? String(v) : v,
+  )
 }
 
 async function keyWith(h: MessagesHarness, accountId: string, scopes: readonly Scope[]): Promise<string> {
-  const created = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: keyEnvironment(h.config.environment), scopes })
+  const created = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId,
+    environment: keyEnvironment(h.config.environment),
+    scopes,
+  })
   assert.deepEqual(created.scopes, scopes)
   return created.key
 }
@@ -80,12 +92,22 @@ for (const op of ALL_OPERATIONS) {
     const { h, account, on } = await start(t)
     const app = on(op.listener).app
     const exact = await keyWith(h, account.accountId, [op.scope])
-    const allBut = await keyWith(h, account.accountId, SCOPES.filter((s) => s !== op.scope))
+    const allBut = await keyWith(
+      h,
+      account.accountId,
+      SCOPES.filter((s) => s !== op.scope),
+    )
     const setUp = (): Promise<string> => op.url(on(op.listener), account as TestAccount)
     const forExact = await setUp()
     const forRefused = op.once ? await setUp() : forExact
     const send = (key: string, url: string) =>
-      app.inject({ method: op.method, url, ...(op.body === undefined ? { headers: bearer(key) } : { headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(op.body) }) })
+      app.inject({
+        method: op.method,
+        url,
+        ...(op.body === undefined
+          ? { headers: bearer(key) }
+          : { headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(op.body) }),
+      })
 
     const ok = await send(exact, forExact)
     assert.equal(ok.statusCode, op.ok, ok.body)
@@ -97,14 +119,24 @@ for (const op of ALL_OPERATIONS) {
     assert.deepEqual([refused.statusCode, body.code], [403, 'insufficient_scope'])
     assert.ok(body.message.includes(op.scope), body.message)
     assert.equal(refused.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="${op.scope}"`)
-    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) assert.ok(refused.headers[name] !== undefined, `${name} on the 403`)
-    assert.equal(Number(refused.headers['x-ratelimit-remaining']), remaining - 1, 'the 403 is counted against the account quota')
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      assert.ok(refused.headers[name] !== undefined, `${name} on the 403`)
+    assert.equal(
+      Number(refused.headers['x-ratelimit-remaining']),
+      remaining - 1,
+      'the 403 is counted against the account quota',
+    )
     assert.equal(await stored(h, account.accountId), before, 'the 403 changed nothing')
 
     // And the key with every other scope can still do what it has (the refusal is about this scope only).
-    const other = ALL_OPERATIONS.find((o) => o.listener === op.listener && o.scope !== op.scope && o.method === 'GET' && !o.once)
+    const other = ALL_OPERATIONS.find(
+      (o) => o.listener === op.listener && o.scope !== op.scope && o.method === 'GET' && !o.once,
+    )
     if (other) {
-      const res = await on(op.listener).app.inject({ url: await other.url(on(op.listener), account), headers: bearer(allBut) })
+      const res = await on(op.listener).app.inject({
+        url: await other.url(on(op.listener), account),
+        headers: bearer(allBut),
+      })
       assert.equal(res.statusCode, other.ok, `${other.name} with the other scopes: ${res.body}`)
     }
   })
@@ -113,9 +145,21 @@ for (const op of ALL_OPERATIONS) {
 test('a key without the scope that is unknown, revoked or expired is 401 first; a suspended account is 403 account_suspended, not insufficient_scope', async (t) => {
   const { h, account } = await start(t)
   const pets = h.pets!
-  const readOnly = await h.services.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test', scopes: ['pets:read'] })
-  const expiring = await h.services.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test', scopes: ['pets:read'], expiresAt: '2027-01-01T00:10:00Z' })
-  const write = (key: string) => pets.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })
+  const readOnly = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.accountId,
+    environment: 'test',
+    scopes: ['pets:read'],
+  })
+  const expiring = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.accountId,
+    environment: 'test',
+    scopes: ['pets:read'],
+    expiresAt: '2027-01-01T00:10:00Z',
+  })
+  const write = (key: string) =>
+    pets.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })
 
   assert.equal(errorOf(await write(readOnly.key)).code, 'insufficient_scope')
   assert.equal(errorOf(await write('ps_test_unknownunknownunknown')).code, 'invalid_api_key')
@@ -138,11 +182,33 @@ test('a key without the scope that is unknown, revoked or expired is 401 first; 
 test('a roll keeps the scopes: the new secret can do exactly what the old one could', async (t) => {
   const { h, account } = await start(t)
   const pets = h.pets!
-  const old = await h.services.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test', scopes: ['pets:read', 'messages:write'] })
+  const old = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.accountId,
+    environment: 'test',
+    scopes: ['pets:read', 'messages:write'],
+  })
   const { created } = await h.services.accounts.rollApiKey({ keyId: old.id, graceSeconds: 0, actor: testActor })
   assert.deepEqual(created.scopes, ['pets:read', 'messages:write'])
   assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(created.key) })).statusCode, 200)
-  assert.equal((await h.app.inject({ method: 'POST', url: '/messages', headers: bearer(created.key), payload: { message: 'hi' } })).statusCode, 202)
-  assert.equal(errorOf(await pets.inject({ method: 'POST', url: '/v1/pets', headers: bearer(created.key), payload: { name: 'Rex', categoryId: 1 } })).code, 'insufficient_scope')
-  assert.equal(errorOf(await pets.inject({ url: '/v1/store/orders', headers: bearer(created.key) })).code, 'insufficient_scope')
+  assert.equal(
+    (await h.app.inject({ method: 'POST', url: '/messages', headers: bearer(created.key), payload: { message: 'hi' } }))
+      .statusCode,
+    202,
+  )
+  assert.equal(
+    errorOf(
+      await pets.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: bearer(created.key),
+        payload: { name: 'Rex', categoryId: 1 },
+      }),
+    ).code,
+    'insufficient_scope',
+  )
+  assert.equal(
+    errorOf(await pets.inject({ url: '/v1/store/orders', headers: bearer(created.key) })).code,
+    'insufficient_scope',
+  )
 })

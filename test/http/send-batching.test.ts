@@ -25,13 +25,14 @@ const inCheckPhase = (fn: (events: string[]) => void) =>
 test('responses finished in one turn are sent together at its end, in the order they were finished', async () => {
   const batcher = createSendBatcher()
   const sent: string[] = []
-  for (const name of ['a', 'b', 'c']) batcher.onSend(request, reply, name, (_error, payload) => void sent.push(payload as string))
+  for (const name of ['a', 'b', 'c'])
+    batcher.onSend(request, reply, name, (_error, payload) => void sent.push(payload as string))
   assert.deepEqual(sent, [], 'nothing is sent before the turn ends')
   await new Promise((resolve) => setImmediate(resolve))
   assert.deepEqual(sent, ['a', 'b', 'c'])
 })
 
-test('the answers of a commit group are sent in the group\'s own turn, once the promises it settled have run', async () => {
+test("the answers of a commit group are sent in the group's own turn, once the promises it settled have run", async () => {
   const batcher = createSendBatcher()
   const events = await inCheckPhase((events) => {
     const answers = [1, 2, 3].map((n) => Promise.resolve(n))
@@ -54,7 +55,7 @@ test('a response finished in the check phase without a group is sent in the next
   assert.deepEqual(events, ['sent', 'next turn'])
 })
 
-test('a send that throws becomes that request\'s error (as Fastify does for async onSend hooks); the others still go', async () => {
+test("a send that throws becomes that request's error (as Fastify does for async onSend hooks); the others still go", async () => {
   const batcher = createSendBatcher()
   const calls: unknown[][] = []
   batcher.onSend(request, reply, 'bad', (...args) => {

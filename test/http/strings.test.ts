@@ -12,7 +12,11 @@ import { bearer, errorOf } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'
 
 type Doc = Record<string, any>
-type App = { inject: (o: Record<string, unknown>) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string; json: () => any }> }
+type App = {
+  inject: (
+    o: Record<string, unknown>,
+  ) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string; json: () => any }>
+}
 
 interface StringField {
   operation: string
@@ -25,7 +29,8 @@ interface StringField {
   op: Doc
 }
 
-const resolve = (doc: Doc, schema: Doc): Doc => (typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema)
+const resolve = (doc: Doc, schema: Doc): Doc =>
+  typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema
 
 /** Every string of a request of the document: path and query parameters, and the fields of JSON bodies. */
 function stringFields(doc: Doc): StringField[] {
@@ -35,14 +40,21 @@ function stringFields(doc: Doc): StringField[] {
     for (const parameter of (op.parameters ?? []) as Doc[]) {
       const schema = resolve(doc, parameter.schema ?? {})
       if (schema.type === 'string' && (parameter.in === 'path' || parameter.in === 'query')) {
-        fields.push({ ...at, in: parameter.in, name: parameter.name, schema, description: parameter.description ?? schema.description ?? '' })
+        fields.push({
+          ...at,
+          in: parameter.in,
+          name: parameter.name,
+          schema,
+          description: parameter.description ?? schema.description ?? '',
+        })
       }
     }
     const body = op.requestBody?.content?.['application/json']?.schema
     if (!body) continue
     for (const [name, property] of Object.entries((resolve(doc, body).properties ?? {}) as Doc)) {
       const schema = { ...resolve(doc, property), ...(property.$ref ? {} : property) }
-      if (schema.type === 'string') fields.push({ ...at, in: 'body', name, schema, description: schema.description ?? '' })
+      if (schema.type === 'string')
+        fields.push({ ...at, in: 'body', name, schema, description: schema.description ?? '' })
     }
   }
   return fields
@@ -55,7 +67,8 @@ function sampleOf(doc: Doc, schema: Doc): unknown {
   if (s.type === 'integer') return s.minimum ?? 1
   if (s.type === 'boolean') return false
   if (s.type === 'string') return s.format === 'date-time' ? '2027-01-01T00:00:00Z' : 'Rex'
-  if (s.type === 'object') return Object.fromEntries(((s.required ?? []) as string[]).map((name) => [name, sampleOf(doc, s.properties[name])]))
+  if (s.type === 'object')
+    return Object.fromEntries(((s.required ?? []) as string[]).map((name) => [name, sampleOf(doc, s.properties[name])]))
   throw new Error(`no sample for ${JSON.stringify(s)}`)
 }
 
@@ -84,7 +97,12 @@ test('every free-text string of a request has a pattern refusing U+0000 and a de
       const where = `${field.operation} ${field.in} ${field.name}`
       names.push(field.name)
       if (field.schema.enum) {
-        assert.ok(field.schema.enum.every((v: string) => !v.includes('\0') && (v as string & { isWellFormed(): boolean }).isWellFormed()), where)
+        assert.ok(
+          field.schema.enum.every(
+            (v: string) => !v.includes('\0') && (v as string & { isWellFormed(): boolean }).isWellFormed(),
+          ),
+          where,
+        )
         continue
       }
       const pattern = field.schema.pattern as string
@@ -101,7 +119,8 @@ test('every free-text string of a request has a pattern refusing U+0000 and a de
     }
   }
   // The walk finds what it should (a guard for the walk itself, not the list of what is checked).
-  for (const name of ['name', 'cursor', 'shipDate', 'message', 'id', 'status']) assert.ok(names.includes(name), `${name} not found in ${names.join(', ')}`)
+  for (const name of ['name', 'cursor', 'shipDate', 'message', 'id', 'status'])
+    assert.ok(names.includes(name), `${name} not found in ${names.join(', ')}`)
 })
 
 test('each such string with U+0000 (and in a body, a lone surrogate) is a 400 with a documented code naming the field', async (t) => {
@@ -116,10 +135,13 @@ test('each such string with U+0000 (and in a body, a lone surrogate) is a 400 wi
       const values = field.in === 'body' ? ['R\\u0000x', 'Rex\\ud800'] : ['R%00x']
       for (const value of values) {
         const where = `${field.operation} ${field.in} ${field.name} = ${value}`
-        const path = field.path.replace(/\{([^}]+)\}/g, (_, name: string) => (field.in === 'path' && name === field.name ? value : '1'))
+        const path = field.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+          field.in === 'path' && name === field.name ? value : '1',
+        )
         const query = field.in === 'query' ? `?${field.name}=${value}` : ''
         // The JSON text written by hand around the value: its escapes are sent as written.
-        const payload = field.in === 'body' ? stringify({ ...example, [field.name]: '@@' })!.replace('"@@"', `"${value}"`) : undefined
+        const payload =
+          field.in === 'body' ? stringify({ ...example, [field.name]: '@@' })!.replace('"@@"', `"${value}"`) : undefined
         const response = await app.inject({
           method: field.method,
           url: base + path + query,
@@ -128,7 +150,10 @@ test('each such string with U+0000 (and in a body, a lone surrogate) is a 400 wi
         })
         const error = errorOf(response)
         assert.equal(response.statusCode, 400, `${where}: ${response.body}`)
-        assert.ok(documented.includes(error.code), `${where}: ${error.code} is not among the documented ${documented.join(', ')}`)
+        assert.ok(
+          documented.includes(error.code),
+          `${where}: ${error.code} is not among the documented ${documented.join(', ')}`,
+        )
         assert.equal(error.code, field.in === 'body' ? 'invalid_body' : 'invalid_parameter', where)
         assert.ok(error.message.includes(`'${field.name}'`), `${where}: ${error.message}`)
         assert.match(error.message, /must not contain U\+0000 or an unpaired surrogate/, where)

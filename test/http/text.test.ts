@@ -29,7 +29,12 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   const { key } = await h.newAccount()
   const pets = h.pets!
   const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-    (url === '/messages' ? h.app : pets).inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': 'application/json', ...headers }, payload: body })
+    (url === '/messages' ? h.app : pets).inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(key), 'content-type': 'application/json', ...headers },
+      payload: body,
+    })
   return { h, key, pets, post }
 }
 
@@ -61,19 +66,39 @@ test('U+0000 in a path id or a query parameter is a 400 naming it', async (t) =>
   const { h, key, pets } = await setup(t)
   expectError(await h.app.inject({ url: '/messages/msg_%00', headers: bearer(key) }), 400, 'invalid_parameter', "'id'")
   expectError(await pets.inject({ url: '/v1/pets/%00', headers: bearer(key) }), 400, 'invalid_parameter', "'petId'")
-  expectError(await pets.inject({ url: '/v1/pets?cursor=a%00b', headers: bearer(key) }), 400, 'invalid_parameter', "'cursor'")
+  expectError(
+    await pets.inject({ url: '/v1/pets?cursor=a%00b', headers: bearer(key) }),
+    400,
+    'invalid_parameter',
+    "'cursor'",
+  )
 })
 
 test('U+0000 in an Idempotency-Key is a 400 invalid_idempotency_key, on both interfaces', async (t) => {
   const { post } = await setup(t)
   const headers = { 'idempotency-key': 'abc\u0000def' }
-  expectError(await post('/v1/pets', '{"name":"Rex","categoryId":1}', headers), 400, 'invalid_idempotency_key', 'Idempotency-Key')
+  expectError(
+    await post('/v1/pets', '{"name":"Rex","categoryId":1}', headers),
+    400,
+    'invalid_idempotency_key',
+    'Idempotency-Key',
+  )
   expectError(await post('/messages', '{"message":"hi"}', headers), 400, 'invalid_idempotency_key', 'Idempotency-Key')
 })
 
 test('U+0000 in an admin id is a 400 naming it', async (t) => {
   const { h, pets } = await setup(t)
   const token = await loadOrCreateSecret(h.handle.db, ADMIN_TOKEN_SETTING)
-  expectError(await pets.inject({ url: '/admin/accounts/acct_%00/usage', headers: bearer(token) }), 400, 'invalid_parameter', "'id'")
-  expectError(await pets.inject({ method: 'POST', url: '/admin/keys/key_%00/unban', headers: bearer(token) }), 400, 'invalid_parameter', "'id'")
+  expectError(
+    await pets.inject({ url: '/admin/accounts/acct_%00/usage', headers: bearer(token) }),
+    400,
+    'invalid_parameter',
+    "'id'",
+  )
+  expectError(
+    await pets.inject({ method: 'POST', url: '/admin/keys/key_%00/unban', headers: bearer(token) }),
+    400,
+    'invalid_parameter',
+    "'id'",
+  )
 })

@@ -18,7 +18,13 @@ test('20 simultaneous POSTs with one key and body: one pet, the others replay it
       }),
     ),
   )
-  const results = await Promise.all(responses.map(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), body: await r.text() })))
+  const results = await Promise.all(
+    responses.map(async (r) => ({
+      status: r.status,
+      replayed: r.headers.get('idempotent-replayed'),
+      body: await r.text(),
+    })),
+  )
   const created = results.filter((r) => r.status === 201 && r.replayed === null)
   assert.equal(created.length, 1, JSON.stringify(results.map((r) => [r.status, r.replayed])))
   for (const r of results) {

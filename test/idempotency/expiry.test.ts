@@ -48,7 +48,10 @@ test('purgeExpired() deletes the records older than 24 h and keeps the others', 
   assert.equal((await keyRows(h)).length, 3)
   h.clock.set(new Date('2027-01-02T00:00:00Z'))
   assert.equal(await h.app.idempotency.purgeExpired(), 2)
-  assert.deepEqual((await keyRows(h)).map((r) => r.idempotency_key), ['young'])
+  assert.deepEqual(
+    (await keyRows(h)).map((r) => r.idempotency_key),
+    ['young'],
+  )
   assert.equal(await h.app.idempotency.purgeExpired(), 0)
   const replay = await postPet(h, key, '"young"', REX)
   assert.equal(replay.headers['idempotent-replayed'], 'true', 'a live record survives the purge')

@@ -12,7 +12,11 @@ test('same key, different body: 422 idempotency_key_reused; nothing is created a
   const h = await startHarness(t)
   const { key, accountId } = await h.newAccount(roomy)
   const first = await postPet(h, key, '"k"', REX)
-  for (const other of ['{"name":"Max","categoryId":7,"status":"available"}', '{"name":"Rex","categoryId":7}', '{"name":"Rex","categoryId":8,"status":"available"}']) {
+  for (const other of [
+    '{"name":"Max","categoryId":7,"status":"available"}',
+    '{"name":"Rex","categoryId":7}',
+    '{"name":"Rex","categoryId":8,"status":"available"}',
+  ]) {
     const res = await postPet(h, key, '"k"', other)
     expectCode(res, 422, 'idempotency_key_reused')
     limitHeaders(res)

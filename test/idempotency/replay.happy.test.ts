@@ -65,13 +65,27 @@ test('different keys, or no key at all, create different pets', async (t) => {
   }
   assert.equal(ids.size, 4)
   assert.equal((await petsOf(h, accountId)).length, 4)
-  assert.deepEqual((await keyRows(h)).map((r) => [r.idempotency_key, r.state]), [['a', 'done'], ['b', 'done']], 'no record without a key')
+  assert.deepEqual(
+    (await keyRows(h)).map((r) => [r.idempotency_key, r.state]),
+    [
+      ['a', 'done'],
+      ['b', 'done'],
+    ],
+    'no record without a key',
+  )
 })
 
 test('keys of 1 and 255 characters, and quoted keys with escapes and spaces, are accepted', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount(roomy)
-  for (const idempotencyKey of ['x', 'k'.repeat(255), `"${'q'.repeat(255)}"`, '"a b"', '"say \\"hi\\" \\\\ bye"', '~!#$%&*+-.^_`|']) {
+  for (const idempotencyKey of [
+    'x',
+    'k'.repeat(255),
+    `"${'q'.repeat(255)}"`,
+    '"a b"',
+    '"say \\"hi\\" \\\\ bye"',
+    '~!#$%&*+-.^_`|',
+  ]) {
     const res = await postPet(h, key, idempotencyKey)
     assert.equal(res.statusCode, 201, `${idempotencyKey}: ${res.body}`)
     assert.equal((await postPet(h, key, idempotencyKey)).headers['idempotent-replayed'], 'true', idempotencyKey)

@@ -21,7 +21,11 @@ export function keyRows(h: Harness) {
 export const roomy = { plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 }
 
 /** Asserts the Error shape, the status and the code of an inject response; returns the body. */
-export function expectCode(res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
+export function expectCode(
+  res: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  code: string,
+) {
   const body = errorOf(res)
   assert.equal(res.statusCode, status, res.body)
   assert.equal(body.code, code, res.body)

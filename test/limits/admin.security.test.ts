@@ -16,7 +16,13 @@ test('without the admin token: 401 on usage and unban, and the ban stays', async
 
   const token = await loadOrCreateSecret(h.handle.db, ADMIN_TOKEN_SETTING)
   const wrongToken = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')
-  for (const headers of [{}, bearer(key), bearer(wrongToken), bearer(token.slice(0, -1)), { authorization: `Basic ${token}` }]) {
+  for (const headers of [
+    {},
+    bearer(key),
+    bearer(wrongToken),
+    bearer(token.slice(0, -1)),
+    { authorization: `Basic ${token}` },
+  ]) {
     const usage = await h.app.inject({ url: `/admin/accounts/${accountId}/usage`, headers })
     assert.equal(usage.statusCode, 401, usage.body)
     errorOf(usage)

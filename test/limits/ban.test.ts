@@ -73,7 +73,10 @@ test('a banned key is refused on every operation', async (t) => {
   expect429(await list(h, key), 'temporarily_banned')
   h.clock.set(Date.parse('2027-01-01T00:01:00Z'))
   const json = { ...bearer(key), 'content-type': 'application/json' }
-  expect429(await h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex","categoryId":1}' }), 'temporarily_banned')
+  expect429(
+    await h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex","categoryId":1}' }),
+    'temporarily_banned',
+  )
   expect429(await h.app.inject({ url: '/v1/pets/1', headers: bearer(key) }), 'temporarily_banned')
   expect429(await h.app.inject({ url: '/v1/pets?limit=0', headers: bearer(key) }), 'temporarily_banned')
 })

@@ -23,7 +23,11 @@ type After = { after: (fn: () => Promise<void> | void) => void }
 
 /** `n` processes spinning forever (killed after the test): the machine's CPUs stay saturated. */
 async function saturateCpus(t: After, n: number): Promise<void> {
-  const children = Array.from({ length: n }, () => spawn(process.execPath, ['-e', 'process.stdout.write("spinning\\n"); for (;;) {}'], { stdio: ['ignore', 'pipe', 'ignore'] }))
+  const children = Array.from({ length: n }, () =>
+    spawn(process.execPath, ['-e', 'process.stdout.write("spinning\\n"); for (;;) {}'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  )
   t.after(() => children.forEach((c) => c.kill('SIGKILL')))
   await Promise.all(children.map((c) => new Promise((resolve) => c.stdout.once('data', resolve))))
 }
@@ -41,13 +45,25 @@ async function startListening(t: After) {
   await redis.start()
   const backend = await testBackend(t)
   // The default REDIS_TIMEOUT_MS (50 ms): what production runs with.
-  const config = loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix() }, { databaseUrl: backend.url })
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix() },
+    { databaseUrl: backend.url },
+  )
   assert.equal(config.redisTimeoutMs, 50)
   const { log, count } = captureLog()
   const store = await createRateLimitStore(config, log)
   const clock = createManualClock(new Date('2027-01-01T00:00:05Z'))
   const h = backend.handle
-  const app = await buildApp({ config, db: h.db, pool: h.pool, reads: h.reads, engine: h.engine, clock, rateLimitStore: store, logger: false })
+  const app = await buildApp({
+    config,
+    db: h.db,
+    pool: h.pool,
+    reads: h.reads,
+    engine: h.engine,
+    clock,
+    rateLimitStore: store,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
     await store.close()
@@ -58,7 +74,11 @@ async function startListening(t: After) {
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   const account = await app.accounts.createAccount({ actor: testActor, name: 'burst', plan: 'free' })
-  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+  const { key } = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+  })
   return { origin: `http://127.0.0.1:${address.port}`, key, outages: () => count(OUTAGE), redis }
 }
 
@@ -67,7 +87,9 @@ async function burst(origin: string, key: string, n: number): Promise<Record<str
   const tally: Record<string, number> = {}
   await Promise.all(
     Array.from({ length: n }, async () => {
-      const response = await fetch(`${origin}/v1/pets`, { headers: { authorization: `Bearer ${key}`, connection: 'close' } })
+      const response = await fetch(`${origin}/v1/pets`, {
+        headers: { authorization: `Bearer ${key}`, connection: 'close' },
+      })
       const body = (await response.json()) as { code?: string }
       const outcome = response.status === 200 ? '200' : `${response.status} ${body.code}`
       tally[outcome] = (tally[outcome] ?? 0) + 1

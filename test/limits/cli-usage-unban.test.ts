@@ -32,7 +32,11 @@ async function listeningOnFile(t: TestContext) {
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   const url = `http://127.0.0.1:${address.port}`
   const account = await app.accounts.createAccount({ actor: testActor, name: 'cli', plan: 'free' })
-  const key = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+  const key = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+  })
   const list = () => app.inject({ url: '/v1/pets', headers: bearer(key.key) })
   const send = async (n: number, status: number) => {
     for (let i = 0; i < n; i++) assert.equal((await list()).statusCode, status, `request ${i + 1}`)
@@ -64,7 +68,11 @@ test('accounts usage --json: the minute and day counts of the requests sent, no 
     bans: [],
   })
   const again = await s.cliJson<Usage>(['accounts', 'usage', s.accountId])
-  assert.deepEqual(again.windows.map((w) => w.used), [5, 12], 'asking for usage consumes nothing')
+  assert.deepEqual(
+    again.windows.map((w) => w.used),
+    [5, 12],
+    'asking for usage consumes nothing',
+  )
 })
 
 test('a ban shows in accounts usage; keys unban lifts it; the key is admitted when the quota allows', async (t) => {
@@ -74,7 +82,11 @@ test('a ban shows in accounts usage; keys unban lifts it; the key is admitted wh
   expect429(await s.list(), 'temporarily_banned')
   const banned = await s.cliJson<Usage>(['accounts', 'usage', s.accountId])
   assert.deepEqual(banned.bans, [{ keyId: s.keyId, until: new Date(T0 + 900_000).toISOString() }])
-  assert.deepEqual(banned.windows.map((w) => w.used), [60, 60], 'refused requests are not counted')
+  assert.deepEqual(
+    banned.windows.map((w) => w.used),
+    [60, 60],
+    'refused requests are not counted',
+  )
 
   const human = await s.cli(['accounts', 'usage', s.accountId])
   assert.equal(human.code, 0, human.stderr)
@@ -93,6 +105,8 @@ test('keys unban and accounts usage fail on one line for an unknown id or an unr
   const s = await listeningOnFile(t)
   assert.match(oneLineFailure(await s.cli(['keys', 'unban', 'no-such-key'])), /no-such-key/)
   assert.match(oneLineFailure(await s.cli(['accounts', 'usage', 'no-such-account'])), /no-such-account/)
-  const unreachable = await runCli(['accounts', 'usage', s.accountId, '--url', 'http://127.0.0.1:9'], { DATABASE_URL: s.app.config.databaseUrl })
+  const unreachable = await runCli(['accounts', 'usage', s.accountId, '--url', 'http://127.0.0.1:9'], {
+    DATABASE_URL: s.app.config.databaseUrl,
+  })
   assert.match(oneLineFailure(unreachable), /cannot reach the service/)
 })

@@ -20,35 +20,64 @@ import { createRedisClient } from '../../src/modules/limits/redis.store.js'
 import { pollUntil, within } from '../helpers/within.js'
 import { testActor } from '../helpers/actors.js'
 
-async function startApp(t: { after: (fn: () => Promise<void>) => void }, redis: RedisServer, extraEnv: Record<string, string> = {}, plan: { plan: 'free' } | { plan: 'enterprise'; perMinute: number; perDay: number } = { plan: 'free' }) {
+async function startApp(
+  t: { after: (fn: () => Promise<void>) => void },
+  redis: RedisServer,
+  extraEnv: Record<string, string> = {},
+  plan: { plan: 'free' } | { plan: 'enterprise'; perMinute: number; perDay: number } = { plan: 'free' },
+) {
   const databaseUrl = await postgresSchema(t)
   const handle = openDatabase(databaseUrl, { poolSize: 2 })
   await migrateToLatest(handle.db)
-  const env = { LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix(), RATE_LIMIT_FALLBACK_DIVISOR: '3', ...extraEnv }
+  const env = {
+    LOG_LEVEL: 'silent',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: freshRedisPrefix(),
+    RATE_LIMIT_FALLBACK_DIVISOR: '3',
+    ...extraEnv,
+  }
   const config = loadConfig(env, { databaseUrl })
   const { log, count } = captureLog()
   const store = await createRateLimitStore(config, log)
   // Mid-minute, so that every request of the test falls in one minute window.
   const clock = createManualClock(new Date('2027-01-01T00:00:30Z'))
-  const app = await buildApp({ config, db: handle.db, pool: handle.pool, engine: handle.engine, clock, rateLimitStore: store, logger: false })
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    engine: handle.engine,
+    clock,
+    rateLimitStore: store,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
     await store.close()
     await handle.close()
   })
   const account = await app.accounts.createAccount({ actor: testActor, name: 'fallback', ...plan })
-  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+  const { key } = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+  })
   const get = (url: string) => within(app.inject({ url, headers: bearer(key) }), `GET ${url}`)
   return { app, count, get, clock, config }
 }
 
-const limitOf = (r: { headers: Record<string, unknown> }) => [r.headers['x-ratelimit-limit'], r.headers['x-ratelimit-remaining']]
+const limitOf = (r: { headers: Record<string, unknown> }) => [
+  r.headers['x-ratelimit-limit'],
+  r.headers['x-ratelimit-remaining'],
+]
 
 /**
  * Sends GET /v1/pets until Redis is down for it too: 20 a minute (60 ÷ 3) less the `admitted` ones this process
  * admitted earlier in the minute through Redis (it goes on counting from those), then 429.
  */
-async function assertLimitedPerInstance(get: (url: string) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>, admitted = 0) {
+async function assertLimitedPerInstance(
+  get: (url: string) => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>,
+  admitted = 0,
+) {
   for (let i = admitted + 1; i <= 20; i++) {
     const r = await get('/v1/pets')
     assert.equal(r.statusCode, 200, `request ${i} while Redis is down`)
@@ -82,13 +111,19 @@ test('Redis goes down: 200s up to 20 a minute (60 ÷ 3, counting the one it admi
   assert.equal(count(OUTAGE), 1, 'one warning for the whole outage')
 
   await redis.start()
-  await pollUntil('/readyz: redis ok again', async () => ((await get('/readyz')).json().checks.redis === 'ok' ? true : undefined))
+  await pollUntil('/readyz: redis ok again', async () =>
+    (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
+  )
   const back = await get('/v1/pets')
   assert.equal(back.statusCode, 200)
   assert.deepEqual(limitOf(back), ['60', '59'], 'the shared quota again (a restarted Redis starts empty)')
   assert.equal(count(RECOVERY), 1)
   assert.equal(count(OUTAGE), 1)
-  assert.deepEqual(printed.filter((line) => /ioredis|ECONNREFUSED|ECONNRESET/.test(line)), [], 'reported in the log only')
+  assert.deepEqual(
+    printed.filter((line) => /ioredis|ECONNREFUSED|ECONNRESET/.test(line)),
+    [],
+    'reported in the log only',
+  )
 })
 
 test('Redis not there at start: the app starts and serves at 20 a minute, warns once, and uses Redis once it is up', async (t) => {
@@ -102,12 +137,18 @@ test('Redis not there at start: the app starts and serves at 20 a minute, warns 
   assert.equal(count(OUTAGE), 1, 'one warning for the outage, at start or on the first request, not both')
 
   await redis.start()
-  await pollUntil('/readyz: redis ok', async () => ((await get('/readyz')).json().checks.redis === 'ok' ? true : undefined))
+  await pollUntil('/readyz: redis ok', async () =>
+    (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
+  )
   const shared = await get('/v1/pets')
   assert.equal(shared.statusCode, 200)
   assert.deepEqual(limitOf(shared), ['60', '59'])
   assert.equal(count(RECOVERY), 1)
-  assert.deepEqual(printed.filter((line) => /ioredis|ECONNREFUSED/.test(line)), [], 'reported in the log only')
+  assert.deepEqual(
+    printed.filter((line) => /ioredis|ECONNREFUSED/.test(line)),
+    [],
+    'reported in the log only',
+  )
 })
 
 /** GET /v1/pets and how long it took, in ms. */
@@ -132,7 +173,11 @@ test('a Redis that stops answering (SIGSTOP, connections open): one request pays
   })
   const first = await timedGet(get)
   assert.equal(first.response.statusCode, 200)
-  assert.deepEqual(limitOf(first.response), ['20', '18'], 'served by the fallback, which counted the request Redis admitted')
+  assert.deepEqual(
+    limitOf(first.response),
+    ['20', '18'],
+    'served by the fallback, which counted the request Redis admitted',
+  )
   assert.ok(first.ms < 200, `the request that found Redis hung took ${Math.round(first.ms)} ms (command timeout 50 ms)`)
   const rest: number[] = []
   for (let i = 0; i < 15; i++) {
@@ -141,7 +186,9 @@ test('a Redis that stops answering (SIGSTOP, connections open): one request pays
     rest.push(ms)
   }
   const total = rest.reduce((a, b) => a + b, 0)
-  t.diagnostic(`the request that found Redis paused: ${Math.round(first.ms)} ms; the next 15: ${Math.round(total)} ms in all`)
+  t.diagnostic(
+    `the request that found Redis paused: ${Math.round(first.ms)} ms; the next 15: ${Math.round(total)} ms in all`,
+  )
   // Paying the timeout on each would be 15 × 50 ms at least (750 ms; 15 × 250 ms before the breaker).
   assert.ok(total < 400, `15 more requests took ${Math.round(total)} ms in all: ${rest.map(Math.round).join(', ')}`)
   assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
@@ -157,7 +204,12 @@ test('a ban survives a Redis outage (the fallback knows it) and a Redis restart 
   if (postgresOnly(t)) return
   const redis = await redisServer(t)
   await redis.start()
-  const { get, clock } = await startApp(t, redis, { RATE_LIMIT_BAN_THRESHOLD: '2', RATE_LIMIT_BAN_SECONDS: '900' }, { plan: 'enterprise', perMinute: 1, perDay: 100 })
+  const { get, clock } = await startApp(
+    t,
+    redis,
+    { RATE_LIMIT_BAN_THRESHOLD: '2', RATE_LIMIT_BAN_SECONDS: '900' },
+    { plan: 'enterprise', perMinute: 1, perDay: 100 },
+  )
   assert.equal((await get('/v1/pets')).statusCode, 200)
   const codes = []
   for (let i = 0; i < 4; i++) codes.push(errorOf(await get('/v1/pets')).code)
@@ -189,6 +241,9 @@ test('RATE_LIMIT_FALLBACK_DIVISOR is shared by the worker processes of an instan
   const { get } = await startApp(t, redis, { PETSTORE_WORKERS: '2' })
   const answers = []
   for (let i = 0; i < 12; i++) answers.push(await get('/v1/pets'))
-  assert.deepEqual(answers.map((r) => r.statusCode), [...Array(10).fill(200), 429, 429])
+  assert.deepEqual(
+    answers.map((r) => r.statusCode),
+    [...Array(10).fill(200), 429, 429],
+  )
   assert.deepEqual(limitOf(answers[0]!), ['10', '9'])
 })

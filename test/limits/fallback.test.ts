@@ -54,14 +54,26 @@ test('Redis down: each instance limits alone at quota ÷ 3 and warns once; Redis
     const results: ConsumeResult[] = []
     for (let n = 0; n < 25; n++) results.push(await consume(i, alone))
     assert.equal(results.filter((r) => r.admitted).length, 20, 'each instance admits 60 ÷ 3 on its own')
-    assert.deepEqual(results[0]!.windows.map((w) => [w.limit, w.used]), [[20, 1], [333, 1]], 'the quota of each window ÷ 3')
-    assert.deepEqual(results.slice(20).map((r) => r.admitted), [false, false, false, false, false])
+    assert.deepEqual(
+      results[0]!.windows.map((w) => [w.limit, w.used]),
+      [
+        [20, 1],
+        [333, 1],
+      ],
+      'the quota of each window ÷ 3',
+    )
+    assert.deepEqual(
+      results.slice(20).map((r) => r.admitted),
+      [false, false, false, false, false],
+    )
     assert.equal(i.store.degraded(), true)
     assert.equal(i.count(OUTAGE), 1, 'one warning for the outage, however many requests')
   }
   assert.equal((await consume(a, shared)).windows[0]!.limit, 20, 'every subject is limited per instance meanwhile')
   // Let the clients try (and fail) to reconnect at least once while Redis is down, as in any real outage.
-  await pollUntil('a failed reconnection attempt', async () => (a.reconnects() >= 2 && b.reconnects() >= 2 ? true : undefined))
+  await pollUntil('a failed reconnection attempt', async () =>
+    a.reconnects() >= 2 && b.reconnects() >= 2 ? true : undefined,
+  )
   for (let n = 0; n < 5; n++) assert.equal((await consume(a, alone)).admitted, false)
   assert.equal(a.count(OUTAGE), 1, 'still one warning')
 
@@ -81,7 +93,11 @@ test('Redis down: each instance limits alone at quota ÷ 3 and warns once; Redis
   const after = fresh('account')
   const results = await Promise.all(Array.from({ length: 70 }, (_, i) => consume(i % 2 ? a : b, after)))
   assert.equal(results.filter((r) => r.admitted).length, 60, 'one exact quota across both instances again')
-  assert.deepEqual(printed.filter((line) => /ioredis|ECONNREFUSED/.test(line)), [], 'the outage is reported in the log only, not printed')
+  assert.deepEqual(
+    printed.filter((line) => /ioredis|ECONNREFUSED/.test(line)),
+    [],
+    'the outage is reported in the log only, not printed',
+  )
 })
 
 test('a second outage is warned about again, once', async (t) => {
@@ -106,11 +122,16 @@ test('Redis lost mid-window: each instance goes on from what it admitted in the 
   const redis = await redisServer(t)
   await redis.start()
   const prefix = freshRedisPrefix()
-  const instances = [await instance(redis.url, prefix), await instance(redis.url, prefix), await instance(redis.url, prefix)]
+  const instances = [
+    await instance(redis.url, prefix),
+    await instance(redis.url, prefix),
+    await instance(redis.url, prefix),
+  ]
   t.after(async () => {
     for (const i of instances) await i.store.close()
   })
-  const consume = (i: (typeof instances)[number], subject: string) => within(i.store.consume({ subject, windows: QUOTA, now: T0 + 5_000 }), 'consume')
+  const consume = (i: (typeof instances)[number], subject: string) =>
+    within(i.store.consume({ subject, windows: QUOTA, now: T0 + 5_000 }), 'consume')
   const admitted = async (i: (typeof instances)[number], subject: string, n: number) => {
     let count = 0
     for (let k = 0; k < n; k++) if ((await consume(i, subject)).admitted) count++

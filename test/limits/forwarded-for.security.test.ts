@@ -31,11 +31,24 @@ async function relay(t: After, origin: string): Promise<string> {
   const server = createServer((req, res) => {
     const seen = req.socket.remoteAddress!
     const prior = req.headers['x-forwarded-for']
-    const headers: IncomingHttpHeaders = { ...req.headers, 'x-forwarded-for': prior ? `${String(prior)}, ${seen}` : seen }
-    const upstream = request({ host: target.hostname, port: target.port, localAddress: '127.0.0.1', method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers)
-      answer.pipe(res)
-    })
+    const headers: IncomingHttpHeaders = {
+      ...req.headers,
+      'x-forwarded-for': prior ? `${String(prior)}, ${seen}` : seen,
+    }
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        localAddress: '127.0.0.1',
+        method: req.method,
+        path: req.url,
+        headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers)
+        answer.pipe(res)
+      },
+    )
     upstream.on('error', () => res.destroy())
     req.pipe(upstream)
   })
@@ -56,7 +69,8 @@ async function service(t: After, trustProxy: string) {
 /** 70 bad-key requests, the i-th with the headers `forged(i)`; the statuses. */
 async function guesses(url: string, forged: (i: number) => Record<string, string>, from?: string): Promise<number[]> {
   const statuses: number[] = []
-  for (let i = 0; i < 70; i++) statuses.push(await get(`${url}/v1/pets`, { authorization: `Bearer ps_test_guess${i}`, ...forged(i) }, from))
+  for (let i = 0; i < 70; i++)
+    statuses.push(await get(`${url}/v1/pets`, { authorization: `Bearer ps_test_guess${i}`, ...forged(i) }, from))
   return statuses
 }
 
@@ -77,7 +91,9 @@ for (const trustProxy of ['127.0.0.1', '127.0.0.1/32, 10.0.0.0/8', '1']) {
     const { h, clients } = await service(t, trustProxy)
     const proxy = await relay(t, h.baseUrl)
     // The client pretends to be others, and to be behind other trusted proxies (10.0.0.1, 127.0.0.1).
-    const forged = (i: number) => ({ 'x-forwarded-for': i % 2 ? `203.0.113.${i}, 10.0.0.1` : `198.51.100.${i}, 127.0.0.1` })
+    const forged = (i: number) => ({
+      'x-forwarded-for': i % 2 ? `203.0.113.${i}, 10.0.0.1` : `198.51.100.${i}, 127.0.0.1`,
+    })
     assert.deepEqual(await guesses(proxy, forged, '127.0.0.2'), LIMITED)
     assert.deepEqual(clients(), new Set(['127.0.0.2']), 'the address the proxy saw')
     // Another client behind the same proxy has its own budget.

@@ -23,12 +23,30 @@ test('keyed requests: 200, 201, 400, 404 pet_not_found, 413 and 429 all carry th
   const json = { ...auth, 'content-type': 'application/json' }
   const cases: [string, number, () => Promise<Res>][] = [
     ['list', 200, () => h.app.inject({ url: '/v1/pets', headers: auth })],
-    ['create', 201, () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex","categoryId":1}' })],
+    [
+      'create',
+      201,
+      () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex","categoryId":1}' }),
+    ],
     ['bad query', 400, () => h.app.inject({ url: '/v1/pets?limit=0', headers: auth })],
-    ['bad body', 400, () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex"}' })],
+    [
+      'bad body',
+      400,
+      () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex"}' }),
+    ],
     ['bad path parameter', 400, () => h.app.inject({ url: '/v1/pets/abc', headers: auth })],
     ['pet_not_found', 404, () => h.app.inject({ url: '/v1/pets/999999', headers: auth })],
-    ['too large', 413, () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }) })],
+    [
+      'too large',
+      413,
+      () =>
+        h.app.inject({
+          method: 'POST',
+          url: '/v1/pets',
+          headers: json,
+          payload: JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }),
+        }),
+    ],
   ]
   let expected = 60
   for (const [what, status, send] of cases) {
@@ -46,7 +64,12 @@ test('410 of the sunset getPet carries the account headers', async (t) => {
   const { key } = await h.newAccount()
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
   h.clock.set(new Date('2031-01-01T00:00:30Z'))
-  const headers = expectHeaders(await h.app.inject({ url: `/v1/pets/${pet.id}`, headers: bearer(key) }), 410, FREE_POLICY, 'sunset')
+  const headers = expectHeaders(
+    await h.app.inject({ url: `/v1/pets/${pet.id}`, headers: bearer(key) }),
+    410,
+    FREE_POLICY,
+    'sunset',
+  )
   assert.equal(headers.remaining, 59)
 })
 
@@ -54,7 +77,12 @@ test('500 carries the headers too', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
   const { key } = await h.newAccount()
   await sql`DROP TABLE pets`.execute(h.handle.db)
-  const headers = expectHeaders(await h.app.inject({ url: '/v1/pets', headers: bearer(key) }), 500, FREE_POLICY, 'internal error')
+  const headers = expectHeaders(
+    await h.app.inject({ url: '/v1/pets', headers: bearer(key) }),
+    500,
+    FREE_POLICY,
+    'internal error',
+  )
   assert.equal(headers.remaining, 59)
 })
 

@@ -30,7 +30,13 @@ test('Remaining counts down by one per request, this one included, and stops at 
   for (let i = 0; i < 3; i++) {
     const refused = await list(h, key)
     expect429(refused, 'rate_limit_exceeded')
-    assert.deepEqual(limitHeaders(refused), { limit: 60, remaining: 0, reset: epoch('2027-01-01T00:01:00Z'), policy: FREE_POLICY, rateLimit: '"minute";r=0;t=30' })
+    assert.deepEqual(limitHeaders(refused), {
+      limit: 60,
+      remaining: 0,
+      reset: epoch('2027-01-01T00:01:00Z'),
+      policy: FREE_POLICY,
+      rateLimit: '"minute";r=0;t=30',
+    })
   }
 })
 
@@ -85,7 +91,10 @@ test('Reset and t at window edges: exactly on a boundary the window is a full mi
 })
 
 test('requests without a valid key show the per-address window (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE)', async (t) => {
-  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:20Z'), env: { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '25' } })
+  const h = await startHarness(t, {
+    now: new Date('2027-01-01T00:00:20Z'),
+    env: { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '25' },
+  })
   const res = await h.app.inject({ url: '/v1/pets', headers: bearer('ps_test_nope') })
   assert.equal(res.statusCode, 401)
   assert.deepEqual(limitHeaders(res), {

@@ -5,7 +5,13 @@ import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
 
 type Doc = Record<string, any>
-const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']
+const LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+]
 
 async function documentOf(t: Parameters<typeof startHarness>[0]): Promise<Doc> {
   const h = await startHarness(t)
@@ -33,7 +39,9 @@ test('every operation declares a 429 with the Error body and an integer Retry-Af
     const tooMany = op.responses?.['429']
     assert.ok(tooMany, `${name} declares no 429`)
     assert.equal(tooMany.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', name)
-    const retryAfter = Object.entries(tooMany.headers ?? {}).find(([header]) => header.toLowerCase() === 'retry-after')?.[1] as Doc | undefined
+    const retryAfter = Object.entries(tooMany.headers ?? {}).find(
+      ([header]) => header.toLowerCase() === 'retry-after',
+    )?.[1] as Doc | undefined
     assert.ok(retryAfter, `${name}: 429 without Retry-After`)
     assert.equal(retryAfter.schema.type, 'integer', name)
     assert.equal(retryAfter.schema.minimum, 1, name)
@@ -45,7 +53,8 @@ test('every response of every operation declares the X-RateLimit-* and IETF Rate
   for (const [name, op] of operations(doc)) {
     for (const [status, response] of Object.entries(op.responses as Doc)) {
       const names = headerNames(response as Doc)
-      for (const header of LIMIT_HEADERS) assert.ok(names.includes(header.toLowerCase()), `${name} ${status} does not declare ${header}`)
+      for (const header of LIMIT_HEADERS)
+        assert.ok(names.includes(header.toLowerCase()), `${name} ${status} does not declare ${header}`)
       for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
         assert.equal((response as Doc).headers[header].schema.type, 'integer', `${name} ${status} ${header}`)
       }

@@ -60,7 +60,11 @@ test('enterprise: the figures set on the account apply (7/min, 20/day)', async (
 test('the quota is per account: a second key of the account shares it, another account has its own', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T08:00:00Z') })
   const first = await h.newAccount()
-  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: first.accountId, environment: 'test' })
+  const second = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId: first.accountId,
+    environment: 'test',
+  })
   const stranger = await h.newAccount()
   await spend(h, first.key, 30)
   await spend(h, second.key, 30)

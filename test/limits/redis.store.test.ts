@@ -33,7 +33,10 @@ test('redis: two instances on one Redis share one quota exactly, even with their
     Array.from({ length: 60 }, (_, i) => i + 1),
   )
   for (const store of [a, b]) {
-    assert.deepEqual((await store.usage({ subject, windows: windows(60, 1000), now: T0 + 5000 })).windows.map((w) => w.used), [60, 60])
+    assert.deepEqual(
+      (await store.usage({ subject, windows: windows(60, 1000), now: T0 + 5000 })).windows.map((w) => w.used),
+      [60, 60],
+    )
   }
 
   const key = fresh('key')
@@ -41,9 +44,17 @@ test('redis: two instances on one Redis share one quota exactly, even with their
   await a.consume({ subject, windows: windows(60, 1000), now: T0 + 6000, ban: rule })
   const started = await b.consume({ subject, windows: windows(60, 1000), now: T0 + 6000, ban: rule })
   assert.equal(started.banStarted, true, 'refusals seen by two instances add up to one count')
-  assert.equal(await a.bannedUntil({ subject: key, now: T0 + 7000 }), T0 + 6000 + 10 * MINUTE, 'a ban started on one instance binds on the other')
+  assert.equal(
+    await a.bannedUntil({ subject: key, now: T0 + 7000 }),
+    T0 + 6000 + 10 * MINUTE,
+    'a ban started on one instance binds on the other',
+  )
   assert.equal(await a.unban(key), true)
-  assert.equal(await b.bannedUntil({ subject: key, now: T0 + 7000 }), undefined, 'and lifting it on one lifts it everywhere')
+  assert.equal(
+    await b.bannedUntil({ subject: key, now: T0 + 7000 }),
+    undefined,
+    'and lifting it on one lifts it everywhere',
+  )
 })
 
 test('redis: every key the store writes expires: counters and refusals a grace minute after their window, bans with the ban', async (t) => {
@@ -90,7 +101,11 @@ test('redis: a count made in the last millisecond of a window is still there a m
   // later (another instance's clock, a slow network) would find the count gone and be admitted again.
   assert.ok((await store.client.pttl(counter)) > 1_000, 'the counter outlives the end of its window')
   assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, false)
-  assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last + 1 })).admitted, true, 'the next window starts from 0')
+  assert.equal(
+    (await store.consume({ subject, windows: windows(1, 100), now: last + 1 })).admitted,
+    true,
+    'the next window starts from 0',
+  )
 })
 
 test('redis: the decisions of one turn are one script call, and each request gets its own exact answer', async (t) => {
@@ -106,26 +121,45 @@ test('redis: the decisions of one turn are one script call, and each request get
   await store.consume({ subject: fresh('account'), windows: windows(10, 100), now }) // the script is loaded
   const scriptCalls = async () => {
     const stats = await store.client.info('commandstats')
-    return ['evalsha', 'eval'].reduce((n, cmd) => n + Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0)
+    return ['evalsha', 'eval'].reduce(
+      (n, cmd) => n + Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0),
+      0,
+    )
   }
   const before = await scriptCalls()
   const [small, large, banned, key] = [fresh('account'), fresh('account'), fresh('account'), fresh('key')]
   const rule = { subject: key, threshold: 2, durationMs: 10 * MINUTE }
   const inputs = Array.from({ length: 90 }, (_, i) =>
-    i % 3 === 0 ? { subject: small, windows: windows(10, 100), now } : i % 3 === 1 ? { subject: large, windows: windows(1000, 10_000), now } : { subject: banned, windows: windows(1, 100), now, ban: rule },
+    i % 3 === 0
+      ? { subject: small, windows: windows(10, 100), now }
+      : i % 3 === 1
+        ? { subject: large, windows: windows(1000, 10_000), now }
+        : { subject: banned, windows: windows(1, 100), now, ban: rule },
   )
   const results = await Promise.all(inputs.map((input) => store.consume(input)))
   assert.equal((await scriptCalls()) - before, 1, 'ninety decisions, one call')
   const of = (subject: string) => results.filter((_, i) => inputs[i]!.subject === subject)
-  assert.deepEqual(of(small).map((r) => r.admitted), [...Array(10).fill(true), ...Array(20).fill(false)])
-  assert.deepEqual(of(small).map((r) => r.windows[0]!.used), [...Array.from({ length: 10 }, (_, i) => i + 1), ...Array(20).fill(10)])
-  assert.deepEqual(of(large).map((r) => r.windows[0]!.used), Array.from({ length: 30 }, (_, i) => i + 1))
+  assert.deepEqual(
+    of(small).map((r) => r.admitted),
+    [...Array(10).fill(true), ...Array(20).fill(false)],
+  )
+  assert.deepEqual(
+    of(small).map((r) => r.windows[0]!.used),
+    [...Array.from({ length: 10 }, (_, i) => i + 1), ...Array(20).fill(10)],
+  )
+  assert.deepEqual(
+    of(large).map((r) => r.windows[0]!.used),
+    Array.from({ length: 30 }, (_, i) => i + 1),
+  )
   // One admitted, two refusals tolerated, the third starts the ban, and the rest find it.
-  assert.deepEqual(of(banned).map((r) => [r.admitted, r.banStarted ?? false, r.bannedUntil ?? 0]), [
-    [true, false, 0],
-    [false, false, 0],
-    [false, false, 0],
-    [false, true, now + 10 * MINUTE],
-    ...Array(26).fill([false, false, now + 10 * MINUTE]),
-  ])
+  assert.deepEqual(
+    of(banned).map((r) => [r.admitted, r.banStarted ?? false, r.bannedUntil ?? 0]),
+    [
+      [true, false, 0],
+      [false, false, 0],
+      [false, false, 0],
+      [false, true, now + 10 * MINUTE],
+      ...Array(26).fill([false, false, now + 10 * MINUTE]),
+    ],
+  )
 })

@@ -35,7 +35,11 @@ export function runBanContract(setup: Setup, test: Register): void {
     assert.equal(later.admitted, false, 'still banned in a later minute with quota free')
     assert.equal(later.bannedUntil, T0 + 2000 + 10 * MINUTE)
     assert.notEqual(later.banStarted, true)
-    assert.equal((await store.usage({ subject, windows: windows(1, 100), now: T0 + 5 * MINUTE })).windows[0]!.used, 0, 'a banned request consumes nothing')
+    assert.equal(
+      (await store.usage({ subject, windows: windows(1, 100), now: T0 + 5 * MINUTE })).windows[0]!.used,
+      0,
+      'a banned request consumes nothing',
+    )
 
     const expired = T0 + 2000 + 10 * MINUTE
     assert.equal(await store.bannedUntil({ subject: key, now: expired }), undefined)
@@ -50,13 +54,23 @@ export function runBanContract(setup: Setup, test: Register): void {
     const [subject, key] = [fresh('account'), fresh('key')]
     const rule: BanRule = { subject: key, threshold: 5, durationMs: 10 * MINUTE }
     assert.equal((await store.consume({ subject, windows: windows(1, 100), now: T0, ban: rule })).admitted, true)
-    const results = await Promise.all(Array.from({ length: 50 }, () => store.consume({ subject, windows: windows(1, 100), now: T0 + 1000, ban: rule })))
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => store.consume({ subject, windows: windows(1, 100), now: T0 + 1000, ban: rule })),
+    )
     assert.equal(results.filter((r) => r.admitted).length, 0)
-    assert.equal(results.filter((r) => r.bannedUntil === undefined).length, 5, 'the threshold many refusals are plain refusals')
+    assert.equal(
+      results.filter((r) => r.bannedUntil === undefined).length,
+      5,
+      'the threshold many refusals are plain refusals',
+    )
     const started = results.filter((r) => r.banStarted === true)
     assert.equal(started.length, 1, 'one request starts the ban')
     assert.equal(started[0]!.bannedUntil, T0 + 1000 + 10 * MINUTE)
-    assert.equal(results.filter((r) => r.bannedUntil === T0 + 1000 + 10 * MINUTE).length, 45, 'the rest are refused by that one ban')
+    assert.equal(
+      results.filter((r) => r.bannedUntil === T0 + 1000 + 10 * MINUTE).length,
+      45,
+      'the rest are refused by that one ban',
+    )
     assert.equal(await store.bannedUntil({ subject: key, now: T0 + 2000 }), T0 + 1000 + 10 * MINUTE)
   })
 
@@ -75,7 +89,8 @@ export function runBanContract(setup: Setup, test: Register): void {
     const store = await setup(t)
     const [subject, banned, other] = [fresh('account'), fresh('key'), fresh('key')]
     await store.consume({ subject, windows: windows(1, 100), now: T0, ban: banRule(banned) })
-    for (let i = 0; i < 3; i++) await store.consume({ subject, windows: windows(1, 100), now: T0, ban: banRule(banned) })
+    for (let i = 0; i < 3; i++)
+      await store.consume({ subject, windows: windows(1, 100), now: T0, ban: banRule(banned) })
     assert.notEqual(await store.bannedUntil({ subject: banned, now: T0 }), undefined)
     assert.equal(await store.bannedUntil({ subject: other, now: T0 }), undefined)
     const next = await store.consume({ subject, windows: windows(1, 100), now: T0 + MINUTE, ban: banRule(other) })

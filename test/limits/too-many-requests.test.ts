@@ -44,7 +44,12 @@ test('429 also answers POST and getPet, and nothing is created by a refused POST
   const h = await startHarness(t, { now: new Date('2027-01-01T12:00:00Z') })
   const { key, accountId } = await h.newAccount({ plan: 'enterprise', perMinute: 1, perDay: 100 })
   await spend(h, key, 1)
-  const post = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: '{"name":"Rex","categoryId":1}' })
+  const post = await h.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: '{"name":"Rex","categoryId":1}',
+  })
   expect429(post, 'rate_limit_exceeded')
   expect429(await h.app.inject({ url: '/v1/pets/1', headers: bearer(key) }), 'rate_limit_exceeded')
   assert.deepEqual(await petsOf(h, accountId), [])

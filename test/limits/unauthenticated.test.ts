@@ -65,7 +65,11 @@ test('a valid key is still served from an address that has used up its unauthent
   expect429(await guess(h, 61), 'rate_limit_exceeded')
   const res = await list(h, key)
   assert.equal(res.statusCode, 200)
-  assert.equal(limitHeaders(res).policy, '"minute";q=60;w=60, "day";q=1000;w=86400', "the account's windows, not the address's")
+  assert.equal(
+    limitHeaders(res).policy,
+    '"minute";q=60;w=60, "day";q=1000;w=86400',
+    "the account's windows, not the address's",
+  )
   assert.equal(limitHeaders(res).remaining, 59)
 })
 
@@ -73,6 +77,7 @@ test('bad-key requests count against the address, not against the account whose 
   const h = await startHarness(t, { now: new Date('2027-01-01T00:00:00Z') })
   const { key } = await h.newAccount()
   const typo = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A')
-  for (let i = 0; i < 10; i++) assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(typo) })).statusCode, 401)
+  for (let i = 0; i < 10; i++)
+    assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(typo) })).statusCode, 401)
   assert.equal(limitHeaders(await list(h, key)).remaining, 59)
 })

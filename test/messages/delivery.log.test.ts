@@ -3,7 +3,15 @@
 // message's text only with MESSAGES_LOG_TEXT=on; by default its length (customer content stays out of the log).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { getMessage, messageRows, sendMessage, startMessagesHarness, type LogLine, type MessageJson, type MessagesHarness } from '../helpers/messages-harness.js'
+import {
+  getMessage,
+  messageRows,
+  sendMessage,
+  startMessagesHarness,
+  type LogLine,
+  type MessageJson,
+  type MessagesHarness,
+} from '../helpers/messages-harness.js'
 
 const deliveredLines = (h: MessagesHarness): LogLine[] => h.log().filter((line) => line.msg === 'message delivered')
 
@@ -35,7 +43,20 @@ test('by default the line has the message id and length, never its text', async 
   await h.worker.runOnce()
   const [line, ...more] = deliveredLines(h)
   assert.equal(more.length, 0)
-  assert.deepEqual({ ...line, time: 0, pid: 0, hostname: '' }, { level: 30, time: 0, pid: 0, hostname: '', messageId: sent.id, accountId, createdAt: sent.createdAt, length: sent.message.length, msg: 'message delivered' })
+  assert.deepEqual(
+    { ...line, time: 0, pid: 0, hostname: '' },
+    {
+      level: 30,
+      time: 0,
+      pid: 0,
+      hostname: '',
+      messageId: sent.id,
+      accountId,
+      createdAt: sent.createdAt,
+      length: sent.message.length,
+      msg: 'message delivered',
+    },
+  )
   assert.ok(!h.rawLog().join('').includes('4111'), 'the text is nowhere in the log')
 })
 
@@ -90,10 +111,17 @@ test('oldest first, one at a time: with a batch of 1 each run delivers the oldes
   for (let run = 0; run < 3; run++) {
     assert.equal(await h.worker.runOnce(), 1)
     const statuses = await Promise.all(sent.map(async (m) => (await getMessage(h, key, m.id)).status))
-    assert.deepEqual(statuses, sent.map((_, i) => (i <= run ? 'delivered' : 'queued')), `after run ${run + 1}`)
+    assert.deepEqual(
+      statuses,
+      sent.map((_, i) => (i <= run ? 'delivered' : 'queued')),
+      `after run ${run + 1}`,
+    )
   }
   assert.equal(await h.worker.runOnce(), 0)
-  assert.deepEqual(deliveredLines(h).map((l) => l.message), ['first', 'second', 'third'])
+  assert.deepEqual(
+    deliveredLines(h).map((l) => l.message),
+    ['first', 'second', 'third'],
+  )
 })
 
 test('a message accepted after a run waits for the next run', async (t) => {

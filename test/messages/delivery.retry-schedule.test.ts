@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { retryDelay } from '../../src/modules/messages/worker.js'
-import { getMessage, messageRows, newWebhookSecret, sendMessage, startMessagesHarness, startReceiver, webhookEnv, type MessagesHarness } from '../helpers/messages-harness.js'
+import {
+  getMessage,
+  messageRows,
+  newWebhookSecret,
+  sendMessage,
+  startMessagesHarness,
+  startReceiver,
+  webhookEnv,
+  type MessagesHarness,
+} from '../helpers/messages-harness.js'
 
 const S = 1_000
 const MIN = 60 * S
@@ -46,16 +55,35 @@ for (const [how, random] of [
     const sent = await sendMessage(h, account.key, 'patience')
     assert.equal(await driveToEnd(h, account.key, sent.id), 'delivered')
     assert.ok(attempts.at(-1)! >= H, 'delivered once the receiver was back')
-    assert.ok(attempts.slice(0, -1).every((at) => at < H), 'every earlier attempt was during the outage')
+    assert.ok(
+      attempts.slice(0, -1).every((at) => at < H),
+      'every earlier attempt was during the outage',
+    )
     assert.ok(attempts.length <= 6, `${attempts.length} attempts: the hour is spent by the 5th retry at the latest`)
   })
 }
 
 test('the default schedule: each retry within its band (full jitter between the step before and its own), about a day in all, then failed', async (t) => {
-  const bands = [[0, 5 * S], [5 * S, 5 * MIN], [5 * MIN, 30 * MIN], [30 * MIN, 2 * H], [2 * H, 5 * H], [5 * H, 10 * H], [10 * H, 10 * H]]
+  const bands = [
+    [0, 5 * S],
+    [5 * S, 5 * MIN],
+    [5 * MIN, 30 * MIN],
+    [30 * MIN, 2 * H],
+    [2 * H, 5 * H],
+    [5 * H, 10 * H],
+    [10 * H, 10 * H],
+  ]
   for (const [i, [low, high]] of bands.entries()) {
-    assert.equal(retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 0), low, `retry ${i + 1} at the earliest`)
-    assert.equal(retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 1), high, `retry ${i + 1} at the latest`)
+    assert.equal(
+      retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 0),
+      low,
+      `retry ${i + 1} at the earliest`,
+    )
+    assert.equal(
+      retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 1),
+      high,
+      `retry ${i + 1} at the latest`,
+    )
   }
 
   // Never answered: 8 attempts (MESSAGES_WEBHOOK_MAX_ATTEMPTS), the retries in their bands, then failed.
@@ -65,7 +93,9 @@ test('the default schedule: each retry within its band (full jitter between the 
   assert.equal(await driveToEnd(h, account.key, sent.id), 'failed')
   assert.equal(attempts.length, 8)
   const gaps = attempts.slice(1).map((at, i) => at - attempts[i]!)
-  gaps.forEach((gap, i) => assert.ok(gap >= bands[i]![0]! && gap <= bands[i]![1]!, `retry ${i + 1} after ${gap} ms, outside ${bands[i]}`))
+  gaps.forEach((gap, i) =>
+    assert.ok(gap >= bands[i]![0]! && gap <= bands[i]![1]!, `retry ${i + 1} after ${gap} ms, outside ${bands[i]}`),
+  )
   const span = attempts.at(-1)! - attempts[0]!
   assert.ok(span >= 17 * H + 35 * MIN && span <= 27 * H + 36 * MIN, `the retries span ${(span / H).toFixed(1)} h`)
 })

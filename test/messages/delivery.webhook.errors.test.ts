@@ -21,10 +21,17 @@ import {
 const BASE_MS = 1000
 const SCHEDULE = '1s,2s,4s'
 
-async function setup(t: Parameters<typeof startMessagesHarness>[0], answer: (r: ReceivedWebhook, i: number) => ReceiverAnswer, maxAttempts: number) {
+async function setup(
+  t: Parameters<typeof startMessagesHarness>[0],
+  answer: (r: ReceivedWebhook, i: number) => ReceiverAnswer,
+  maxAttempts: number,
+) {
   const receiver = await startReceiver(t, answer)
   const h = await startMessagesHarness(t, {
-    env: webhookEnv(receiver.url, newWebhookSecret(), { MESSAGES_WEBHOOK_MAX_ATTEMPTS: String(maxAttempts), MESSAGES_RETRY_SCHEDULE: SCHEDULE }),
+    env: webhookEnv(receiver.url, newWebhookSecret(), {
+      MESSAGES_WEBHOOK_MAX_ATTEMPTS: String(maxAttempts),
+      MESSAGES_RETRY_SCHEDULE: SCHEDULE,
+    }),
   })
   const account = await h.newAccount()
   return { h, receiver, account }
@@ -128,7 +135,10 @@ test('a redirect is a failure, and is not followed', async (t) => {
 test('a receiver nobody listens on: the attempt fails and is retried, then failed', async (t) => {
   const port = await freePort()
   const h = await startMessagesHarness(t, {
-    env: webhookEnv(`http://127.0.0.1:${port}/hooks`, newWebhookSecret(), { MESSAGES_WEBHOOK_MAX_ATTEMPTS: '2', MESSAGES_RETRY_SCHEDULE: SCHEDULE }),
+    env: webhookEnv(`http://127.0.0.1:${port}/hooks`, newWebhookSecret(), {
+      MESSAGES_WEBHOOK_MAX_ATTEMPTS: '2',
+      MESSAGES_RETRY_SCHEDULE: SCHEDULE,
+    }),
   })
   const { key } = await h.newAccount()
   const sent = await sendMessage(h, key, 'nobody home')

@@ -81,14 +81,23 @@ test('the signature timestamp is the real time of sending (within the receiver t
   await h.worker.runOnce()
   const after = Math.floor(Date.now() / 1000)
   const stamp = Number(webhookHeaders(receiver.received[0]!)['webhook-timestamp'])
-  assert.ok(Number.isInteger(stamp) && stamp >= before && stamp <= after, `webhook-timestamp ${stamp} not in [${before}, ${after}]`)
+  assert.ok(
+    Number.isInteger(stamp) && stamp >= before && stamp <= after,
+    `webhook-timestamp ${stamp} not in [${before}, ${after}]`,
+  )
 })
 
 test('each message is its own webhook, in the order accepted, each with its own id', async (t) => {
   const { h, receiver, secret, account } = await setup(t, [200])
-  const sent = [await sendMessage(h, account.key, 'one'), await sendMessage(h, account.key, 'two'), await sendMessage(h, account.key, 'three')]
+  const sent = [
+    await sendMessage(h, account.key, 'one'),
+    await sendMessage(h, account.key, 'two'),
+    await sendMessage(h, account.key, 'three'),
+  ]
   assert.equal(await h.worker.runOnce(), 3)
-  const verified = receiver.received.map((r) => new Webhook(secret).verify(r.body, webhookHeaders(r)) as { data: { id: string; message: string } })
+  const verified = receiver.received.map(
+    (r) => new Webhook(secret).verify(r.body, webhookHeaders(r)) as { data: { id: string; message: string } },
+  )
   assert.deepEqual(
     verified.map((p) => [p.data.id, p.data.message]),
     sent.map((m) => [m.id, m.message]),
@@ -113,7 +122,11 @@ test('a receiver that fails once then succeeds: retried after the backoff, then 
   assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'delivered' })
 
   for (const request of receiver.received) {
-    assert.equal(request.headers['webhook-id'], sent.id, 'the id stays the same across attempts, so receivers can drop duplicates')
+    assert.equal(
+      request.headers['webhook-id'],
+      sent.id,
+      'the id stays the same across attempts, so receivers can drop duplicates',
+    )
     assert.doesNotThrow(() => new Webhook(secret).verify(request.body, webhookHeaders(request)))
   }
   h.clock.advance(24 * 60 * 60 * 1000)

@@ -31,7 +31,11 @@ test('the current state: delivered after the worker ran, the rest of the Message
 test('another key of the same account sees the message', async (t) => {
   const h = await startMessagesHarness(t)
   const account = await h.newAccount()
-  const second = await h.services.accounts.createApiKey({ actor: testActor, accountId: account.accountId, environment: 'test' })
+  const second = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.accountId,
+    environment: 'test',
+  })
   const sent = await sendMessage(h, account.key, 'shared within the account')
   assert.deepEqual(await getMessage(h, second.key, sent.id), sent)
 })

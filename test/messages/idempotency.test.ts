@@ -4,11 +4,19 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { expectError } from '../helpers/http.js'
-import { messageRows, postMessage, startMessagesHarness, type MessageJson, type MessagesHarness } from '../helpers/messages-harness.js'
+import {
+  messageRows,
+  postMessage,
+  startMessagesHarness,
+  type MessageJson,
+  type MessagesHarness,
+} from '../helpers/messages-harness.js'
 
 const flat = (response: Awaited<ReturnType<typeof postMessage>>) => ({
   statusCode: response.statusCode,
-  headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)])),
+  headers: Object.fromEntries(
+    Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)]),
+  ),
   body: response.body,
 })
 
@@ -33,7 +41,10 @@ test('a replay with the same key and body: 202, Idempotent-Replayed: true, the s
   assert.equal(again.headers.location, first.headers.location)
 
   const rows = await messageRows(h)
-  assert.deepEqual(rows.map((r) => r.id), [first.json<MessageJson>().id])
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    [first.json<MessageJson>().id],
+  )
 })
 
 test('the replay matches on content, not on the bytes: other key order or white space is the same request', async (t) => {
@@ -64,7 +75,10 @@ test('the same key with a different body: 422 idempotency_key_reused, nothing ne
   const idem = { 'idempotency-key': 'reused-key' }
   assert.equal((await postMessage(h, key, { message: 'first' }, idem)).statusCode, 202)
   expectError(flat(await postMessage(h, key, { message: 'second' }, idem)), 422, 'idempotency_key_reused')
-  assert.deepEqual((await messageRows(h)).map((r) => r.message), ['first'])
+  assert.deepEqual(
+    (await messageRows(h)).map((r) => r.message),
+    ['first'],
+  )
 })
 
 test('a different key is a new message', async (t) => {

@@ -6,7 +6,10 @@ import { startMessagesHarness } from '../helpers/messages-harness.js'
 
 type Doc = Record<string, any>
 
-async function documentOf(t: Parameters<typeof startMessagesHarness>[0], env: Record<string, string> = {}): Promise<Doc> {
+async function documentOf(
+  t: Parameters<typeof startMessagesHarness>[0],
+  env: Record<string, string> = {},
+): Promise<Doc> {
   const h = await startMessagesHarness(t, { env })
   const response = await h.app.inject({ url: '/openapi.json' })
   assert.equal(response.statusCode, 200, response.body)
@@ -17,7 +20,10 @@ async function documentOf(t: Parameters<typeof startMessagesHarness>[0], env: Re
 /** Resolves a local `$ref` (`#/components/schemas/X`) against the document. */
 function resolve(doc: Doc, schema: Doc): Doc {
   if (typeof schema.$ref !== 'string') return schema
-  return schema.$ref.slice(2).split('/').reduce((node: Doc, part: string) => node[part], doc)
+  return schema.$ref
+    .slice(2)
+    .split('/')
+    .reduce((node: Doc, part: string) => node[part], doc)
 }
 
 test('GET /openapi.json needs no key and is a valid OpenAPI 3.1 document', async (t) => {
@@ -51,7 +57,10 @@ test('POST /messages: a JSON NewMessage body, a 202 answer whose Message status 
   assert.equal(post.requestBody.required, true)
   assert.deepEqual(body.required, ['message'])
   assert.equal(body.additionalProperties, false)
-  assert.deepEqual([body.properties.message.type, body.properties.message.minLength, body.properties.message.maxLength], ['string', 1, 4096])
+  assert.deepEqual(
+    [body.properties.message.type, body.properties.message.minLength, body.properties.message.maxLength],
+    ['string', 1, 4096],
+  )
 
   assert.ok(post.responses['202'], `responses: ${Object.keys(post.responses).join(', ')}`)
   assert.ok(!post.responses['200'] && !post.responses['201'], 'success is 202 only')
@@ -81,7 +90,11 @@ test('GET /messages/{id}: 200 Message, 404 Error', async (t) => {
   assert.ok(get)
   const id = get.parameters.find((p: Doc) => p.name === 'id')
   assert.deepEqual([id.in, id.required, id.schema.type], ['path', true, 'string'])
-  assert.deepEqual(resolve(doc, get.responses['200'].content['application/json'].schema).properties.status.enum, ['queued', 'delivered', 'failed'])
+  assert.deepEqual(resolve(doc, get.responses['200'].content['application/json'].schema).properties.status.enum, [
+    'queued',
+    'delivered',
+    'failed',
+  ])
   assert.ok(get.responses['404'])
 })
 
@@ -92,9 +105,13 @@ test('GET /docs serves the HTML reference, pointing at its copy of /openapi.json
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
   const html = await page.text()
   assert.match(html, /<html/i)
-  const initializer = [...html.matchAll(/\bsrc\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!).find((u) => u.includes('initializer'))
+  const initializer = [...html.matchAll(/\bsrc\s*=\s*["']([^"']+)["']/gi)]
+    .map((m) => m[1]!)
+    .find((u) => u.includes('initializer'))
   assert.ok(initializer, html)
-  const script = await (await fetch(new URL(initializer, `${h.baseUrl}/docs`), { signal: AbortSignal.timeout(10_000) })).text()
+  const script = await (
+    await fetch(new URL(initializer, `${h.baseUrl}/docs`), { signal: AbortSignal.timeout(10_000) })
+  ).text()
   assert.match(script, /["']\/docs\/json["']/)
   const forPage = (await (await fetch(`${h.baseUrl}/docs/json`)).json()) as { paths: Record<string, unknown> }
   const document = (await (await fetch(`${h.baseUrl}/openapi.json`)).json()) as typeof forPage

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { tempDir } from '../helpers/cli.js'
-import { getMessage, messageRows, sendMessage, startMessagesHarness, type MessageJson } from '../helpers/messages-harness.js'
+import {
+  getMessage,
+  messageRows,
+  sendMessage,
+  startMessagesHarness,
+  type MessageJson,
+} from '../helpers/messages-harness.js'
 
 test('accepted with no worker, app and database closed, reopened: the worker delivers all of them', async (t) => {
   const { dir } = tempDir(t, 'petstore-messages-restart-')
@@ -31,7 +37,10 @@ test('accepted with no worker, app and database closed, reopened: the worker del
   assert.equal(await after.worker.runOnce(), 5)
   for (const m of sent) assert.deepEqual(await getMessage(after, account.key, m.id), { ...m, status: 'delivered' })
   assert.deepEqual(
-    after.log().filter((l) => l.msg === 'message delivered').map((l) => l.messageId),
+    after
+      .log()
+      .filter((l) => l.msg === 'message delivered')
+      .map((l) => l.messageId),
     sent.map((m) => m.id),
     'delivered oldest first',
   )
@@ -47,7 +56,10 @@ test('a message whose worker died mid-delivery (lease held) is delivered after a
   const sent = await sendMessage(before, account.key, 'claimed, then the process died')
   // A worker claims the message and the process dies before it settles it.
   const claimed = await before.services.messages.claimDue({ limit: 10, leaseMs: 60_000 })
-  assert.deepEqual(claimed.map((m) => m.id), [sent.id])
+  assert.deepEqual(
+    claimed.map((m) => m.id),
+    [sent.id],
+  )
   await before.close()
 
   const after = await startMessagesHarness(t, { config: { databaseUrl: file }, now: before.clock.now() + 1_000 })

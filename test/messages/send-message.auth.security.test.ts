@@ -11,7 +11,8 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   const h = await startMessagesHarness(t)
   const account = await h.newAccount()
   const send = injectSender(h)
-  const post = (headers: Record<string, string>): Promise<HttpResponse> => send({ method: 'POST', url: '/messages', headers, body: { message: 'Hello' } })
+  const post = (headers: Record<string, string>): Promise<HttpResponse> =>
+    send({ method: 'POST', url: '/messages', headers, body: { message: 'Hello' } })
   return { h, account, post }
 }
 
@@ -106,10 +107,19 @@ test('authentication comes before the body: a bad body without a key is 401, not
 test('GET /messages/{id} without a valid key is 401 too, and does not tell whether the message exists', async (t) => {
   const { h, account } = await setup(t)
   const send = injectSender(h)
-  const created = await send({ method: 'POST', url: '/messages', headers: { authorization: `Bearer ${account.key}` }, body: { message: 'x' } })
+  const created = await send({
+    method: 'POST',
+    url: '/messages',
+    headers: { authorization: `Bearer ${account.key}` },
+    body: { message: 'x' },
+  })
   const { id } = JSON.parse(created.body) as { id: string }
   for (const url of [`/messages/${id}`, '/messages/msg_doesnotexist']) {
     expectUnauthorized(await send({ url }), 'missing_api_key', 'none')
-    expectUnauthorized(await send({ url, headers: { authorization: 'Bearer not-a-petstore-key' } }), 'invalid_api_key', 'invalid_token')
+    expectUnauthorized(
+      await send({ url, headers: { authorization: 'Bearer not-a-petstore-key' } }),
+      'invalid_api_key',
+      'invalid_token',
+    )
   }
 })

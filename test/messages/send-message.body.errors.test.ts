@@ -19,8 +19,15 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   const { key } = await h.newAccount()
   /** POST /messages with the key and `Content-Type: application/json` unless the case says otherwise. */
   const post = async ({ headers = { 'content-type': 'application/json' }, payload }: Case) => {
-    const response = await h.app.inject({ method: 'POST', url: '/messages', headers: { ...bearer(key), ...headers }, ...(payload === undefined ? {} : { payload }) })
-    const flat = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)]))
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/messages',
+      headers: { ...bearer(key), ...headers },
+      ...(payload === undefined ? {} : { payload }),
+    })
+    const flat = Object.fromEntries(
+      Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)]),
+    )
     return { statusCode: response.statusCode, headers: flat, body: response.body }
   }
   return { h, post }
@@ -34,7 +41,14 @@ const json = (value: unknown) => JSON.stringify(value)
 
 test('invalid JSON: 400 invalid_json naming JSON', async (t) => {
   const { h, post } = await setup(t)
-  for (const payload of ['{"message":', '{"message": "hi",}', "{'message': 'hi'}", '{message: "hi"}', 'Hello', '{"message":"hi"} trailing']) {
+  for (const payload of [
+    '{"message":',
+    '{"message": "hi",}',
+    "{'message': 'hi'}",
+    '{message: "hi"}',
+    'Hello',
+    '{"message":"hi"} trailing',
+  ]) {
     const response = await post({ payload })
     assert.equal(response.statusCode, 400, `${payload}: ${response.body}`)
     expectError(response, 400, 'invalid_json', 'JSON')
@@ -134,19 +148,35 @@ test('the body a number: 400 invalid_body saying it must be an object', async (t
 
 test('no Content-Type: 400 invalid_content_type naming application/json (not 415)', async (t) => {
   const { h, post } = await setup(t)
-  expectError(await post({ headers: {}, payload: json({ message: 'hi' }) }), 400, 'invalid_content_type', 'Content-Type: application/json')
+  expectError(
+    await post({ headers: {}, payload: json({ message: 'hi' }) }),
+    400,
+    'invalid_content_type',
+    'Content-Type: application/json',
+  )
   await nothingStored(h)
 })
 
 test('Content-Type: text/plain: 400 invalid_content_type (not 415)', async (t) => {
   const { h, post } = await setup(t)
-  expectError(await post({ headers: { 'content-type': 'text/plain' }, payload: json({ message: 'hi' }) }), 400, 'invalid_content_type', 'application/json')
+  expectError(
+    await post({ headers: { 'content-type': 'text/plain' }, payload: json({ message: 'hi' }) }),
+    400,
+    'invalid_content_type',
+    'application/json',
+  )
   await nothingStored(h)
 })
 
 test('other media types and charsets: 400 invalid_content_type', async (t) => {
   const { h, post } = await setup(t)
-  for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json; charset=latin1', 'text/json']) {
+  for (const type of [
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/jsonx',
+    'application/json; charset=latin1',
+    'text/json',
+  ]) {
     const response = await post({ headers: { 'content-type': type }, payload: json({ message: 'hi' }) })
     assert.equal(response.statusCode, 400, `${type}: ${response.body}`)
     expectError(response, 400, 'invalid_content_type')

@@ -6,7 +6,13 @@ import { test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import { tempDir } from '../helpers/cli.js'
 import { bearer } from '../helpers/harness.js'
-import { getMessage, messageRows, postMessage, startMessagesHarness, type MessageJson } from '../helpers/messages-harness.js'
+import {
+  getMessage,
+  messageRows,
+  postMessage,
+  startMessagesHarness,
+  type MessageJson,
+} from '../helpers/messages-harness.js'
 
 const NOW = new Date('2027-03-04T05:06:07.089Z')
 
@@ -42,12 +48,18 @@ test('the 202 carries the rate-limit headers of the account (free plan: 60 a min
   const { key } = await h.newAccount()
   const first = await postMessage(h, key, { message: 'one' })
   const second = await postMessage(h, key, { message: 'two' })
-  for (const [response, remaining] of [[first, '59'], [second, '58']] as const) {
+  for (const [response, remaining] of [
+    [first, '59'],
+    [second, '58'],
+  ] as const) {
     assert.equal(response.statusCode, 202, response.body)
     assert.equal(response.headers['x-ratelimit-limit'], '60')
     assert.equal(response.headers['x-ratelimit-remaining'], remaining)
     const reset = Number(response.headers['x-ratelimit-reset'])
-    assert.ok(Number.isInteger(reset) && reset * 1000 > h.clock.now(), `X-RateLimit-Reset: ${String(response.headers['x-ratelimit-reset'])}`)
+    assert.ok(
+      Number.isInteger(reset) && reset * 1000 > h.clock.now(),
+      `X-RateLimit-Reset: ${String(response.headers['x-ratelimit-reset'])}`,
+    )
   }
 })
 
@@ -55,7 +67,14 @@ test('the 202 carries the rate-limit headers of the account (free plan: 60 a min
 test('text round-trips exactly: Unicode, quotes, newlines, surrounding spaces, 4096 characters', async (t) => {
   const h = await startMessagesHarness(t)
   const { key } = await h.newAccount()
-  for (const text of ['Grüße, 世界 👋 "quoted" \\ back\nslash\ttab', '  padded  ', 'x'.repeat(4096), 'é'.repeat(4096), '世'.repeat(4096), '🐶'.repeat(4096)]) {
+  for (const text of [
+    'Grüße, 世界 👋 "quoted" \\ back\nslash\ttab',
+    '  padded  ',
+    'x'.repeat(4096),
+    'é'.repeat(4096),
+    '世'.repeat(4096),
+    '🐶'.repeat(4096),
+  ]) {
     const response = await postMessage(h, key, { message: text })
     assert.equal(response.statusCode, 202, `${text.slice(0, 20)}…: ${response.body}`)
     const sent = response.json<MessageJson>()
@@ -64,7 +83,7 @@ test('text round-trips exactly: Unicode, quotes, newlines, surrounding spaces, 4
   }
 })
 
-test('4096 emoji sent as \\uXXXX escapes (as Python\'s json.dumps does) are accepted, not refused as too large', async (t) => {
+test("4096 emoji sent as \\uXXXX escapes (as Python's json.dumps does) are accepted, not refused as too large", async (t) => {
   const h = await startMessagesHarness(t)
   const { key } = await h.newAccount()
   const escaped = `{"message":"${'\\ud83d\\udc36'.repeat(4096)}"}`
@@ -77,7 +96,12 @@ test('4096 emoji sent as \\uXXXX escapes (as Python\'s json.dumps does) are acce
 test('Content-Type: application/json; charset=utf-8 is accepted', async (t) => {
   const h = await startMessagesHarness(t)
   const { key } = await h.newAccount()
-  const response = await postMessage(h, key, { message: 'charset' }, { 'content-type': 'application/json; charset=utf-8' })
+  const response = await postMessage(
+    h,
+    key,
+    { message: 'charset' },
+    { 'content-type': 'application/json; charset=utf-8' },
+  )
   assert.equal(response.statusCode, 202, response.body)
 })
 
@@ -111,5 +135,8 @@ test('the row is committed when the 202 arrives: another connection to the datab
   assert.equal(response.statusCode, 202, response.body)
   const body = response.json<MessageJson>()
   // Read at once, from a connection that only ever sees committed data.
-  assert.deepEqual({ ...(read.get(body.id) as object) }, { id: body.id, account_id: accountId, message: 'durable', status: 'queued', created_at: body.createdAt })
+  assert.deepEqual(
+    { ...(read.get(body.id) as object) },
+    { id: body.id, account_id: accountId, message: 'durable', status: 'queued', created_at: body.createdAt },
+  )
 })

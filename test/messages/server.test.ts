@@ -15,7 +15,9 @@ function isListening(port: number): Promise<boolean> {
     const socket = connect({ host: '127.0.0.1', port })
     socket.setTimeout(10_000, () => (socket.destroy(), reject(new Error(`no answer from port ${port}`))))
     socket.once('connect', () => (socket.destroy(), resolve(true)))
-    socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve(false) : reject(error)))
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' ? resolve(false) : reject(error),
+    )
   })
 }
 
@@ -26,7 +28,12 @@ test('serve --only messages: prints its base URL, the key works (202), the worke
   while (messagesPort === port) messagesPort = await freePort()
   const server = spawnServe(
     t,
-    { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: join(dir, 'petstore.db') },
+    {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MESSAGES_PORT: String(messagesPort),
+      DATABASE_URL: join(dir, 'petstore.db'),
+    },
     ['--only', 'messages'],
   )
 
@@ -50,9 +57,14 @@ test('serve --only messages: prints its base URL, the key works (202), the worke
 
   // The worker runs inside the server: wait for its log line (event-driven, not a sleep). That line is the
   // delivery itself, so the `delivered` status is committed just after it: look until it is there.
-  await server.waitFor(new RegExp(`"messageId":"${sent.id}"[^\\n]*"message delivered"|"message delivered"[^\\n]*"messageId":"${sent.id}"`))
+  await server.waitFor(
+    new RegExp(`"messageId":"${sent.id}"[^\\n]*"message delivered"|"message delivered"[^\\n]*"messageId":"${sent.id}"`),
+  )
   const status = async () => {
-    const state = await fetch(`${base}/messages/${sent.id}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
+    const state = await fetch(`${base}/messages/${sent.id}`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(10_000),
+    })
     assert.equal(state.status, 200)
     const { status } = (await state.json()) as { status: string }
     return status === 'delivered' ? status : undefined

@@ -11,7 +11,9 @@ type Injected = Awaited<ReturnType<FastifyInstance['inject']>>
 
 const flat = (response: Injected) => ({
   statusCode: response.statusCode,
-  headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)])),
+  headers: Object.fromEntries(
+    Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)]),
+  ),
   body: response.body,
 })
 
@@ -59,7 +61,8 @@ test('30 on messages + 30 on the pet store; the 61st on the pet store is 429 wit
 
 test('once the quota is used up on one interface, both refuse, and both admit again in the next minute', async (t) => {
   const { h, listPets, send } = await setup(t)
-  for (let i = 0; i < 60; i++) assert.equal((await (i % 2 === 0 ? listPets() : send(i))).statusCode, i % 2 === 0 ? 200 : 202)
+  for (let i = 0; i < 60; i++)
+    assert.equal((await (i % 2 === 0 ? listPets() : send(i))).statusCode, i % 2 === 0 ? 200 : 202)
   assert429(await listPets())
   assert429(await send(61))
   h.clock.advance(60_000)
@@ -82,6 +85,7 @@ test('GET /messages/{id} counts against the same quota', async (t) => {
   const first = await send(0)
   const { id } = first.json<{ id: string }>()
   for (let i = 0; i < 29; i++) assert.equal((await listPets()).statusCode, 200)
-  for (let i = 0; i < 30; i++) assert.equal((await h.app.inject({ url: `/messages/${id}`, headers: bearer(account.key) })).statusCode, 200)
+  for (let i = 0; i < 30; i++)
+    assert.equal((await h.app.inject({ url: `/messages/${id}`, headers: bearer(account.key) })).statusCode, 200)
   assert429(await h.app.inject({ url: `/messages/${id}`, headers: bearer(account.key) }))
 })

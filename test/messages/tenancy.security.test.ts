@@ -4,11 +4,19 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { bearer } from '../helpers/harness.js'
 import { expectError } from '../helpers/http.js'
-import { getMessage, messageRows, sendMessage, startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
+import {
+  getMessage,
+  messageRows,
+  sendMessage,
+  startMessagesHarness,
+  type MessagesHarness,
+} from '../helpers/messages-harness.js'
 
 async function get(h: MessagesHarness, key: string, id: string) {
   const response = await h.app.inject({ url: `/messages/${id}`, headers: bearer(key) })
-  const headers = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)]))
+  const headers = Object.fromEntries(
+    Object.entries(response.headers).map(([k, v]) => [k, v === undefined ? undefined : String(v)]),
+  )
   return { statusCode: response.statusCode, headers, body: response.body }
 }
 
@@ -47,7 +55,7 @@ test('each account sees only its own messages, both ways', async (t) => {
   expectError(await get(h, bob.key, a.id), 404, 'message_not_found')
 })
 
-test("a delivered message of another account is still a 404 (state does not leak)", async (t) => {
+test('a delivered message of another account is still a 404 (state does not leak)', async (t) => {
   const h = await startMessagesHarness(t)
   const alice = await h.newAccount({ name: 'alice' })
   const bob = await h.newAccount({ name: 'bob' })

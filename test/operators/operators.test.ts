@@ -15,11 +15,20 @@ test('create: a setup link, the address normalised and unique, and operator.crea
   const { operator, setupToken } = await operators.create({ email: 'Ops@Example.COM', role: 'support', actor: cli })
   assert.match(operator.id, /^op_[0-9a-f]{20}$/)
   assert.equal(operator.email, 'Ops@example.com')
-  assert.deepEqual({ role: operator.role, setUp: operator.setUp, disabledAt: operator.disabledAt }, { role: 'support', setUp: false, disabledAt: null })
+  assert.deepEqual(
+    { role: operator.role, setUp: operator.setUp, disabledAt: operator.disabledAt },
+    { role: 'support', setUp: false, disabledAt: null },
+  )
   assert.match(setupToken, /^[\w-]{43}$/)
   await assert.rejects(operators.create({ email: 'ops@example.com', role: 'admin', actor: cli }), /exists/)
-  await assert.rejects(operators.create({ email: 'two@a.example,b@b.example', role: 'admin', actor: cli }), /single address/)
-  assert.deepEqual((await operators.list()).map((o) => o.email), ['Ops@example.com'])
+  await assert.rejects(
+    operators.create({ email: 'two@a.example,b@b.example', role: 'admin', actor: cli }),
+    /single address/,
+  )
+  assert.deepEqual(
+    (await operators.list()).map((o) => o.email),
+    ['Ops@example.com'],
+  )
   assert.equal((await operators.findByEmail('OPS@example.com'))?.id, operator.id)
 
   const [entry] = await h.app.audit.list({ action: 'operator.created', limit: 10 })
@@ -28,9 +37,21 @@ test('create: a setup link, the address normalised and unique, and operator.crea
   assert.deepEqual(entry!.changes, { after: { email: 'Ops@example.com', role: 'support' } })
   // The token is stored only as a hash.
   const rows = await h.handle.db.selectFrom('operator_tokens').selectAll().execute()
-  assert.ok(rows.every((r) => r.token_hash !== setupToken && !Object.values(r).map(String).some((v) => v.includes(setupToken))))
+  assert.ok(
+    rows.every(
+      (r) =>
+        r.token_hash !== setupToken &&
+        !Object.values(r)
+          .map(String)
+          .some((v) => v.includes(setupToken)),
+    ),
+  )
   const idn = await operators.create({ email: 'ops@BÜCHER.example', role: 'support', actor: cli })
-  assert.equal((await operators.findByEmail('ops@xn--bcher-kva.example'))?.id, idn.operator.id, 'one operator per address, IDNA-normalised')
+  assert.equal(
+    (await operators.findByEmail('ops@xn--bcher-kva.example'))?.id,
+    idn.operator.id,
+    'one operator per address, IDNA-normalised',
+  )
   await assert.rejects(operators.create({ email: 'OPS@xn--bcher-kva.example', role: 'admin', actor: cli }), /exists/)
 })
 
@@ -39,7 +60,11 @@ test('setup: looking makes nothing; each password gets a secret of its own, void
   const operators = h.app.operators!
   const { operator, setupToken } = await operators.create({ email: 'setup@example.com', role: 'admin', actor: cli })
   assert.equal((await operators.setupLink(setupToken))?.id, operator.id)
-  assert.deepEqual(await operators.offered(setupToken, undefined), { operator: await operators.get(operator.id) }, 'looking made no secret')
+  assert.deepEqual(
+    await operators.offered(setupToken, undefined),
+    { operator: await operators.get(operator.id) },
+    'looking made no secret',
+  )
   const first = await operators.offerSecret(setupToken, { passwordHash: 'scrypt$first', browser: 'browser-a' })
   const second = await operators.offerSecret(setupToken, { passwordHash: 'scrypt$second', browser: 'browser-b' })
   assert.ok(first && second && first.secret !== second.secret)
@@ -47,20 +72,46 @@ test('setup: looking makes nothing; each password gets a secret of its own, void
   assert.equal((await operators.offered(setupToken, 'browser-b'))?.secret, second.secret)
   const step = totpStep(h.clock.now())
   const input = { browser: 'browser-b', secret: second.secret, step, address: '192.0.2.1' }
-  assert.equal(await operators.completeSetup(setupToken, { ...input, secret: first.secret }), undefined, 'only the current offer')
-  assert.equal(await operators.completeSetup(setupToken, { ...input, browser: 'browser-a' }), undefined, 'only from its own browser')
-  assert.equal(await operators.completeSetup(setupToken, { ...input, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }), undefined, 'only the offered secret')
-  const [a, b] = await Promise.all([operators.completeSetup(setupToken, input), operators.completeSetup(setupToken, input)])
+  assert.equal(
+    await operators.completeSetup(setupToken, { ...input, secret: first.secret }),
+    undefined,
+    'only the current offer',
+  )
+  assert.equal(
+    await operators.completeSetup(setupToken, { ...input, browser: 'browser-a' }),
+    undefined,
+    'only from its own browser',
+  )
+  assert.equal(
+    await operators.completeSetup(setupToken, { ...input, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }),
+    undefined,
+    'only the offered secret',
+  )
+  const [a, b] = await Promise.all([
+    operators.completeSetup(setupToken, input),
+    operators.completeSetup(setupToken, input),
+  ])
   assert.equal([a, b].filter(Boolean).length, 1, 'two submissions race: one completes')
   const done = (a ?? b)!
   assert.equal(done.recoveryCodes.length, 10)
   assert.equal(new Set(done.recoveryCodes).size, 10)
   assert.ok(done.operator.setUp)
-  assert.equal((await operators.credentials('setup@example.com'))?.passwordHash, 'scrypt$second', 'the password sent with the confirmed offer')
+  assert.equal(
+    (await operators.credentials('setup@example.com'))?.passwordHash,
+    'scrypt$second',
+    'the password sent with the confirmed offer',
+  )
   assert.equal(await operators.setupLink(setupToken), undefined, 'used up')
-  assert.equal(await operators.offerSecret(setupToken, { passwordHash: 'scrypt$late', browser: 'browser-c' }), undefined)
+  assert.equal(
+    await operators.offerSecret(setupToken, { passwordHash: 'scrypt$late', browser: 'browser-c' }),
+    undefined,
+  )
   const [token] = await h.handle.db.selectFrom('operator_tokens').selectAll().execute()
-  assert.deepEqual([token!.pending_secret, token!.pending_password_hash, token!.pending_browser], [null, null, null], 'the used token keeps none of it')
+  assert.deepEqual(
+    [token!.pending_secret, token!.pending_password_hash, token!.pending_browser],
+    [null, null, null],
+    'the used token keeps none of it',
+  )
   const [entry] = await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 })
   assert.equal(entry?.actor.address, '192.0.2.1')
 
@@ -70,7 +121,15 @@ test('setup: looking makes nothing; each password gets a secret of its own, void
   assert.ok(await operators.setupLink(late.setupToken))
   h.clock.advance(1000)
   assert.equal(await operators.setupLink(late.setupToken), undefined, 'expired after 24 hours')
-  assert.equal(await operators.completeSetup(late.setupToken, { browser: 'b', secret: offer!.secret, step: totpStep(h.clock.now()), address: '192.0.2.1' }), undefined)
+  assert.equal(
+    await operators.completeSetup(late.setupToken, {
+      browser: 'b',
+      secret: offer!.secret,
+      step: totpStep(h.clock.now()),
+      address: '192.0.2.1',
+    }),
+    undefined,
+  )
 })
 
 test('a TOTP step is accepted once, also by two requests at the same time; an earlier step never again', async (t) => {
@@ -90,12 +149,18 @@ test('recovery codes: stored as hashes, each used once (case and dash do not mat
   const operator = await setUpOperator(h.app, { role: 'support' })
   const operators = h.app.operators!
   for (const code of operator.recoveryCodes) assert.match(code, /^[0-9a-hjkmnp-tv-z]{5}-[0-9a-hjkmnp-tv-z]{5}$/)
-  const stored = (await h.handle.db.selectFrom('operator_recovery_codes').selectAll().execute()).map((r) => r.code_hash).join(' ')
-  for (const code of operator.recoveryCodes) assert.ok(!stored.includes(code) && !stored.includes(code.replace('-', '')))
+  const stored = (await h.handle.db.selectFrom('operator_recovery_codes').selectAll().execute())
+    .map((r) => r.code_hash)
+    .join(' ')
+  for (const code of operator.recoveryCodes)
+    assert.ok(!stored.includes(code) && !stored.includes(code.replace('-', '')))
   const [first, second] = operator.recoveryCodes
   assert.equal(await operators.useRecoveryCode(operator.id, ` ${first!.toUpperCase().replace('-', '')} `), true)
   assert.equal(await operators.useRecoveryCode(operator.id, first!), false)
-  const race = await Promise.all([operators.useRecoveryCode(operator.id, second!), operators.useRecoveryCode(operator.id, second!)])
+  const race = await Promise.all([
+    operators.useRecoveryCode(operator.id, second!),
+    operators.useRecoveryCode(operator.id, second!),
+  ])
   assert.deepEqual(race.sort(), [false, true])
   assert.equal(await operators.recoveryCodesLeft(operator.id), 8)
   const other = await setUpOperator(h.app, { role: 'support' })
@@ -114,7 +179,11 @@ test('disable ends every session and the setup link; set-role records before and
 
   const disabled = await operators.disable(operator.id, cli)
   assert.ok(disabled.disabledAt)
-  assert.equal((await h.handle.db.selectFrom('operator_sessions').selectAll().where('operator_id', '=', operator.id).execute()).length, 0)
+  assert.equal(
+    (await h.handle.db.selectFrom('operator_sessions').selectAll().where('operator_id', '=', operator.id).execute())
+      .length,
+    0,
+  )
   assert.equal(await operators.credentials(operator.email), undefined, 'a disabled operator cannot log in')
   assert.equal(await operators.findUser(operator.id), undefined)
   await assert.rejects(operators.setRole(operator.id, 'support', cli), /disabled/)

@@ -21,7 +21,14 @@ import { pollUntil, within } from '../helpers/within.js'
 
 const READY = { status: 'ready', checks: { database: 'ok', redis: backend === 'postgres' ? 'ok' : 'off' } }
 const NOT_READY = { code: 'service_unavailable', message: 'Not ready: database unavailable.', status: 503 }
-const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy', 'retry-after']
+const RATE_LIMIT_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit',
+  'ratelimit-policy',
+  'retry-after',
+]
 
 function assertNoRateLimitHeaders(response: { headers: Record<string, unknown> }, what: string) {
   for (const name of RATE_LIMIT_HEADERS) assert.equal(response.headers[name], undefined, `${what} carries ${name}`)
@@ -29,7 +36,10 @@ function assertNoRateLimitHeaders(response: { headers: Record<string, unknown> }
 
 test('/healthz is 200 {status: "ok"} and /readyz is 200 with every check ok, without a key, on both listeners', async (t) => {
   const h = await startMessagesHarness(t, { pets: true })
-  for (const [name, app] of [['pets', h.pets!], ['messages', h.app]] as const) {
+  for (const [name, app] of [
+    ['pets', h.pets!],
+    ['messages', h.app],
+  ] as const) {
     const health = await app.inject({ url: '/healthz' })
     assert.equal(health.statusCode, 200, `${name} /healthz`)
     assert.deepEqual(health.json(), { status: 'ok' })
@@ -55,7 +65,11 @@ test('/healthz and /readyz carry no rate-limit headers and consume no quota, wha
   }
   const unknown = await h.app.inject({ url: '/nowhere' })
   assert.equal(unknown.statusCode, 404)
-  assert.equal(unknown.headers['x-ratelimit-remaining'], '1', 'the address quota (2) is untouched: this is its first request')
+  assert.equal(
+    unknown.headers['x-ratelimit-remaining'],
+    '1',
+    'the address quota (2) is untouched: this is its first request',
+  )
   const pets = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   assert.equal(pets.statusCode, 200)
   assert.equal(pets.headers['x-ratelimit-remaining'], '59', "the account's quota is untouched")
@@ -113,7 +127,11 @@ test('PostgreSQL cut off (the relay stops): /readyz 503 with the error body only
   assert.doesNotMatch(down.body, /ECONN|connect|refused|timeout|postgres|pg|socket|terminat/i, 'no driver text')
   const metrics = await app.inject({ url: '/metrics' })
   assert.equal(metrics.statusCode, 200, 'the scrape answers while the database does not')
-  assert.match(metrics.body, /^petstore_messages_outbox_depth NaN$/im, 'a figure it cannot read is NaN, not a stale or false 0')
+  assert.match(
+    metrics.body,
+    /^petstore_messages_outbox_depth NaN$/im,
+    'a figure it cannot read is NaN, not a stale or false 0',
+  )
 
   await proxy.start()
   await pollUntil('/readyz 200 again', async () => ((await readyz()).statusCode === 200 ? true : undefined))
@@ -124,16 +142,30 @@ test('/readyz with Redis: ok; killed: 200 with redis degraded (the fallback limi
   const redis = await redisServer(t)
   await redis.start()
   const store = await testBackend(t)
-  const config = loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix() }, { databaseUrl: store.url })
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix() },
+    { databaseUrl: store.url },
+  )
   const rateLimitStore = await createRateLimitStore(config, captureLog().log)
-  const app = await buildApp({ config, db: store.handle.db, pool: store.handle.pool, clock: createManualClock(new Date('2027-01-01T00:00:30Z')), rateLimitStore, logger: false })
+  const app = await buildApp({
+    config,
+    db: store.handle.db,
+    pool: store.handle.pool,
+    clock: createManualClock(new Date('2027-01-01T00:00:30Z')),
+    rateLimitStore,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
     await rateLimitStore.close()
     await store.rateLimitStore?.close()
   })
   const account = await app.accounts.createAccount({ actor: testActor, name: 'readyz', plan: 'free' })
-  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+  const { key } = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+  })
   const readyz = async () => {
     const r = await within(app.inject({ url: '/readyz' }), 'GET /readyz')
     assert.equal(r.statusCode, 200, r.body)
@@ -155,5 +187,9 @@ test('/readyz with Redis: ok; killed: 200 with redis degraded (the fallback limi
   const without = await startHarness(t, { config: { redisUrl: undefined } })
   const off = await without.app.inject({ url: '/readyz' })
   assert.deepEqual(off.json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
-  assert.doesNotMatch((await without.app.inject({ url: '/metrics' })).body, /petstore_redis_up/, 'no Redis, no gauge of it')
+  assert.doesNotMatch(
+    (await without.app.inject({ url: '/metrics' })).body,
+    /petstore_redis_up/,
+    'no Redis, no gauge of it',
+  )
 })

@@ -18,10 +18,13 @@ import { parseMetrics, type Sample } from '../helpers/prometheus.js'
 
 const REMOTE = '10.0.0.1'
 
-
 /** The value of the one sample with exactly these labels; undefined if there is none. */
 function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const matching = samples.filter((s) => s.name === name && JSON.stringify(Object.entries(s.labels).sort()) === JSON.stringify(Object.entries(labels).sort()))
+  const matching = samples.filter(
+    (s) =>
+      s.name === name &&
+      JSON.stringify(Object.entries(s.labels).sort()) === JSON.stringify(Object.entries(labels).sort()),
+  )
   assert.ok(matching.length <= 1, `${matching.length} samples of ${name} ${JSON.stringify(labels)}`)
   return matching[0]?.value
 }
@@ -35,34 +38,61 @@ async function scrape(h: Pick<Harness, 'app'>, headers: Record<string, string> =
   return parseMetrics(response.body)
 }
 
-const requests = (route: string, status: number, method = 'GET') => ({ listener: 'pets', method, route, status: String(status) })
+const requests = (route: string, status: number, method = 'GET') => ({
+  listener: 'pets',
+  method,
+  route,
+  status: String(status),
+})
 
 test('/metrics from loopback: request counts and latency by route pattern and status, process and pool metrics', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
-  for (let i = 0; i < 3; i++) assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
-  assert.equal((await h.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })).statusCode, 201)
+  for (let i = 0; i < 3; i++)
+    assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
+  assert.equal(
+    (
+      await h.app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: bearer(key),
+        payload: { name: 'Rex', categoryId: 1 },
+      })
+    ).statusCode,
+    201,
+  )
   assert.equal((await h.app.inject({ url: '/v1/pets/987654321', headers: bearer(key) })).statusCode, 404)
   assert.equal((await h.app.inject({ url: '/v1/pets' })).statusCode, 401)
   assert.equal((await h.app.inject({ url: '/no/such/path/12345' })).statusCode, 404)
 
   const samples = await scrape(h)
-  const count = (labels: Record<string, string>) => valueOf(samples, 'petstore_http_request_duration_seconds_count', labels)
+  const count = (labels: Record<string, string>) =>
+    valueOf(samples, 'petstore_http_request_duration_seconds_count', labels)
   assert.equal(count(requests('/v1/pets', 200)), 3)
   assert.equal(count(requests('/v1/pets', 201, 'POST')), 1)
   assert.equal(count(requests('/v1/pets/:petId', 404)), 1)
   assert.equal(count(requests('/v1/pets', 401)), 1)
-  assert.equal(valueOf(samples, 'petstore_http_request_duration_seconds_bucket', { ...requests('/v1/pets', 200), le: '+Inf' }), 3)
+  assert.equal(
+    valueOf(samples, 'petstore_http_request_duration_seconds_bucket', { ...requests('/v1/pets', 200), le: '+Inf' }),
+    3,
+  )
   assert.ok((valueOf(samples, 'petstore_http_request_duration_seconds_sum', requests('/v1/pets', 200)) ?? -1) >= 0)
   const labelValues = samples.flatMap((s) => Object.values(s.labels))
-  assert.ok(!labelValues.some((v) => /987654321|12345/.test(v)), 'raw paths never become label values (one series per route pattern)')
-  assert.ok(samples.some((s) => s.name.startsWith('petstore_process_')), 'process metrics')
+  assert.ok(
+    !labelValues.some((v) => /987654321|12345/.test(v)),
+    'raw paths never become label values (one series per route pattern)',
+  )
+  assert.ok(
+    samples.some((s) => s.name.startsWith('petstore_process_')),
+    'process metrics',
+  )
   const pool = valueOf(samples, 'petstore_db_pool_connections')
   if (backend === 'postgres') assert.ok(pool !== undefined && pool >= 1, `pool connections: ${pool}`)
   else assert.equal(pool, undefined, 'no pool on SQLite')
   // The page and pet reads above went over the pipelined connections.
   const pipelined = valueOf(samples, 'petstore_db_pipelined_connections')
-  if (backend === 'postgres') assert.ok(pipelined !== undefined && pipelined >= 1, `pipelined connections: ${pipelined}`)
+  if (backend === 'postgres')
+    assert.ok(pipelined !== undefined && pipelined >= 1, `pipelined connections: ${pipelined}`)
   else assert.equal(pipelined, undefined, 'no pipelined connections on SQLite')
 })
 
@@ -71,21 +101,40 @@ test('/metrics counts 429 refusals by reason and subject, and bans when they sta
   const { key } = await h.newAccount({ plan: 'enterprise', perMinute: 1, perDay: 100 })
   const before = await scrape(h)
   assert.equal(valueOf(before, 'petstore_rate_limit_bans_total'), 0)
-  assert.equal(valueOf(before, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'account' }), undefined)
+  assert.equal(
+    valueOf(before, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'account' }),
+    undefined,
+  )
 
   const codes: string[] = []
   for (let i = 0; i < 6; i++) {
     const r = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
     codes.push(r.statusCode === 200 ? 'ok' : errorOf(r).code)
   }
-  assert.deepEqual(codes, ['ok', 'rate_limit_exceeded', 'rate_limit_exceeded', 'temporarily_banned', 'temporarily_banned', 'temporarily_banned'])
+  assert.deepEqual(codes, [
+    'ok',
+    'rate_limit_exceeded',
+    'rate_limit_exceeded',
+    'temporarily_banned',
+    'temporarily_banned',
+    'temporarily_banned',
+  ])
   assert.equal((await h.app.inject({ url: '/v1/pets' })).statusCode, 401)
   assert.equal((await h.app.inject({ url: '/v1/pets' })).statusCode, 429)
 
   const after = await scrape(h)
-  assert.equal(valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'account' }), 2)
-  assert.equal(valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'temporarily_banned', subject: 'account' }), 3)
-  assert.equal(valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'address' }), 1)
+  assert.equal(
+    valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'account' }),
+    2,
+  )
+  assert.equal(
+    valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'temporarily_banned', subject: 'account' }),
+    3,
+  )
+  assert.equal(
+    valueOf(after, 'petstore_rate_limit_refusals_total', { reason: 'rate_limit_exceeded', subject: 'address' }),
+    1,
+  )
   assert.equal(valueOf(after, 'petstore_rate_limit_bans_total'), 1, 'one ban started, however many requests it refused')
   assert.equal(valueOf(after, 'petstore_http_request_duration_seconds_count', requests('/v1/pets', 429)), 6)
   // The same refusals by what refused them and the account's plan.
@@ -107,39 +156,61 @@ test('/metrics counts refusals by limit and plan: a free account past its minute
   assert.deepEqual(await statuses(daily.key, 3), [200, 200, 429])
   const samples = await scrape(h)
   const refused = samples.filter((s) => s.name === 'petstore_requests_refused_total')
-  assert.deepEqual(
-    refused.map((s) => [s.labels.limit, s.labels.plan, s.value]).sort(),
-    [['day', 'enterprise', 1], ['minute', 'free', 1]],
-  )
+  assert.deepEqual(refused.map((s) => [s.labels.limit, s.labels.plan, s.value]).sort(), [
+    ['day', 'enterprise', 1],
+    ['minute', 'free', 1],
+  ])
 })
 
-test('/metrics: build info (version, Node.js) and this process\'s start time as worker 0', async (t) => {
+test("/metrics: build info (version, Node.js) and this process's start time as worker 0", async (t) => {
   const h = await startHarness(t)
   const before = Date.now() / 1000
   const samples = await scrape(h)
   assert.equal(valueOf(samples, 'petstore_build_info', { version: packageInfo().version, node: process.version }), 1)
   assert.equal(samples.filter((s) => s.name === 'petstore_build_info').length, 1)
   const started = valueOf(samples, 'petstore_worker_start_time_seconds', { worker: '0' })
-  assert.ok(started !== undefined && started <= before && started >= before - process.uptime() - 1, `start time ${started}, now ${before}, up ${process.uptime()} s`)
+  assert.ok(
+    started !== undefined && started <= before && started >= before - process.uptime() - 1,
+    `start time ${started}, now ${before}, up ${process.uptime()} s`,
+  )
 })
 
 test('/metrics counts portal sign-ups (new accounts only), log-ins and failed log-ins; accounts by plan, deleted ones left out', async (t) => {
   const h = await portalHarness(t)
   const before = await scrape(h)
-  for (const name of ['petstore_portal_signups_total', 'petstore_portal_logins_total', 'petstore_portal_login_failures_total']) assert.equal(valueOf(before, name), 0, name)
+  for (const name of [
+    'petstore_portal_signups_total',
+    'petstore_portal_logins_total',
+    'petstore_portal_login_failures_total',
+  ])
+    assert.equal(valueOf(before, name), 0, name)
   assert.deepEqual(
     before.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
-    [['free', 0], ['pro', 0], ['business', 0], ['enterprise', 0]],
+    [
+      ['free', 0],
+      ['pro', 0],
+      ['business', 0],
+      ['enterprise', 0],
+    ],
   )
 
   await signedUpUser(h, 'ada@example.com') // sign-up, verification, log-in
   const again = client(h.app)
   await again.get('/portal/signup')
-  assert.equal((await again.post('/portal/signup', { email: 'ada@example.com', password: GOOD_PASSWORD })).statusCode, 200)
+  assert.equal(
+    (await again.post('/portal/signup', { email: 'ada@example.com', password: GOOD_PASSWORD })).statusCode,
+    200,
+  )
   await h.app.portal?.mailer.settled()
   await again.get('/portal/login')
-  assert.equal((await again.post('/portal/login', { email: 'ada@example.com', password: 'not the password at all' })).statusCode, 400)
-  assert.equal((await again.post('/portal/login', { email: 'nobody@example.com', password: GOOD_PASSWORD })).statusCode, 400)
+  assert.equal(
+    (await again.post('/portal/login', { email: 'ada@example.com', password: 'not the password at all' })).statusCode,
+    400,
+  )
+  assert.equal(
+    (await again.post('/portal/login', { email: 'nobody@example.com', password: GOOD_PASSWORD })).statusCode,
+    400,
+  )
   await h.newAccount({ plan: 'pro' })
   await h.newAccount({ plan: 'enterprise', perMinute: 10, perDay: 100 })
   const gone = await h.newAccount({ plan: 'pro' })
@@ -151,7 +222,12 @@ test('/metrics counts portal sign-ups (new accounts only), log-ins and failed lo
   assert.equal(valueOf(after, 'petstore_portal_login_failures_total'), 2)
   assert.deepEqual(
     after.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
-    [['free', 1], ['pro', 1], ['business', 0], ['enterprise', 1]],
+    [
+      ['free', 1],
+      ['pro', 1],
+      ['business', 0],
+      ['enterprise', 1],
+    ],
   )
 })
 
@@ -165,11 +241,17 @@ test('/metrics: outbox depth and oldest age read at scrape; failed webhook deliv
   await once(receiver, 'listening')
   t.after(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
-  const webhook = createWebhookSink({ url, secret: `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`, timeoutMs: 2_000 })
+  const webhook = createWebhookSink({
+    url,
+    secret: `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`,
+    timeoutMs: 2_000,
+  })
   // As the server wires it (server.ts): the webhook sink, its failures counted under its name. The harness builds
   // the services, so the counting sink is made on first use.
   let counted: MessageSink | undefined
-  const h: MessagesHarness = await startMessagesHarness(t, { sink: { deliver: (m) => (counted ??= h.services.metrics.countingFailures('webhook', webhook)).deliver(m) } })
+  const h: MessagesHarness = await startMessagesHarness(t, {
+    sink: { deliver: (m) => (counted ??= h.services.metrics.countingFailures('webhook', webhook)).deliver(m) },
+  })
   const { key } = await h.newAccount()
   const empty = await scrape(h)
   assert.equal(valueOf(empty, 'petstore_messages_outbox_depth'), 0)
@@ -209,7 +291,14 @@ test('/metrics without METRICS_TOKEN answers loopback only: a remote client gets
 test('/metrics with METRICS_TOKEN: a missing or wrong token is 401 (from anywhere), the right one is 200 (from anywhere)', async (t) => {
   const token = 'metrics-secret-0123456789'
   const h = await startHarness(t, { config: { metricsToken: token } })
-  const wrong = [{}, bearer('metrics-secret-012345678X'), bearer(`${token}x`), bearer(token.slice(0, -1)), { authorization: `Basic ${token}` }, { authorization: token }]
+  const wrong = [
+    {},
+    bearer('metrics-secret-012345678X'),
+    bearer(`${token}x`),
+    bearer(token.slice(0, -1)),
+    { authorization: `Basic ${token}` },
+    { authorization: token },
+  ]
   for (const remoteAddress of [REMOTE, '127.0.0.1']) {
     for (const headers of wrong) {
       const response = await h.app.inject({ url: '/metrics', remoteAddress, headers })

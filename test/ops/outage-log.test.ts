@@ -6,7 +6,15 @@ import { createManualClock } from '../../src/kernel/clock.js'
 import { createOutageLog } from '../../src/ops/outage-log.js'
 import { captureLog } from '../helpers/capture-log.js'
 
-type Line = { level: number; msg: string; dependency?: string; failedCalls?: number; downMs?: number; reason?: string; err?: unknown }
+type Line = {
+  level: number
+  msg: string
+  dependency?: string
+  failedCalls?: number
+  downMs?: number
+  reason?: string
+  err?: unknown
+}
 
 function setup(options: { withError?: boolean } = {}) {
   const clock = createManualClock(0)
@@ -27,14 +35,56 @@ test('a failure every 250 ms for 100 s: one warning, a count every 30 s, one lin
   clock.set(100_000)
   outage.ok()
   outage.ok()
-  const summary = lines.map(({ level, msg, dependency, failedCalls, downMs, reason }) => ({ level, msg, dependency, failedCalls, downMs, reason }))
+  const summary = lines.map(({ level, msg, dependency, failedCalls, downMs, reason }) => ({
+    level,
+    msg,
+    dependency,
+    failedCalls,
+    downMs,
+    reason,
+  }))
   assert.deepEqual(summary, [
-    { level: 40, msg: 'database unreachable: connect ECONNREFUSED 127.0.0.1:5432', dependency: 'database', failedCalls: undefined, downMs: undefined, reason: 'connect ECONNREFUSED 127.0.0.1:5432' },
+    {
+      level: 40,
+      msg: 'database unreachable: connect ECONNREFUSED 127.0.0.1:5432',
+      dependency: 'database',
+      failedCalls: undefined,
+      downMs: undefined,
+      reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+    },
     // 120 failures in each 30 s after the first one.
-    { level: 40, msg: 'database still unreachable', dependency: 'database', failedCalls: 120, downMs: 30_000, reason: 'connect ECONNREFUSED 127.0.0.1:5432' },
-    { level: 40, msg: 'database still unreachable', dependency: 'database', failedCalls: 120, downMs: 60_000, reason: 'connect ECONNREFUSED 127.0.0.1:5432' },
-    { level: 40, msg: 'database still unreachable', dependency: 'database', failedCalls: 120, downMs: 90_000, reason: 'connect ECONNREFUSED 127.0.0.1:5432' },
-    { level: 30, msg: 'database reachable again', dependency: 'database', failedCalls: 400, downMs: 100_000, reason: undefined },
+    {
+      level: 40,
+      msg: 'database still unreachable',
+      dependency: 'database',
+      failedCalls: 120,
+      downMs: 30_000,
+      reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+    },
+    {
+      level: 40,
+      msg: 'database still unreachable',
+      dependency: 'database',
+      failedCalls: 120,
+      downMs: 60_000,
+      reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+    },
+    {
+      level: 40,
+      msg: 'database still unreachable',
+      dependency: 'database',
+      failedCalls: 120,
+      downMs: 90_000,
+      reason: 'connect ECONNREFUSED 127.0.0.1:5432',
+    },
+    {
+      level: 30,
+      msg: 'database reachable again',
+      dependency: 'database',
+      failedCalls: 400,
+      downMs: 100_000,
+      reason: undefined,
+    },
   ])
   assert.ok(!JSON.stringify(lines).includes('stack'))
 })
@@ -90,5 +140,8 @@ test('quiet: an outage reported elsewhere is counted without a warning of its ow
   outage.failed(failure())
   assert.equal(lines.length, 0)
   outage.ok()
-  assert.deepEqual(lines.map((l) => [l.msg, l.failedCalls]), [['database reachable again', 2]])
+  assert.deepEqual(
+    lines.map((l) => [l.msg, l.failedCalls]),
+    [['database reachable again', 2]],
+  )
 })

@@ -46,6 +46,10 @@ test('SMTP unreachable: one warning for the outage, a line without stack per mai
       [30, 'mail server reachable again', 4],
     ],
   )
-  assert.ok(said.filter((l) => l.msg === 'portal mail not sent').every((l) => typeof l.reason === 'string' && l.err === undefined))
+  assert.ok(
+    said
+      .filter((l) => l.msg === 'portal mail not sent')
+      .every((l) => typeof l.reason === 'string' && l.err === undefined),
+  )
   assert.ok(!raw.join('').includes('"stack"'), 'a stack trace in the log')
 })

@@ -17,7 +17,12 @@ test('Redis killed and started again: one warning, one line at the end, no stack
   await redis.start()
   const raw: string[] = []
   const log = pino({ level: 'info' }, { write: (line: string) => void raw.push(line) })
-  const config = loadConfig({ LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix(), REDIS_TIMEOUT_MS: '500' })
+  const config = loadConfig({
+    LOG_LEVEL: 'info',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: freshRedisPrefix(),
+    REDIS_TIMEOUT_MS: '500',
+  })
   const store = await createRateLimitStore(config, log)
   t.after(() => store.close())
   const windows = [{ name: 'minute', limit: 1_000, seconds: 60 }]
@@ -30,13 +35,22 @@ test('Redis killed and started again: one warning, one line at the end, no stack
   await new Promise((resolve) => setTimeout(resolve, 2_500))
   await redis.start()
   const lines = () => raw.map((l) => JSON.parse(l) as Line)
-  await pollUntil('the end of the outage in the log', async () => (lines().some((l) => /reachable again/.test(l.msg)) ? true : undefined), 20_000, 50)
+  await pollUntil(
+    'the end of the outage in the log',
+    async () => (lines().some((l) => /reachable again/.test(l.msg)) ? true : undefined),
+    20_000,
+    50,
+  )
 
   const said = lines()
   assert.deepEqual(
     said.map((l) => [l.level, l.dependency, l.msg.replace(/\(.*\)/, '(…)')]),
     [
-      [40, 'rate-limit store', 'rate-limit store unreachable (…): limiting per process at 1/3 of each quota until it is back'],
+      [
+        40,
+        'rate-limit store',
+        'rate-limit store unreachable (…): limiting per process at 1/3 of each quota until it is back',
+      ],
       [30, 'rate-limit store', 'rate-limit store reachable again: limits are shared across instances again'],
     ],
   )

@@ -30,7 +30,10 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
   await proxy.start()
   const url = new URL(await postgresSchema(t))
   url.port = String(proxy.port)
-  const config = loadConfig({ LOG_LEVEL: 'info' }, { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL })
+  const config = loadConfig(
+    { LOG_LEVEL: 'info' },
+    { databaseUrl: url.toString(), redisUrl: process.env.TEST_REDIS_URL },
+  )
   const handle = openDatabase(url.toString(), { poolSize: 4, timeoutMs: config.databaseTimeoutMs })
   await migrateToLatest(handle.db)
   const clock = createManualClock(new Date('2027-01-01T00:00:00Z'))
@@ -40,7 +43,15 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
   const stream = { write: (line: string) => void raw.push(line) }
   const log = pino({ level: 'info' }, stream)
   const rateLimitStore = await redisStore(t)
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine, clock, rateLimitStore, log })
+  const services = await buildServices({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    engine: handle.engine,
+    clock,
+    rateLimitStore,
+    log,
+  })
   const app = await buildApp({ config, db: handle.db, clock, services, logger: { level: 'info', stream } })
   const worker = createMessageWorker({
     messages: services.messages,
@@ -60,7 +71,11 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
     await handle.close()
   })
   const account = await app.accounts.createAccount({ actor: testActor, name: 'outage log', plan: 'business' })
-  const { key } = await app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: keyEnvironment(config.environment) })
+  const { key } = await app.accounts.createApiKey({
+    actor: testActor,
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+  })
   const get = () => within(app.inject({ url: '/v1/pets', headers: bearer(key) }), 'GET /v1/pets')
   assert.equal((await get()).statusCode, 200)
   worker.start()
@@ -78,7 +93,12 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
   assert.deepEqual(new Set(statuses), new Set([503]))
   await proxy.start()
   const lines = () => raw.slice(before).map((l) => JSON.parse(l) as Line)
-  await pollUntil('the end of the outage in the log', async () => (lines().some((l) => l.msg === 'database reachable again') ? true : undefined), 20_000, 20)
+  await pollUntil(
+    'the end of the outage in the log',
+    async () => (lines().some((l) => l.msg === 'database reachable again') ? true : undefined),
+    20_000,
+    20,
+  )
 
   const database = lines().filter((l) => l.dependency === 'database')
   const [start, ...rest] = database
@@ -86,18 +106,45 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
   assert.equal(start!.level, 40)
   assert.match(start!.msg, /^database unreachable: /)
   assert.equal(end.msg, 'database reachable again')
-  assert.ok(rest.every((l) => l.msg === 'database still unreachable' && l.level === 40), JSON.stringify(rest))
+  assert.ok(
+    rest.every((l) => l.msg === 'database still unreachable' && l.level === 40),
+    JSON.stringify(rest),
+  )
   // The failures came at +10 s, +20 s … +100 s of the test clock: a count at +40, +70 and +100 s, 30 s apart.
-  assert.deepEqual(rest.map((l) => l.downMs), [30_000, 60_000, 90_000])
-  for (const l of rest) assert.ok((l.failedCalls as number) >= 6, `each count has the 2 requests of each of 3 steps at least: ${JSON.stringify(l)}`)
+  assert.deepEqual(
+    rest.map((l) => l.downMs),
+    [30_000, 60_000, 90_000],
+  )
+  for (const l of rest)
+    assert.ok(
+      (l.failedCalls as number) >= 6,
+      `each count has the 2 requests of each of 3 steps at least: ${JSON.stringify(l)}`,
+    )
   const counted = 1 + rest.reduce((sum, l) => sum + (l.failedCalls as number), 0)
   assert.ok((end.failedCalls as number) >= counted, `the end line counts every failed call: ${JSON.stringify(end)}`)
 
-  if (process.env.SHOW_LOG) console.log(raw.slice(before).filter((l) => !l.includes('"msg":"request"')).join(""))
-  const during = raw.slice(before, before + raw.slice(before).findIndex((l) => l.includes('"database reachable again"')))
+  if (process.env.SHOW_LOG)
+    console.log(
+      raw
+        .slice(before)
+        .filter((l) => !l.includes('"msg":"request"'))
+        .join(''),
+    )
+  const during = raw.slice(
+    before,
+    before + raw.slice(before).findIndex((l) => l.includes('"database reachable again"')),
+  )
   assert.ok(during.length > 0)
-  assert.deepEqual(during.filter((l) => l.includes('"stack"')), [], 'no stack trace during the outage')
-  assert.deepEqual(lines().filter((l) => l.msg === 'database unavailable' || l.msg === 'message worker step failed'), [], 'no line per refused request or failed poll')
+  assert.deepEqual(
+    during.filter((l) => l.includes('"stack"')),
+    [],
+    'no stack trace during the outage',
+  )
+  assert.deepEqual(
+    lines().filter((l) => l.msg === 'database unavailable' || l.msg === 'message worker step failed'),
+    [],
+    'no line per refused request or failed poll',
+  )
   // Each refused request still has its own request line, with its code.
   const refused = lines().filter((l) => l.msg === 'request' && l.status === 503)
   assert.equal(refused.length, 20)

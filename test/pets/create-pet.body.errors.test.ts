@@ -17,7 +17,11 @@ test('a body that is valid JSON but not an object: 400 invalid_body', async (t) 
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   for (const body of ['[]', '[{"name":"Rex","categoryId":1}]', '"x"', 'null', '1', 'true']) {
-    const error = expectError(await post(h, { ...bearer(key), 'content-type': 'application/json' }, body), 400, 'invalid_body')
+    const error = expectError(
+      await post(h, { ...bearer(key), 'content-type': 'application/json' }, body),
+      400,
+      'invalid_body',
+    )
     assert.match(error.message, /body/i, `${body}: ${error.message}`)
   }
   await assertNothingStored(h)
@@ -26,7 +30,14 @@ test('a body that is valid JSON but not an object: 400 invalid_body', async (t) 
 test('malformed JSON, duplicate keys and trailing garbage: 400 invalid_json', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
-  const bodies = ['{', '{"name":', "{'name':'Rex','categoryId':1}", '{"name":"Rex","categoryId":1,}', '{"name":"Rex","categoryId":1} x', '{"name":"Rex","name":"Tom","categoryId":1}']
+  const bodies = [
+    '{',
+    '{"name":',
+    "{'name':'Rex','categoryId':1}",
+    '{"name":"Rex","categoryId":1,}',
+    '{"name":"Rex","categoryId":1} x',
+    '{"name":"Rex","name":"Tom","categoryId":1}',
+  ]
   for (const body of bodies) {
     const response = await post(h, { ...bearer(key), 'content-type': 'application/json' }, body)
     assert.equal(response.statusCode, 400, `${body}: ${response.body}`)
@@ -39,7 +50,11 @@ test('an empty body with a JSON Content-Type: 400 invalid_json', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   for (const body of ['', '   ', '\r\n', undefined]) {
-    const error = expectError(await post(h, { ...bearer(key), 'content-type': 'application/json' }, body), 400, 'invalid_json')
+    const error = expectError(
+      await post(h, { ...bearer(key), 'content-type': 'application/json' }, body),
+      400,
+      'invalid_json',
+    )
     assert.match(error.message, /empty/, `${JSON.stringify(body)}: ${error.message}`)
   }
   await assertNothingStored(h)
@@ -51,7 +66,15 @@ test('no Content-Type, or one that is not JSON: 400 invalid_content_type, never 
   const body = '{"name":"Rex","categoryId":1}'
   expectError(await post(h, bearer(key), body), 400, 'invalid_content_type', 'Content-Type')
   expectError(await post(h, bearer(key)), 400, 'invalid_content_type', 'Content-Type')
-  const types = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json', 'application/json-patch+json', 'application/json; charset=latin1', 'json']
+  const types = [
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/vnd.api+json',
+    'application/json-patch+json',
+    'application/json; charset=latin1',
+    'json',
+  ]
   for (const type of types) {
     const response = await post(h, { ...bearer(key), 'content-type': type }, body)
     assert.equal(response.statusCode, 400, `${type}: ${response.body}`)
@@ -64,7 +87,11 @@ test('a body over 16 KiB: 413 payload_too_large, even when it would be valid JSO
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   const valid = JSON.stringify({ name: 'Rex', categoryId: 1 })
-  for (const body of [valid.padEnd(16 * 1024 + 1, ' '), JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }), 'x'.repeat(100_000)]) {
+  for (const body of [
+    valid.padEnd(16 * 1024 + 1, ' '),
+    JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }),
+    'x'.repeat(100_000),
+  ]) {
     expectError(await post(h, { ...bearer(key), 'content-type': 'application/json' }, body), 413, 'payload_too_large')
   }
   await assertNothingStored(h)
@@ -72,7 +99,10 @@ test('a body over 16 KiB: 413 payload_too_large, even when it would be valid JSO
 
 test('the body is read only after authentication: a bad body without a key is a 401', async (t) => {
   const h = await startHarness(t)
-  for (const [headers, body] of [[{ 'content-type': 'application/json' }, '{'], [{ 'content-type': 'text/plain' }, 'x']] as const) {
+  for (const [headers, body] of [
+    [{ 'content-type': 'application/json' }, '{'],
+    [{ 'content-type': 'text/plain' }, 'x'],
+  ] as const) {
     expectError(await post(h, headers, body), 401, 'missing_api_key')
   }
 })

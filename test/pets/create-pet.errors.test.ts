@@ -8,7 +8,12 @@ import { expectError, injectSender } from '../helpers/http.js'
 async function expectRefused(h: Harness, key: string, cases: [string, string][], field: string) {
   const send = injectSender(h)
   for (const [what, body] of cases) {
-    const response = await send({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, body })
+    const response = await send({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      body,
+    })
     assert.equal(response.statusCode, 400, `${what}: ${response.body}`)
     const error = expectError(response, 400, 'invalid_body')
     assert.ok(error.message.includes(`'${field}'`), `${what}: the message should name '${field}': ${error.message}`)
@@ -20,8 +25,24 @@ async function expectRefused(h: Harness, key: string, cases: [string, string][],
 test('missing required fields are named', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
-  await expectRefused(h, key, [['no name', '{"categoryId":1}'], ['no name, with status', '{"categoryId":1,"status":"sold"}']], 'name')
-  await expectRefused(h, key, [['no categoryId', '{"name":"Rex"}'], ['no categoryId, with status', '{"name":"Rex","status":"sold"}']], 'categoryId')
+  await expectRefused(
+    h,
+    key,
+    [
+      ['no name', '{"categoryId":1}'],
+      ['no name, with status', '{"categoryId":1,"status":"sold"}'],
+    ],
+    'name',
+  )
+  await expectRefused(
+    h,
+    key,
+    [
+      ['no categoryId', '{"name":"Rex"}'],
+      ['no categoryId, with status', '{"name":"Rex","status":"sold"}'],
+    ],
+    'categoryId',
+  )
 })
 
 test('name: empty, white space only, over 100 characters, or not a string', async (t) => {
@@ -72,7 +93,10 @@ test('categoryId: strings, fractions, zero, negatives, beyond int64, other types
 test('status: a value outside the enumeration, another case, or another type', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
-  const cases: [string, string][] = ['"lost"', '"Available"', '"SOLD"', '""', '1', 'null', '["sold"]'].map((v) => [v, `{"name":"Rex","categoryId":1,"status":${v}}`])
+  const cases: [string, string][] = ['"lost"', '"Available"', '"SOLD"', '""', '1', 'null', '["sold"]'].map((v) => [
+    v,
+    `{"name":"Rex","categoryId":1,"status":${v}}`,
+  ])
   await expectRefused(h, key, cases, 'status')
 })
 

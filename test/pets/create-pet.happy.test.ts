@@ -4,8 +4,18 @@ import { test } from 'node:test'
 import { bearer, startHarness } from '../helpers/harness.js'
 import type { PetJson } from '../helpers/pets.js'
 
-const post = (h: Awaited<ReturnType<typeof startHarness>>, key: string, body: unknown, headers: Record<string, string> = {}) =>
-  h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
+const post = (
+  h: Awaited<ReturnType<typeof startHarness>>,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(key), 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  })
 
 test('201 with the pet, its new id, and a Location to it', async (t) => {
   const h = await startHarness(t)
@@ -80,6 +90,11 @@ test('the body may be exactly 16 KiB (padding with white space)', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   const body = JSON.stringify({ name: 'Rex', categoryId: 1 }).padEnd(16 * 1024, ' ')
-  const response = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: body })
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: body,
+  })
   assert.equal(response.statusCode, 201, response.body)
 })

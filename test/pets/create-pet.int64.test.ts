@@ -57,9 +57,22 @@ test('categoryId is decided on the exact decimal value of the number, never on a
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   const post = (categoryId: string) =>
-    h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: `{"name":"N","categoryId":${categoryId}}` })
+    h.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: `{"name":"N","categoryId":${categoryId}}`,
+    })
   // Not integers, though 4503599627370496.5 (2^52 + 0.5) and 1e-400 round to integral doubles.
-  for (const categoryId of ['4503599627370496.5', '1.5', '9007199254740993.0000001', '1e-400', '1.0e-1', '9223372036854775807.5', '1e1000000']) {
+  for (const categoryId of [
+    '4503599627370496.5',
+    '1.5',
+    '9007199254740993.0000001',
+    '1e-400',
+    '1.0e-1',
+    '9223372036854775807.5',
+    '1e1000000',
+  ]) {
     const response = await post(categoryId)
     assert.equal(response.statusCode, 400, `${categoryId}: ${response.body}`)
     assert.equal(response.json().code, 'invalid_body')
@@ -80,7 +93,11 @@ test('categoryId is decided on the exact decimal value of the number, never on a
     assert.match(response.body, new RegExp(`"categoryId":${stored}[,}]`), categoryId)
   }
   // Out of range however it is written.
-  for (const categoryId of ['9223372036854775808.0', '1e19', '0.0', '-1e0']) assert.equal((await post(categoryId)).statusCode, 400, categoryId)
+  for (const categoryId of ['9223372036854775808.0', '1e19', '0.0', '-1e0'])
+    assert.equal((await post(categoryId)).statusCode, 400, categoryId)
   const rows = await h.handle.db.selectFrom('pets').select('category_id').orderBy('id').execute()
-  assert.deepEqual(rows.map((r) => BigInt(r.category_id)), exact.map(([, stored]) => BigInt(stored)))
+  assert.deepEqual(
+    rows.map((r) => BigInt(r.category_id)),
+    exact.map(([, stored]) => BigInt(stored)),
+  )
 })

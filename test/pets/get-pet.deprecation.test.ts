@@ -18,7 +18,10 @@ async function everyOutcome(h: Harness) {
     await send({ url: `/v1/pets/${pet.id}`, headers: bearer('ps_test_unknown') }),
     await send({ url: `/v1/pets/${pet.id + 1000}`, headers: bearer(key) }),
   ]
-  assert.deepEqual(responses.map((r) => r.statusCode), [200, 400, 401, 401, 404])
+  assert.deepEqual(
+    responses.map((r) => r.statusCode),
+    [200, 400, 401, 401, 404],
+  )
   return responses
 }
 
@@ -31,7 +34,10 @@ test('the same on a listening server, where the successor Link is absolute on th
   const h = await startHarness(t, { listen: true })
   for (const response of await everyOutcome(h)) {
     assertDeprecationHeaders(response)
-    assert.ok((response.headers.link ?? '').includes(`<${h.baseUrl}/v1/pets>; rel="successor-version"`), response.headers.link)
+    assert.ok(
+      (response.headers.link ?? '').includes(`<${h.baseUrl}/v1/pets>; rel="successor-version"`),
+      response.headers.link,
+    )
   }
 })
 
@@ -50,7 +56,12 @@ test('PETSTORE_GETPET_SUNSET sets the Sunset header', async (t) => {
 test('the other operations carry no deprecation headers', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
-  const created = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })
+  const created = await h.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: bearer(key),
+    payload: { name: 'Rex', categoryId: 1 },
+  })
   const listed = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   for (const response of [created, listed]) {
     assert.equal(response.headers.deprecation, undefined)

@@ -9,7 +9,19 @@ import { createPet } from '../helpers/pets.js'
 test('petId that is not a 64-bit integer: 400 invalid_parameter naming petId', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
-  const bad = ['abc', '1.5', '1e3', '0x10', '9223372036854775808', '99999999999999999999', '-9223372036854775809', '%20', '1%20', 'true', 'null']
+  const bad = [
+    'abc',
+    '1.5',
+    '1e3',
+    '0x10',
+    '9223372036854775808',
+    '99999999999999999999',
+    '-9223372036854775809',
+    '%20',
+    '1%20',
+    'true',
+    'null',
+  ]
   for (const petId of bad) {
     const response = await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) })
     assert.equal(response.statusCode, 400, `${petId}: ${response.body}`)
@@ -21,8 +33,20 @@ test('an int64 that names no pet: 404 pet_not_found, from the smallest int64 to 
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
-  for (const petId of [String(pet.id + 1), '9007199254740993', '9223372036854775807', '0', '-1', `-${pet.id}`, '-9223372036854775808']) {
-    const error = expectError(await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) }), 404, 'pet_not_found')
+  for (const petId of [
+    String(pet.id + 1),
+    '9007199254740993',
+    '9223372036854775807',
+    '0',
+    '-1',
+    `-${pet.id}`,
+    '-9223372036854775808',
+  ]) {
+    const error = expectError(
+      await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) }),
+      404,
+      'pet_not_found',
+    )
     assert.ok(error.message.includes(petId), `the message names the id exactly: ${error.message}`)
   }
 })

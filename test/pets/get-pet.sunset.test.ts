@@ -30,7 +30,11 @@ test('after the sunset every id answers 410, and the successor still serves the 
   const { key } = await h.newAccount()
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
   for (const petId of [String(pet.id), '999', 'abc']) {
-    const error = expectError(await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) }), 410, 'operation_sunset')
+    const error = expectError(
+      await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) }),
+      410,
+      'operation_sunset',
+    )
     assert.match(error.message, /\/v1\/pets/, 'the message points to the replacement')
   }
   const listed = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })

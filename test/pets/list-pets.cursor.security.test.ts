@@ -31,9 +31,15 @@ test('the issued cursor itself is accepted (the control for the refusals below)'
   const { accountId, key } = await h.newAccount()
   const ids = await seedPets(h, accountId, 5)
   const cursor = await issuedCursor(h, key)
-  const next = await h.app.inject({ url: `/v1/pets?limit=2&cursor=${encodeURIComponent(cursor)}`, headers: bearer(key) })
+  const next = await h.app.inject({
+    url: `/v1/pets?limit=2&cursor=${encodeURIComponent(cursor)}`,
+    headers: bearer(key),
+  })
   assert.equal(next.statusCode, 200)
-  assert.deepEqual(next.json<PetJson[]>().map((p) => p.id), ids.slice(2, 4))
+  assert.deepEqual(
+    next.json<PetJson[]>().map((p) => p.id),
+    ids.slice(2, 4),
+  )
 })
 
 test('a cursor altered in any single character is refused', async (t) => {
@@ -54,7 +60,8 @@ test('a cursor altered in any single character is refused', async (t) => {
     alterations.add(cursor + 'A')
     alterations.add(cursor.slice(0, -1))
     alterations.add(`${cursor}.${cursor}`)
-    for (const altered of alterations) await expectInvalidCursor(h, key, `${query}&cursor=${encodeURIComponent(altered)}`)
+    for (const altered of alterations)
+      await expectInvalidCursor(h, key, `${query}&cursor=${encodeURIComponent(altered)}`)
   }
 })
 
@@ -81,12 +88,26 @@ test('a cursor replayed with another status filter (or none) is refused', async 
   assert.equal(sameFilter.statusCode, 200)
 })
 
-test('a cursor the service never issued is refused: garbage, forged ids, other services\' tokens', async (t) => {
+test("a cursor the service never issued is refused: garbage, forged ids, other services' tokens", async (t) => {
   const h = await startHarness(t)
   const { accountId, key } = await h.newAccount()
   await seedPets(h, accountId, 5)
   const forgedPayload = Buffer.from('2:').toString('base64url')
-  const garbage = ['abc', 'abc.def', '.', 'a.', '.a', '0', '20', 'MjA6', `${forgedPayload}.AAAAAAAAAAAAAAAAAAAAAA`, 'eyJsYXN0SWQiOjJ9', '%00', '../../etc/passwd', 'a'.repeat(512)]
+  const garbage = [
+    'abc',
+    'abc.def',
+    '.',
+    'a.',
+    '.a',
+    '0',
+    '20',
+    'MjA6',
+    `${forgedPayload}.AAAAAAAAAAAAAAAAAAAAAA`,
+    'eyJsYXN0SWQiOjJ9',
+    '%00',
+    '../../etc/passwd',
+    'a'.repeat(512),
+  ]
   for (const cursor of garbage) await expectInvalidCursor(h, key, `cursor=${encodeURIComponent(cursor)}`)
 })
 
@@ -97,7 +118,11 @@ test('a cursor from another installation (another signing secret) is refused', a
   await seedPets(one, a.accountId, 5)
   const cursor = await issuedCursor(one, a.key)
   // Same account id in the second installation, so only the secret differs.
-  const row = await one.handle.db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow()
+  const row = await one.handle.db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('id', '=', a.accountId)
+    .executeTakeFirstOrThrow()
   await two.handle.db.insertInto('accounts').values(row).execute()
   const twinKey = await two.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test' })
   await seedPets(two, a.accountId, 5)

@@ -4,7 +4,12 @@ import { test } from 'node:test'
 import { bearer, startHarness } from '../helpers/harness.js'
 import { expectError, injectSender } from '../helpers/http.js'
 
-async function expectBadParameter(t: Parameters<typeof startHarness>[0], queries: string[], name: string, code = 'invalid_parameter') {
+async function expectBadParameter(
+  t: Parameters<typeof startHarness>[0],
+  queries: string[],
+  name: string,
+  code = 'invalid_parameter',
+) {
   const h = await startHarness(t)
   const { key } = await h.newAccount()
   for (const query of queries) {
@@ -16,11 +21,29 @@ async function expectBadParameter(t: Parameters<typeof startHarness>[0], queries
 }
 
 test('limit outside 1..100 or not an integer', async (t) => {
-  await expectBadParameter(t, ['limit=0', 'limit=101', 'limit=-1', 'limit=1000000', 'limit=abc', 'limit=1.5', 'limit=', 'limit=true', 'limit=1,2'], 'limit')
+  await expectBadParameter(
+    t,
+    [
+      'limit=0',
+      'limit=101',
+      'limit=-1',
+      'limit=1000000',
+      'limit=abc',
+      'limit=1.5',
+      'limit=',
+      'limit=true',
+      'limit=1,2',
+    ],
+    'limit',
+  )
 })
 
 test('status outside the enumeration', async (t) => {
-  await expectBadParameter(t, ['status=lost', 'status=Available', 'status=SOLD', 'status=', 'status=available,sold'], 'status')
+  await expectBadParameter(
+    t,
+    ['status=lost', 'status=Available', 'status=SOLD', 'status=', 'status=available,sold'],
+    'status',
+  )
 })
 
 test('a repeated parameter, even with the same value', async (t) => {

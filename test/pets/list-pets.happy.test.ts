@@ -11,12 +11,20 @@ test('a new account lists no pets, then the pets it created, ordered by id', asy
   assert.deepEqual(empty.json(), [])
   const ids: number[] = []
   for (const name of ['Rex', 'Tom', 'Kit']) {
-    const created = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name, categoryId: 1 } })
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: bearer(key),
+      payload: { name, categoryId: 1 },
+    })
     assert.equal(created.statusCode, 201)
     ids.push(created.json().id)
   }
   const listed = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
-  assert.deepEqual(listed.json().map((p: { id: number }) => p.id), ids)
+  assert.deepEqual(
+    listed.json().map((p: { id: number }) => p.id),
+    ids,
+  )
   assert.equal(listed.headers.link, undefined)
 })
 
@@ -60,7 +68,10 @@ test('status filters to the pets with exactly that status, still in id order', a
     const page = await h.app.inject({ url: `/v1/pets?status=${status}`, headers: bearer(key) })
     assert.equal(page.statusCode, 200)
     const pets = page.json<PetJson[]>()
-    assert.deepEqual(idsOf(pets), ids.filter((_, i) => i % 4 === index))
+    assert.deepEqual(
+      idsOf(pets),
+      ids.filter((_, i) => i % 4 === index),
+    )
     assert.ok(pets.every((p) => p.status === status))
   }
 })

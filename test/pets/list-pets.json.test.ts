@@ -29,7 +29,12 @@ test('every pet of a page reads the same as the same pet alone, field for field'
     bodies.push(`{"name":${JSON.stringify(name)},"categoryId":${categoryId}${status ? `,"status":"${status}"` : ''}}`)
   }
   for (const payload of bodies) {
-    const created = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/json' }, payload })
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload,
+    })
     assert.equal(created.statusCode, 201, created.body)
   }
   const page = await h.app.inject({ url: '/v1/pets?limit=100', headers: bearer(key) })
@@ -41,7 +46,11 @@ test('every pet of a page reads the same as the same pet alone, field for field'
     const alone = await h.app.inject({ url: `/v1/pets/${pet.id.value}`, headers: bearer(key) })
     assert.equal(alone.statusCode, 200, alone.body)
     assert.deepEqual(pet, parse(alone.body), `pet ${i}`)
-    assert.deepEqual(Object.keys(pet), Object.keys(parse(alone.body) as object), `pet ${i}: the same fields in the same order`)
+    assert.deepEqual(
+      Object.keys(pet),
+      Object.keys(parse(alone.body) as object),
+      `pet ${i}: the same fields in the same order`,
+    )
     assert.equal((pet as unknown as { name: string }).name, NAMES[i])
   }
   assert.equal((listed[0] as unknown as { categoryId: { value: string } }).categoryId.value, '9223372036854775807')

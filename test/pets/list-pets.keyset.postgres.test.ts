@@ -26,7 +26,10 @@ async function fillPets(h: Harness, accountId: string, count: number, soldEvery 
  * the plan this test is about.) 30,000 rows in all, so ANALYZE reads every row and the plan is deterministic.
  * `create: false` adds pets to the accounts made before.
  */
-async function fillOtherAccounts(h: Harness, { create, accounts, pets }: { create: boolean; accounts: number; pets: number }) {
+async function fillOtherAccounts(
+  h: Harness,
+  { create, accounts, pets }: { create: boolean; accounts: number; pets: number },
+) {
   if (create) {
     await sql`
       insert into accounts (id, name, plan, per_minute, per_day, created_at)
@@ -41,7 +44,13 @@ async function fillOtherAccounts(h: Harness, { create, accounts, pets }: { creat
 }
 
 /** Pages with `query` until `pages` pages are read; returns the SQL of the last page's pets query. */
-async function deepPageQuery(h: Harness, key: string, query: string, pages: number, log: ReturnType<typeof recordQueries>) {
+async function deepPageQuery(
+  h: Harness,
+  key: string,
+  query: string,
+  pages: number,
+  log: ReturnType<typeof recordQueries>,
+) {
   let url = `/v1/pets?${query}`
   for (let page = 1; page < pages; page++) {
     const response = await h.app.inject({ url, headers: bearer(key) })
@@ -76,10 +85,18 @@ function assertKeysetPlan(plan: PlanNode, index: string, condition: RegExp) {
   const page = onPets.find((n) => condition.test(n['Index Cond'] ?? ''))
   assert.ok(page, `the page's rows: ${shown}`)
   assert.equal(page['Index Name'], index, shown)
-  assert.ok(all.some((n) => n['Node Type'] === 'Limit' && n.Plans?.[0] === page), `the page's scan stops at the page size: ${shown}`)
+  assert.ok(
+    all.some((n) => n['Node Type'] === 'Limit' && n.Plans?.[0] === page),
+    `the page's scan stops at the page size: ${shown}`,
+  )
   const next = onPets.find((n) => n !== page)!
-  assert.match(next['Index Cond'] ?? '', /\(id > page\.last_id\)\)$/, `the next-page check starts after the page's last id: ${shown}`)
-  for (const n of all) assert.doesNotMatch(n['Node Type'], /Sort|Seq Scan|Bitmap/, `the index gives id order, no sort or scan: ${shown}`)
+  assert.match(
+    next['Index Cond'] ?? '',
+    /\(id > page\.last_id\)\)$/,
+    `the next-page check starts after the page's last id: ${shown}`,
+  )
+  for (const n of all)
+    assert.doesNotMatch(n['Node Type'], /Sort|Seq Scan|Bitmap/, `the index gives id order, no sort or scan: ${shown}`)
 }
 
 test('postgres: a deep page is an Index Scan on (account_id, id > cursor), in id order, with no OFFSET', async (t) => {
@@ -94,7 +111,11 @@ test('postgres: a deep page is an Index Scan on (account_id, id > cursor), in id
   const query = await deepPageQuery(h, key, 'limit=10', 10, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
   assert.match(query.sql, /\blimit 10\)/i, 'reads one page of rows, whatever the depth')
-  assertKeysetPlan(await postgresPlan(h.handle.db, query), 'pets_account_id_id', /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/)
+  assertKeysetPlan(
+    await postgresPlan(h.handle.db, query),
+    'pets_account_id_id',
+    /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+  )
 })
 
 test('postgres: with a status filter the deep page is an Index Scan on (account_id, status, id > cursor)', async (t) => {
@@ -109,5 +130,9 @@ test('postgres: with a status filter the deep page is an Index Scan on (account_
   await sql`analyze pets`.execute(h.handle.db)
   const query = await deepPageQuery(h, key, 'status=sold&limit=3', 6, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
-  assertKeysetPlan(await postgresPlan(h.handle.db, query), 'pets_account_status_id', /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/)
+  assertKeysetPlan(
+    await postgresPlan(h.handle.db, query),
+    'pets_account_status_id',
+    /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+  )
 })

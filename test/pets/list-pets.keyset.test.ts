@@ -17,7 +17,13 @@ async function fillPets(h: Harness, accountId: string, count: number) {
 }
 
 /** Pages with `query` until `pages` pages are read; returns the SQL of the last page's pets query. */
-async function deepPageQuery(h: Harness, key: string, query: string, pages: number, log: ReturnType<typeof recordQueries>) {
+async function deepPageQuery(
+  h: Harness,
+  key: string,
+  query: string,
+  pages: number,
+  log: ReturnType<typeof recordQueries>,
+) {
   let url = `/v1/pets?${query}`
   for (let page = 1; page < pages; page++) {
     const response = await h.app.inject({ url, headers: bearer(key) })
@@ -53,7 +59,7 @@ function assertKeysetPlan(plan: string[], filter: RegExp) {
 }
 
 test('a deep page is an index SEARCH on (account_id, id > cursor), with no OFFSET', async (t) => {
-  if (sqliteOnly(t, 'reads SQLite\'s EXPLAIN QUERY PLAN')) return
+  if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
   const log = recordQueries()
   const h = await startHarness(t, { plugins: [log.plugin] })
   const { accountId, key } = await h.newAccount()
@@ -68,7 +74,7 @@ test('a deep page is an index SEARCH on (account_id, id > cursor), with no OFFSE
 })
 
 test('with a status filter the deep page is a SEARCH on (account_id, status, id > cursor)', async (t) => {
-  if (sqliteOnly(t, 'reads SQLite\'s EXPLAIN QUERY PLAN')) return
+  if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
   const log = recordQueries()
   const h = await startHarness(t, { plugins: [log.plugin] })
   const { accountId, key } = await h.newAccount()
@@ -79,7 +85,7 @@ test('with a status filter the deep page is a SEARCH on (account_id, status, id 
 })
 
 test('the first page is the same kind of SEARCH, so depth adds nothing but the starting key', async (t) => {
-  if (sqliteOnly(t, 'reads SQLite\'s EXPLAIN QUERY PLAN')) return
+  if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
   const log = recordQueries()
   const h = await startHarness(t, { plugins: [log.plugin] })
   const { accountId, key } = await h.newAccount()

@@ -37,8 +37,14 @@ test('45 pets at limit 20: three pages, every pet once, in id order, no Link on 
   const { h, accountId, key } = await setup(t)
   const ids = await seedPets(h, accountId, 45)
   const { pages, links } = await walk(`${h.baseUrl}/v1/pets?limit=20`, key)
-  assert.deepEqual(pages.map((p) => p.length), [20, 20, 5])
-  assert.deepEqual(pages.flat().map((p) => p.id), ids)
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [20, 20, 5],
+  )
+  assert.deepEqual(
+    pages.flat().map((p) => p.id),
+    ids,
+  )
   assert.equal(links.length, 2)
   for (const link of links) {
     assert.equal(link.origin, h.baseUrl, 'the Link is absolute, on the origin the client used')
@@ -52,7 +58,10 @@ test('the default limit pages by 20 and the Link names it', async (t) => {
   const { h, accountId, key } = await setup(t)
   await seedPets(h, accountId, 21)
   const { pages, links } = await walk(`${h.baseUrl}/v1/pets`, key)
-  assert.deepEqual(pages.map((p) => p.length), [20, 1])
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [20, 1],
+  )
   assert.equal(links[0]?.searchParams.get('limit'), '20')
 })
 
@@ -60,14 +69,20 @@ test('exactly two full pages: no empty third page is offered', async (t) => {
   const { h, accountId, key } = await setup(t)
   await seedPets(h, accountId, 40)
   const { pages } = await walk(`${h.baseUrl}/v1/pets?limit=20`, key)
-  assert.deepEqual(pages.map((p) => p.length), [20, 20])
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [20, 20],
+  )
 })
 
 test('the Link keeps limit and status, and paging with a filter sees only that status', async (t) => {
   const { h, accountId, key } = await setup(t)
   const ids = await seedPets(h, accountId, 45, (i) => (i % 3 === 0 ? 'sold' : i % 3 === 1 ? 'available' : undefined))
   const { pages, links } = await walk(`${h.baseUrl}/v1/pets?status=sold&limit=4`, key)
-  assert.deepEqual(pages.flat().map((p) => p.id), ids.filter((_, i) => i % 3 === 0))
+  assert.deepEqual(
+    pages.flat().map((p) => p.id),
+    ids.filter((_, i) => i % 3 === 0),
+  )
   assert.ok(pages.flat().every((p) => p.status === 'sold'))
   assert.equal(links.length, 3)
   for (const link of links) {

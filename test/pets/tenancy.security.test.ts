@@ -14,7 +14,12 @@ import { testActor } from '../helpers/actors.js'
 function comparable(response: HttpResponse, id: string) {
   const headers = Object.keys(response.headers).sort()
   const stable = ['content-type', 'deprecation', 'sunset', 'link', 'www-authenticate', 'cache-control']
-  return { status: response.statusCode, headers, values: stable.map((name) => response.headers[name]), body: response.body.replaceAll(id, '{id}') }
+  return {
+    status: response.statusCode,
+    headers,
+    values: stable.map((name) => response.headers[name]),
+    body: response.body.replaceAll(id, '{id}'),
+  }
 }
 
 test("another account's pet is a 404 pet_not_found, indistinguishable from a missing id", async (t) => {
@@ -51,7 +56,10 @@ test("an account's list holds only its own pets, filtered or not, on every page"
   const seen: PetJson[] = []
   let url: string | undefined = '/v1/pets?limit=2'
   while (url) {
-    const page: { json: <T>() => T; headers: Record<string, unknown> } = await h.app.inject({ url, headers: bearer(b.key) })
+    const page: { json: <T>() => T; headers: Record<string, unknown> } = await h.app.inject({
+      url,
+      headers: bearer(b.key),
+    })
     seen.push(...page.json<PetJson[]>())
     const next: string | undefined = /^<([^>]+)>/.exec(String(page.headers.link ?? ''))?.[1]
     url = next && new URL(next).pathname + new URL(next).search
@@ -75,7 +83,11 @@ test('pet ids are unique across accounts', async (t) => {
     for (const account of accounts) ids.push((await createPet(h, account.key, { name: `P${round}`, categoryId: 1 })).id)
   }
   assert.equal(new Set(ids).size, ids.length)
-  const listed = await Promise.all(accounts.map(async (a) => idsOf((await h.app.inject({ url: '/v1/pets', headers: bearer(a.key) })).json<PetJson[]>())))
+  const listed = await Promise.all(
+    accounts.map(async (a) =>
+      idsOf((await h.app.inject({ url: '/v1/pets', headers: bearer(a.key) })).json<PetJson[]>()),
+    ),
+  )
   assert.equal(new Set(listed.flat()).size, ids.length, 'each id belongs to exactly one list')
 })
 

@@ -17,15 +17,31 @@ const other: AuditActor = { kind: 'operator', operatorId: 'op_other', email: 'ot
 /** A signed-up integrator with a key and a pending request for `plan`. */
 async function integratorAsking(h: Harness & { outbox: string }, email: string, plan: string) {
   await signedUpUser(h, email)
-  const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', email).executeTakeFirstOrThrow()
-  const key = await h.app.accounts.createApiKey({ accountId, environment: keyEnvironment(h.config.environment), actor: testActor })
-  const request = await h.app.planRequests!.create({ accountId, plan, note: 'more please', actor: { kind: 'account', accountId, email, address: '127.0.0.1' } })
+  const { account_id: accountId } = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email_key', '=', email)
+    .executeTakeFirstOrThrow()
+  const key = await h.app.accounts.createApiKey({
+    accountId,
+    environment: keyEnvironment(h.config.environment),
+    actor: testActor,
+  })
+  const request = await h.app.planRequests!.create({
+    accountId,
+    plan,
+    note: 'more please',
+    actor: { kind: 'account', accountId, email, address: '127.0.0.1' },
+  })
   return { accountId, key: key.key, request }
 }
 
-const limitNow = async (h: Harness, key: string) => (await h.app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit']
-const decisionMail = async (h: Harness & { outbox: string }, to: string) => (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('plan request'))
-const rejection = (kind: PlanRequestError['kind'], message: RegExp) => (error: unknown) => error instanceof PlanRequestError && error.kind === kind && message.test(error.message)
+const limitNow = async (h: Harness, key: string) =>
+  (await h.app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit']
+const decisionMail = async (h: Harness & { outbox: string }, to: string) =>
+  (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('plan request'))
+const rejection = (kind: PlanRequestError['kind'], message: RegExp) => (error: unknown) =>
+  error instanceof PlanRequestError && error.kind === kind && message.test(error.message)
 
 test('an approval changes the plan from the next request on, is on record, and is mailed to the integrator', async (t) => {
   const h = await portalHarness(t)
@@ -47,12 +63,20 @@ test('an approval changes the plan from the next request on, is on record, and i
 
   const entries = await h.app.audit.list({ accountId, limit: 20 })
   const approved = entries.find((e) => e.action === 'plan_request.approved')!
-  assert.deepEqual(approved.actor, { kind: 'operator', id: 'op_admin', email: 'admin@ops.example', address: '10.0.0.7' })
+  assert.deepEqual(approved.actor, {
+    kind: 'operator',
+    id: 'op_admin',
+    email: 'admin@ops.example',
+    address: '10.0.0.7',
+  })
   assert.deepEqual(approved.target, { kind: 'plan_request', id: request.id })
   assert.deepEqual(approved.changes, { before: { plan: 'free' }, after: { plan: 'pro' } })
   const changed = entries.find((e) => e.action === 'account.plan_changed')!
-  assert.equal(changed.actor.email, 'admin@ops.example', 'the plan change is the operator\'s too')
-  assert.deepEqual(changed.changes, { before: { plan: 'free', perMinute: 60, perDay: 1000 }, after: { plan: 'pro', perMinute: 300, perDay: 10000 } })
+  assert.equal(changed.actor.email, 'admin@ops.example', "the plan change is the operator's too")
+  assert.deepEqual(changed.changes, {
+    before: { plan: 'free', perMinute: 60, perDay: 1000 },
+    after: { plan: 'pro', perMinute: 300, perDay: 10000 },
+  })
 
   // The usage page says so, and offers the plans above pro.
   const c = await signedUpUserPage(h, 'grow@example.com')
@@ -73,9 +97,19 @@ async function signedUpUserPage(h: Harness, email: string): Promise<string> {
 test('an enterprise approval needs its quotas, which then apply', async (t) => {
   const h = await portalHarness(t)
   const { accountId, key, request } = await integratorAsking(h, 'huge@example.com', 'enterprise')
-  const refusals: Array<[number | undefined, number | undefined]> = [[undefined, undefined], [500, undefined], [0, 1000], [2.5, 1000], [2000, 1000]]
+  const refusals: Array<[number | undefined, number | undefined]> = [
+    [undefined, undefined],
+    [500, undefined],
+    [0, 1000],
+    [2.5, 1000],
+    [2000, 1000],
+  ]
   for (const [perMinute, perDay] of refusals) {
-    await assert.rejects(h.app.planRequests!.approve({ id: request.id, actor: admin, perMinute, perDay }), rejection('input', /quotas|more than/), `${perMinute}/${perDay}`)
+    await assert.rejects(
+      h.app.planRequests!.approve({ id: request.id, actor: admin, perMinute, perDay }),
+      rejection('input', /quotas|more than/),
+      `${perMinute}/${perDay}`,
+    )
   }
   assert.equal((await h.app.planRequests!.get(request.id))!.state, 'pending', 'a refused approval leaves it pending')
   await h.app.planRequests!.approve({ id: request.id, actor: admin, perMinute: 2500, perDay: 2_000_000 })
@@ -89,8 +123,14 @@ test('an enterprise approval needs its quotas, which then apply', async (t) => {
 test('a decline keeps the plan, records the reason, and mails it (in 7-bit text; the page shows it as written)', async (t) => {
   const h = await portalHarness(t)
   const { accountId, key, request } = await integratorAsking(h, 'nope@example.com', 'business')
-  await assert.rejects(h.app.planRequests!.decline({ id: request.id, reason: '   ', actor: admin }), rejection('input', /Give a reason/))
-  await assert.rejects(h.app.planRequests!.decline({ id: request.id, reason: 'x\u202Ey', actor: admin }), rejection('input', /U\+202E/))
+  await assert.rejects(
+    h.app.planRequests!.decline({ id: request.id, reason: '   ', actor: admin }),
+    rejection('input', /Give a reason/),
+  )
+  await assert.rejects(
+    h.app.planRequests!.decline({ id: request.id, reason: 'x\u202Ey', actor: admin }),
+    rejection('input', /U\+202E/),
+  )
 
   const reason = 'Trop tôt — réessayez en mars.\nUsage “low” so far.'
   const decided = await h.app.planRequests!.decline({ id: request.id, reason, actor: admin })
@@ -111,7 +151,10 @@ test('a decline keeps the plan, records the reason, and mails it (in 7-bit text;
   assert.equal((await h.app.audit.list({ accountId, action: 'account.plan_changed', limit: 5 })).length, 0)
 
   const page = await signedUpUserPage(h, 'nope@example.com')
-  assert.match(page, /Your request for the business plan was declined 2027-01-01 00:00 UTC\. The reason given:<\/p>\n<p>Trop tôt — réessayez en mars\.<br>Usage “low” so far\.<\/p>/)
+  assert.match(
+    page,
+    /Your request for the business plan was declined 2027-01-01 00:00 UTC\. The reason given:<\/p>\n<p>Trop tôt — réessayez en mars\.<br>Usage “low” so far\.<\/p>/,
+  )
   assert.match(page, /<button type="submit">Request a higher plan<\/button>/, 'and may ask again')
 })
 
@@ -119,10 +162,19 @@ test('a request is decided once: a second decision is refused and changes nothin
   const h = await portalHarness(t)
   const first = await integratorAsking(h, 'once@example.com', 'pro')
   await h.app.planRequests!.approve({ id: first.request.id, actor: admin })
-  await assert.rejects(h.app.planRequests!.decline({ id: first.request.id, reason: 'no', actor: other }), rejection('decided', /already approved by admin@ops\.example at 2027-01-01T00:00:00\.000Z; nothing was changed/))
-  await assert.rejects(h.app.planRequests!.approve({ id: first.request.id, actor: other }), rejection('decided', /already approved/))
+  await assert.rejects(
+    h.app.planRequests!.decline({ id: first.request.id, reason: 'no', actor: other }),
+    rejection('decided', /already approved by admin@ops\.example at 2027-01-01T00:00:00\.000Z; nothing was changed/),
+  )
+  await assert.rejects(
+    h.app.planRequests!.approve({ id: first.request.id, actor: other }),
+    rejection('decided', /already approved/),
+  )
   assert.equal((await h.app.planRequests!.get(first.request.id))!.decidedBy, 'admin@ops.example')
-  await assert.rejects(h.app.planRequests!.approve({ id: 'preq_nope', actor: admin }), rejection('not_found', /no plan request preq_nope/))
+  await assert.rejects(
+    h.app.planRequests!.approve({ id: 'preq_nope', actor: admin }),
+    rejection('not_found', /no plan request preq_nope/),
+  )
 
   // Two operators at once, one approving and one declining: exactly one wins, and the plan matches the winner.
   const second = await integratorAsking(h, 'twice@example.com', 'business')
@@ -135,7 +187,10 @@ test('a request is decided once: a second decision is refused and changes nothin
   const state = (await h.app.planRequests!.get(second.request.id))!.state
   assert.equal((await h.app.accounts.getAccount(second.accountId)).plan, state === 'approved' ? 'business' : 'free')
   const decisions = await h.app.audit.list({ accountId: second.accountId, limit: 20 })
-  assert.equal(decisions.filter((e) => e.action === 'plan_request.approved' || e.action === 'plan_request.declined').length, 1)
+  assert.equal(
+    decisions.filter((e) => e.action === 'plan_request.approved' || e.action === 'plan_request.declined').length,
+    1,
+  )
   assert.equal((await decisionMail(h, 'twice@example.com')).length, 1, 'one mail')
 })
 
@@ -143,17 +198,31 @@ test('an approval never moves an account down (a plan raised meanwhile refuses i
   const h = await portalHarness(t)
   const { accountId, request } = await integratorAsking(h, 'moved@example.com', 'pro')
   await h.app.accounts.setPlan({ id: accountId, plan: 'business', actor: admin })
-  await assert.rejects(h.app.planRequests!.approve({ id: request.id, actor: admin }), rejection('state', /already on the business plan, not below pro: decline the request instead/))
+  await assert.rejects(
+    h.app.planRequests!.approve({ id: request.id, actor: admin }),
+    rejection('state', /already on the business plan, not below pro: decline the request instead/),
+  )
   assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'business')
   assert.equal((await h.app.planRequests!.get(request.id))!.state, 'pending')
   // Declining it is fine, and a new request may follow.
   await h.app.planRequests!.decline({ id: request.id, reason: 'You already have business.', actor: admin })
-  const next = await h.app.planRequests!.create({ accountId, plan: 'enterprise', note: '', actor: { kind: 'account', accountId, email: 'moved@example.com' } })
+  const next = await h.app.planRequests!.create({
+    accountId,
+    plan: 'enterprise',
+    note: '',
+    actor: { kind: 'account', accountId, email: 'moved@example.com' },
+  })
   assert.equal(next.state, 'pending')
   // A deleted account's request cannot be approved (its plan stays), only declined.
   await h.app.accounts.deleteAccount(accountId, { actor: admin, reason: 'asked to' })
-  await assert.rejects(h.app.planRequests!.approve({ id: next.id, actor: admin, perMinute: 10, perDay: 100 }), rejection('state', /The account was deleted: decline the request instead/))
+  await assert.rejects(
+    h.app.planRequests!.approve({ id: next.id, actor: admin, perMinute: 10, perDay: 100 }),
+    rejection('state', /The account was deleted: decline the request instead/),
+  )
   assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'business')
   assert.equal((await h.app.planRequests!.get(next.id))!.state, 'pending')
-  assert.equal((await h.app.planRequests!.decline({ id: next.id, reason: 'Account deleted.', actor: admin })).state, 'declined')
+  assert.equal(
+    (await h.app.planRequests!.decline({ id: next.id, reason: 'Account deleted.', actor: admin })).state,
+    'declined',
+  )
 })

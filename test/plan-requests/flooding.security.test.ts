@@ -6,7 +6,16 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildApp } from '../../src/main/api-app.js'
 import { freshRedisPrefix, postgresOnly, redisStore } from '../helpers/backend.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf, type Client } from '../helpers/portal.js'
+import {
+  client,
+  GOOD_PASSWORD,
+  linkIn,
+  mails,
+  portalHarness,
+  signedUpUser,
+  tokenOf,
+  type Client,
+} from '../helpers/portal.js'
 import type { Harness } from '../helpers/harness.js'
 
 const MINUTE = 60_000
@@ -31,7 +40,11 @@ const askFrom = (h: Harness, c: Client, address: string, plan: string) =>
     method: 'POST',
     url: '/portal/plan-requests',
     remoteAddress: address,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://portal.test', cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: 'http://portal.test',
+      cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+    },
     payload: new URLSearchParams({ _csrf: c.csrf, plan, note: '' }).toString(),
   })
 
@@ -52,7 +65,9 @@ test('throwaway accounts that never verified their address are refused: a 403 pa
 
   // Once verified (the mailed link), the same account may ask.
   const c = await throwaway(h, 'late@example.com')
-  const mail = (await mails(h.app, h.outbox)).findLast((m) => m.includes('late@example.com') && m.includes('/portal/verify'))!
+  const mail = (await mails(h.app, h.outbox)).findLast(
+    (m) => m.includes('late@example.com') && m.includes('/portal/verify'),
+  )!
   const link = new URL(linkIn(mail, '/portal/verify'))
   await c.get(link.pathname)
   assert.equal((await c.post('/portal/verify', { token: tokenOf(link.href) })).statusCode, 200)
@@ -65,7 +80,12 @@ test('throwaway accounts that never verified their address are refused: a 403 pa
 
 test('verified accounts: at most 3 requests waiting each, and 10 requests an hour from one client address (then 429)', async (t) => {
   const h = await portalHarness(t)
-  const [a, b, c, d] = [await signedUpUser(h, 'a@example.com'), await signedUpUser(h, 'b@example.com'), await signedUpUser(h, 'c@example.com'), await signedUpUser(h, 'd@example.com')]
+  const [a, b, c, d] = [
+    await signedUpUser(h, 'a@example.com'),
+    await signedUpUser(h, 'b@example.com'),
+    await signedUpUser(h, 'c@example.com'),
+    await signedUpUser(h, 'd@example.com'),
+  ]
   for (const user of [a, b, c, d]) await user.get('/portal/usage')
   h.clock.advance(20 * MINUTE)
 
@@ -74,7 +94,8 @@ test('verified accounts: at most 3 requests waiting each, and 10 requests an hou
   assert.equal(fourth.statusCode, 400)
   assert.match(fourth.body, /Your account has 3 requests waiting for an operator, the most it may have/)
   // Requests 4 to 10 from this address (the refused one above is not counted).
-  for (const user of [b, c]) for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(user!, plan)).statusCode, 303, plan)
+  for (const user of [b, c])
+    for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(user!, plan)).statusCode, 303, plan)
   assert.equal((await ask(d!, 'pro')).statusCode, 303)
   assert.equal(await stored(h), 10)
 
@@ -82,7 +103,10 @@ test('verified accounts: at most 3 requests waiting each, and 10 requests an hou
   assert.equal(throttled.statusCode, 429)
   assert.match(throttled.headers['content-type'] as string, /^text\/html/)
   assert.equal(throttled.headers['retry-after'], String(40 * 60), 'until the hour is over')
-  assert.match(throttled.body, /role="alert"[^]*Too many plan requests from your network: at most 10 an hour\. Try again in 40 minutes\./)
+  assert.match(
+    throttled.body,
+    /role="alert"[^]*Too many plan requests from your network: at most 10 an hour\. Try again in 40 minutes\./,
+  )
   assert.equal(await stored(h), 10)
 
   // Another client address is not affected; this one is admitted again in the next hour.
@@ -100,7 +124,9 @@ test('twelve requests sent at once from one address: ten are stored, two get 429
   const users: Client[] = []
   for (let i = 0; i < 4; i++) users.push(await signedUpUser(h, `burst${i}@example.com`))
   for (const user of users) await user.get('/portal/usage')
-  const answers = await Promise.all(users.flatMap((user) => ['pro', 'business', 'enterprise'].map((plan) => ask(user, plan))))
+  const answers = await Promise.all(
+    users.flatMap((user) => ['pro', 'business', 'enterprise'].map((plan) => ask(user, plan))),
+  )
   assert.deepEqual(answers.map((a) => a.statusCode).sort(), [...Array(10).fill(303), 429, 429])
   assert.equal(await stored(h), 10)
 })
@@ -117,8 +143,20 @@ test('two instances on one PostgreSQL database and one Redis count the same requ
   const prefix = freshRedisPrefix()
   const instance = async () => {
     const store = await redisStore(t, prefix)
-    const app = await buildApp({ config: h.config, db: h.handle.db, pool: h.handle.pool, reads: h.handle.reads, engine: h.handle.engine, clock: h.clock, rateLimitStore: store, logger: false })
-    closers.push(() => app.close(), () => store.close())
+    const app = await buildApp({
+      config: h.config,
+      db: h.handle.db,
+      pool: h.handle.pool,
+      reads: h.handle.reads,
+      engine: h.handle.engine,
+      clock: h.clock,
+      rateLimitStore: store,
+      logger: false,
+    })
+    closers.push(
+      () => app.close(),
+      () => store.close(),
+    )
     return app
   }
   const [first, second] = [await instance(), await instance()]
@@ -133,7 +171,9 @@ test('two instances on one PostgreSQL database and one Redis count the same requ
   }
   // Ten requests, alternating between the instances: neither alone has seen more than six.
   let n = 0
-  for (const [one, two] of users.slice(0, 3)) for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(n++ % 2 ? two : one, plan)).statusCode, 303)
+  for (const [one, two] of users.slice(0, 3))
+    for (const plan of ['pro', 'business', 'enterprise'])
+      assert.equal((await ask(n++ % 2 ? two : one, plan)).statusCode, 303)
   assert.equal((await ask(users[3]![0], 'pro')).statusCode, 303)
   assert.equal((await ask(users[3]![1], 'business')).statusCode, 429, 'the eleventh, on the second instance')
   assert.equal((await ask(users[3]![0], 'business')).statusCode, 429, 'and on the first')

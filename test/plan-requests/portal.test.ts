@@ -10,11 +10,16 @@ import { client, portalHarness, signedUpUser, type Client } from '../helpers/por
 import type { Harness } from '../helpers/harness.js'
 
 async function accountOf(h: Harness, email: string): Promise<string> {
-  const row = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', email).executeTakeFirstOrThrow()
+  const row = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email_key', '=', email)
+    .executeTakeFirstOrThrow()
   return row.account_id
 }
 
-const requestsOf = (h: Harness, accountId: string) => h.handle.db.selectFrom('plan_requests').selectAll().where('account_id', '=', accountId).execute()
+const requestsOf = (h: Harness, accountId: string) =>
+  h.handle.db.selectFrom('plan_requests').selectAll().where('account_id', '=', accountId).execute()
 const options = (body: string) => [...body.matchAll(/<option value="([a-z]+)"/g)].map((m) => m[1])
 const hasForm = (body: string) => body.includes('<button type="submit">Request a higher plan</button>')
 
@@ -38,8 +43,15 @@ test('an integrator asks for a higher plan on the usage page, which then shows t
   assert.equal(sent.headers.location, '/portal/usage?requested=1#higher-plan')
 
   const after = await c.get('/portal/usage?requested=1')
-  assert.match(after.body, /Request sent\. Your request for the pro plan, sent 2027-01-01 00:00 UTC, is waiting for an operator/)
-  assert.deepEqual(options(after.body), ['business', 'enterprise'], 'the plan asked for is not offered again while it waits')
+  assert.match(
+    after.body,
+    /Request sent\. Your request for the pro plan, sent 2027-01-01 00:00 UTC, is waiting for an operator/,
+  )
+  assert.deepEqual(
+    options(after.body),
+    ['business', 'enterprise'],
+    'the plan asked for is not offered again while it waits',
+  )
   // Later visits say the same without "Request sent".
   const later = await c.get('/portal/usage')
   assert.match(later.body, /role="status">Your request for the pro plan, sent [^<]*, is waiting for an operator/)
@@ -56,7 +68,11 @@ test('an integrator asks for a higher plan on the usage page, which then shows t
   assert.equal(entry.actor.email, 'plans@example.com')
   assert.ok(entry.actor.address, 'the client address is recorded')
   assert.deepEqual(entry.target, { kind: 'plan_request', id: rows[0]!.id })
-  assert.deepEqual(entry.changes, { plan: 'pro', currentPlan: 'free', note: 'We launch in March.\nAbout 200 calls a minute.' })
+  assert.deepEqual(entry.changes, {
+    plan: 'pro',
+    currentPlan: 'free',
+    note: 'We launch in March.\nAbout 200 calls a minute.',
+  })
 })
 
 test('refused with a reason on the page, and nothing stored: a plan not above the current one, a plan that waits, a fourth request, a bad note', async (t) => {
@@ -89,7 +105,10 @@ test('refused with a reason on the page, and nothing stored: a plan not above th
   assert.equal((await ask(c, { plan: 'pro', note: '🐕'.repeat(1000) })).statusCode, 303)
   const again = await ask(c, { plan: 'pro' })
   assert.equal(again.statusCode, 400)
-  assert.match(again.body, /Your request for the pro plan, sent on 2027-01-01, is still waiting for an operator\. You can ask again once it is decided\./)
+  assert.match(
+    again.body,
+    /Your request for the pro plan, sent on 2027-01-01, is still waiting for an operator\. You can ask again once it is decided\./,
+  )
   assert.equal((await requestsOf(h, accountId)).length, 1)
   // Other plans may be asked for meanwhile, up to three requests waiting; then the form is gone and a fourth refused.
   assert.equal((await ask(c, { plan: 'business' })).statusCode, 303)
@@ -99,7 +118,10 @@ test('refused with a reason on the page, and nothing stored: a plan not above th
   assert.match(usage.body, /3 requests are waiting, the most an account may have/)
   const fourth = await ask(c, { plan: 'pro' })
   assert.equal(fourth.statusCode, 400)
-  assert.match(fourth.body, /Your account has 3 requests waiting for an operator, the most it may have\. You can ask again once one is decided\./)
+  assert.match(
+    fourth.body,
+    /Your account has 3 requests waiting for an operator, the most it may have\. You can ask again once one is decided\./,
+  )
   assert.equal((await requestsOf(h, accountId)).length, 3)
 
   // A form without its token is refused by the portal, as every POST.
@@ -133,7 +155,13 @@ test('an enterprise account gets no form, and a forged request for it is refused
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'big@example.com')
   const accountId = await accountOf(h, 'big@example.com')
-  await h.app.accounts.setPlan({ id: accountId, plan: 'enterprise', perMinute: 5000, perDay: 1_000_000, actor: testActor })
+  await h.app.accounts.setPlan({
+    id: accountId,
+    plan: 'enterprise',
+    perMinute: 5000,
+    perDay: 1_000_000,
+    actor: testActor,
+  })
   const usage = await c.get('/portal/usage')
   assert.equal(usage.statusCode, 200)
   assert.ok(!hasForm(usage.body))
@@ -150,9 +178,14 @@ test('requests sent at the same time for one account: one per plan is stored, th
   const accountId = await accountOf(h, 'race@example.com')
   const actor = { kind: 'account' as const, accountId, email: 'race@example.com', address: '127.0.0.1' }
   const plans = ['pro', 'business', 'enterprise']
-  const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => h.app.planRequests!.create({ accountId, plan: plans[i % 3]!, note: `try ${i}`, actor })))
+  const results = await Promise.allSettled(
+    Array.from({ length: 12 }, (_, i) =>
+      h.app.planRequests!.create({ accountId, plan: plans[i % 3]!, note: `try ${i}`, actor }),
+    ),
+  )
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3)
-  for (const r of results) if (r.status === 'rejected') assert.match(String(r.reason), /still waiting for an operator|3 requests waiting/)
+  for (const r of results)
+    if (r.status === 'rejected') assert.match(String(r.reason), /still waiting for an operator|3 requests waiting/)
   assert.deepEqual((await requestsOf(h, accountId)).map((r) => r.plan).sort(), ['business', 'enterprise', 'pro'])
   assert.equal((await h.app.audit.list({ accountId, action: 'plan_request.created', limit: 20 })).length, 3)
 })

@@ -28,7 +28,11 @@ const isTo = (mail: string, to: string) => mail.split(/\r?\n/).some((line) => li
 async function accountWithKey(h: Pick<Harness, 'app' | 'config'>, email: string) {
   const user = await h.app.portal!.repo.findUserByEmail(email)
   assert.ok(user)
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId: user.account_id, environment: keyEnvironment(h.config.environment) })
+  const key = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId: user.account_id,
+    environment: keyEnvironment(h.config.environment),
+  })
   return { accountId: user.account_id, key: key.key }
 }
 
@@ -45,7 +49,11 @@ test('a wrong password, a missing CSRF token or a logged-out visitor deletes not
   assert.equal(wrong.statusCode, 400)
   assert.match(wrong.body, /role="alert">The password is incorrect\. Your account was not deleted\./)
   assert.equal((await c.post('/portal/account/delete', { _csrf: '', password: GOOD_PASSWORD })).statusCode, 403)
-  assert.equal((await c.post('/portal/account/delete', { password: GOOD_PASSWORD }, { origin: 'https://evil.example' })).statusCode, 403)
+  assert.equal(
+    (await c.post('/portal/account/delete', { password: GOOD_PASSWORD }, { origin: 'https://evil.example' }))
+      .statusCode,
+    403,
+  )
   const anonymous = client(h.app)
   await anonymous.get('/portal/login')
   const out = await anonymous.post('/portal/account/delete', { password: GOOD_PASSWORD })
@@ -60,9 +68,16 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
   const c = await signedUpUser(h, 'leaving@example.com')
   const phone = client(h.app)
   await phone.get('/portal/login')
-  assert.equal((await phone.post('/portal/login', { email: 'leaving@example.com', password: GOOD_PASSWORD })).statusCode, 303)
+  assert.equal(
+    (await phone.post('/portal/login', { email: 'leaving@example.com', password: GOOD_PASSWORD })).statusCode,
+    303,
+  )
   const { accountId, key } = await accountWithKey(h, 'leaving@example.com')
-  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: keyEnvironment(h.config.environment) })
+  const second = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId,
+    environment: keyEnvironment(h.config.environment),
+  })
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
 
   const deleted = await deleteAccount(c)
@@ -77,7 +92,11 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
   }
   assert.equal((await c.get('/portal/keys')).statusCode, 303, 'this session ended')
   assert.equal((await phone.get('/portal/keys')).statusCode, 303, 'every session ended')
-  assert.ok((await mails(h.app, h.outbox)).some((m) => isTo(m, 'leaving@example.com') && /Subject: Your account was deleted/.test(m)))
+  assert.ok(
+    (await mails(h.app, h.outbox)).some(
+      (m) => isTo(m, 'leaving@example.com') && /Subject: Your account was deleted/.test(m),
+    ),
+  )
 
   const row = await h.handle.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow()
   assert.notEqual(row.deleted_at, null)
@@ -85,7 +104,10 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
   assert.doesNotMatch(JSON.stringify(row), /leaving|example\.com/, 'the account row keeps no email')
   const db = h.handle.db
   assert.deepEqual(await db.selectFrom('portal_users').select('id').where('account_id', '=', accountId).execute(), [])
-  assert.deepEqual(await db.selectFrom('portal_login_failures').select('seq').where('email_key', '=', 'leaving@example.com').execute(), [])
+  assert.deepEqual(
+    await db.selectFrom('portal_login_failures').select('seq').where('email_key', '=', 'leaving@example.com').execute(),
+    [],
+  )
 
   // The address is free: a new sign-up makes a new account, whose key works.
   const again = await signedUpUser(h, 'leaving@example.com')
@@ -93,7 +115,11 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
   const fresh = await accountWithKey(h, 'leaving@example.com')
   assert.notEqual(fresh.accountId, accountId)
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(fresh.key) })).statusCode, 200)
-  assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 401, 'the old keys stay refused')
+  assert.equal(
+    (await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode,
+    401,
+    'the old keys stay refused',
+  )
 })
 
 test('the purge removes the pets, orders, messages and idempotent responses of deleted accounts, in batches, and nothing else', async (t) => {
@@ -106,7 +132,12 @@ test('the purge removes the pets, orders, messages and idempotent responses of d
       await placeOrder(h, key, { petId: pet.id })
       await h.app.messages.create({ accountId, message: `message ${i}` })
     }
-    const idempotent = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'idempotency-key': '"k1"' }, payload: { name: 'Once', categoryId: 1 } })
+    const idempotent = await h.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...bearer(key), 'idempotency-key': '"k1"' },
+      payload: { name: 'Once', categoryId: 1 },
+    })
     assert.equal(idempotent.statusCode, 201)
     return accountId
   }
@@ -122,7 +153,9 @@ test('the purge removes the pets, orders, messages and idempotent responses of d
     pets: (await db.selectFrom('pets').select('id').where('account_id', '=', accountId).execute()).length,
     orders: (await db.selectFrom('orders').select('id').where('account_id', '=', accountId).execute()).length,
     messages: (await db.selectFrom('messages').select('seq').where('account_id', '=', accountId).execute()).length,
-    idempotency: (await db.selectFrom('idempotency_keys').select('idempotency_key').where('account_id', '=', accountId).execute()).length,
+    idempotency: (
+      await db.selectFrom('idempotency_keys').select('idempotency_key').where('account_id', '=', accountId).execute()
+    ).length,
   })
   const before = { pets: 4, orders: 3, messages: 3, idempotency: 1 }
   assert.deepEqual(await counts(leaving), before, 'deletion itself only marks the account')
@@ -161,10 +194,15 @@ test('PostgreSQL: a deletion on one server is refused by the other, which cached
   assert.equal(here.statusCode, 401, 'the deleting server refuses the next request')
   assert.equal(errorOf(here).message, DELETED)
   const started = performance.now()
-  const refused = await pollUntil('b refuses the key', async () => {
-    const response = await b.get(key)
-    return response.statusCode === 401 ? response : undefined
-  }, 5_000, 5)
+  const refused = await pollUntil(
+    'b refuses the key',
+    async () => {
+      const response = await b.get(key)
+      return response.statusCode === 401 ? response : undefined
+    },
+    5_000,
+    5,
+  )
   const ms = performance.now() - started
   t.diagnostic(`the other server refused the deleted account's key after ${ms.toFixed(1)} ms`)
   assert.ok(ms < 1_000, `after ${ms} ms`)

@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { LOGIN_FAILURES_ALLOWED } from '../../src/sites/portal/throttle.js'
-import { client, GOOD_PASSWORD, linkIn, mails, ORIGIN, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
+import {
+  client,
+  GOOD_PASSWORD,
+  linkIn,
+  mails,
+  ORIGIN,
+  portalHarness,
+  signedUpUser,
+  type Client,
+} from '../helpers/portal.js'
 
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'
@@ -40,10 +49,19 @@ test('the account page lists the sessions (browser, address, this one marked); l
   await loggedIn(h, 'sessions@example.com')
   const page = await laptop.get('/portal/account')
   assert.equal(page.statusCode, 200)
-  assert.match(page.body, /<a href="\/portal\/account" aria-current="page">Account<\/a>/, 'the navigation has the Account link')
-  const rows = [...page.body.matchAll(/<tr(?: class="current")?><th scope="row"[^>]*>([\s\S]*?)<\/tr>/g)].map((m) => text(m[0]))
+  assert.match(
+    page.body,
+    /<a href="\/portal\/account" aria-current="page">Account<\/a>/,
+    'the navigation has the Account link',
+  )
+  const rows = [...page.body.matchAll(/<tr(?: class="current")?><th scope="row"[^>]*>([\s\S]*?)<\/tr>/g)].map((m) =>
+    text(m[0]),
+  )
   assert.equal(rows.length, 2, page.body)
-  assert.ok(rows.some((r) => r.includes('Firefox on Windows') && r.includes('127.0.0.1') && !r.includes('This session')), rows.join('\n'))
+  assert.ok(
+    rows.some((r) => r.includes('Firefox on Windows') && r.includes('127.0.0.1') && !r.includes('This session')),
+    rows.join('\n'),
+  )
   assert.equal(rows.filter((r) => r.includes('This session')).length, 1)
   assert.match(page.body, /1 other session\./)
 
@@ -57,7 +75,10 @@ test('changing the password: other sessions end, this one stays, the address is 
   const laptop = await signedUpUser(h, 'change@example.com')
   const phone = await loggedIn(h, 'change@example.com')
   await laptop.get('/portal/account')
-  const changed = await laptop.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD })
+  const changed = await laptop.post('/portal/account/password', {
+    current_password: GOOD_PASSWORD,
+    new_password: NEW_PASSWORD,
+  })
   assert.equal(changed.statusCode, 303)
   assert.equal(changed.headers.location, '/portal/account?done=password')
   const after = await laptop.get(changed.headers.location)
@@ -66,7 +87,10 @@ test('changing the password: other sessions end, this one stays, the address is 
   assert.equal((await phone.get('/portal/keys')).statusCode, 303, 'the other session ended')
 
   const told = await mailsTo(h, 'change@example.com')
-  assert.ok(told.some((m) => /Subject: Your password was changed/.test(m)), 'the address is told')
+  assert.ok(
+    told.some((m) => /Subject: Your password was changed/.test(m)),
+    'the address is told',
+  )
   assert.equal(await canLogIn(h, 'change@example.com', GOOD_PASSWORD), false)
   assert.equal(await canLogIn(h, 'change@example.com', NEW_PASSWORD), true)
 })
@@ -75,35 +99,67 @@ test('changing the password is refused with a wrong current password (a failed l
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'refuse@example.com')
   await c.get('/portal/account')
-  const wrong = await c.post('/portal/account/password', { current_password: 'not the password at all', new_password: NEW_PASSWORD })
+  const wrong = await c.post('/portal/account/password', {
+    current_password: 'not the password at all',
+    new_password: NEW_PASSWORD,
+  })
   assert.equal(wrong.statusCode, 400)
   assert.match(wrong.body, /role="alert">The password is incorrect\. Your password is unchanged\./)
-  const weak = await c.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: 'aaaaaaaaaaaaaaaa' })
+  const weak = await c.post('/portal/account/password', {
+    current_password: GOOD_PASSWORD,
+    new_password: 'aaaaaaaaaaaaaaaa',
+  })
   assert.equal(weak.statusCode, 400)
   assert.match(weak.body, /role="alert"/)
-  const noToken = await c.post('/portal/account/password', { _csrf: '', current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD })
+  const noToken = await c.post('/portal/account/password', {
+    _csrf: '',
+    current_password: GOOD_PASSWORD,
+    new_password: NEW_PASSWORD,
+  })
   assert.equal(noToken.statusCode, 403)
-  const elsewhere = await c.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD }, { origin: 'https://evil.example' })
+  const elsewhere = await c.post(
+    '/portal/account/password',
+    { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD },
+    { origin: 'https://evil.example' },
+  )
   assert.equal(elsewhere.statusCode, 403)
   assert.equal(await canLogIn(h, 'refuse@example.com', GOOD_PASSWORD), true, 'nothing changed')
 
   // Logged out (a pre-session's valid token): sent to log in, nothing changes.
   const anonymous = client(h.app)
   await anonymous.get('/portal/login')
-  const out = await anonymous.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD })
+  const out = await anonymous.post('/portal/account/password', {
+    current_password: GOOD_PASSWORD,
+    new_password: NEW_PASSWORD,
+  })
   assert.equal(out.statusCode, 303)
   assert.match(out.headers.location as string, /^\/portal\/login/)
 
   // The form is no password oracle: its failures count with the log-in's, and then the right password is 429 too.
   for (let i = 1; i < LOGIN_FAILURES_ALLOWED; i++) {
-    assert.equal((await c.post('/portal/account/password', { current_password: `wrong guess number ${i}`, new_password: NEW_PASSWORD })).statusCode, 400)
+    assert.equal(
+      (
+        await c.post('/portal/account/password', {
+          current_password: `wrong guess number ${i}`,
+          new_password: NEW_PASSWORD,
+        })
+      ).statusCode,
+      400,
+    )
   }
-  const limited = await c.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: NEW_PASSWORD })
+  const limited = await c.post('/portal/account/password', {
+    current_password: GOOD_PASSWORD,
+    new_password: NEW_PASSWORD,
+  })
   assert.equal(limited.statusCode, 429)
   assert.ok(Number(limited.headers['retry-after']) > 0)
   const login = client(h.app)
   await login.get('/portal/login')
-  assert.equal((await login.post('/portal/login', { email: 'refuse@example.com', password: GOOD_PASSWORD })).statusCode, 429, 'the log-in counts the same failures')
+  assert.equal(
+    (await login.post('/portal/login', { email: 'refuse@example.com', password: GOOD_PASSWORD })).statusCode,
+    429,
+    'the log-in counts the same failures',
+  )
 })
 
 test('"Log out other sessions" ends every other session and keeps this one', async (t) => {
@@ -145,7 +201,9 @@ test('a new address takes effect only when its link is opened (GET shows a form,
   assert.ok(toNew, 'the new address gets a message')
   const link = new URL(linkIn(toNew, '/portal/account/email/'))
   assert.equal(link.origin, ORIGIN)
-  const toOld = (await mailsTo(h, 'old@example.com')).find((m) => /Subject: Your email address is being changed/.test(m))
+  const toOld = (await mailsTo(h, 'old@example.com')).find((m) =>
+    /Subject: Your email address is being changed/.test(m),
+  )
   assert.ok(toOld, 'the old address is told')
   assert.match(toOld, /New@example\.com/)
   assert.match(toOld, /choose a new password/)
@@ -167,10 +225,18 @@ test('a new address takes effect only when its link is opened (GET shows a form,
   assert.equal(await canLogIn(h, 'new@example.com', GOOD_PASSWORD), true, 'the address key follows (any case)')
   const account = await c.get('/portal/account')
   assert.match(account.body, /Your address is <strong>New@example\.com<\/strong>/)
-  const user = await h.handle.db.selectFrom('portal_users').selectAll().where('email', '=', 'New@example.com').executeTakeFirstOrThrow()
+  const user = await h.handle.db
+    .selectFrom('portal_users')
+    .selectAll()
+    .where('email', '=', 'New@example.com')
+    .executeTakeFirstOrThrow()
   assert.equal(user.email_key, 'new@example.com')
   assert.notEqual(user.verified_at, null, 'still verified')
-  const accountRow = await h.handle.db.selectFrom('accounts').select('name').where('id', '=', user.account_id).executeTakeFirstOrThrow()
+  const accountRow = await h.handle.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', user.account_id)
+    .executeTakeFirstOrThrow()
   assert.equal(accountRow.name, 'New@example.com', 'the account name was the address, and follows it')
 
   const again = await client(h.app).get(link.pathname)
@@ -190,15 +256,26 @@ test('the address change is refused with a wrong password, an invalid or unchang
   const same = await askForAddress(c, 'STAY@example.com')
   assert.equal(same.statusCode, 400)
   assert.match(same.body, /This is already your address\./)
-  const noToken = await c.post('/portal/account/email', { _csrf: '', new_email: 'elsewhere@example.com', password: GOOD_PASSWORD })
+  const noToken = await c.post('/portal/account/email', {
+    _csrf: '',
+    new_email: 'elsewhere@example.com',
+    password: GOOD_PASSWORD,
+  })
   assert.equal(noToken.statusCode, 403)
   const anonymous = client(h.app)
   await anonymous.get('/portal/login')
-  const out = await anonymous.post('/portal/account/email', { new_email: 'elsewhere@example.com', password: GOOD_PASSWORD })
+  const out = await anonymous.post('/portal/account/email', {
+    new_email: 'elsewhere@example.com',
+    password: GOOD_PASSWORD,
+  })
   assert.equal(out.statusCode, 303)
   assert.match(out.headers.location as string, /^\/portal\/login/)
   assert.equal((await mails(h.app, h.outbox)).length, before, 'nothing was sent')
-  const tokens = await h.handle.db.selectFrom('portal_tokens').select('token_hash').where('purpose', '=', 'email').execute()
+  const tokens = await h.handle.db
+    .selectFrom('portal_tokens')
+    .select('token_hash')
+    .where('purpose', '=', 'email')
+    .execute()
   assert.deepEqual(tokens, [])
 })
 
@@ -211,13 +288,24 @@ test('an address that has an account is answered exactly like a free one; it get
   const taken = await askForAddress(b, 'taken@example.com')
   assert.equal(taken.statusCode, free.statusCode)
   const normalise = (body: string, newEmail: string, oldEmail: string) =>
-    body.replaceAll(newEmail, 'NEW').replaceAll(oldEmail, 'OLD').replace(/name="_csrf" value="[^"]*"/g, '')
-  assert.equal(normalise(taken.body, 'taken@example.com', 'bob@example.com'), normalise(free.body, 'free@example.com', 'alice@example.com'))
+    body
+      .replaceAll(newEmail, 'NEW')
+      .replaceAll(oldEmail, 'OLD')
+      .replace(/name="_csrf" value="[^"]*"/g, '')
+  assert.equal(
+    normalise(taken.body, 'taken@example.com', 'bob@example.com'),
+    normalise(free.body, 'free@example.com', 'alice@example.com'),
+  )
 
-  const note = (await mailsTo(h, 'taken@example.com')).find((m) => /Subject: This address already has an account/.test(m))
+  const note = (await mailsTo(h, 'taken@example.com')).find((m) =>
+    /Subject: This address already has an account/.test(m),
+  )
   assert.ok(note, 'the taken address gets a note')
   assert.doesNotMatch(note, /\/portal\/account\/email\//, 'and no link')
-  assert.ok((await mailsTo(h, 'bob@example.com')).some((m) => /Subject: Your email address is being changed/.test(m)), 'the old address is told either way')
+  assert.ok(
+    (await mailsTo(h, 'bob@example.com')).some((m) => /Subject: Your email address is being changed/.test(m)),
+    'the old address is told either way',
+  )
   assert.equal(await canLogIn(h, 'bob@example.com', GOOD_PASSWORD), true)
   assert.equal(await canLogIn(h, 'taken@example.com', GOOD_PASSWORD), true, 'the other account is untouched')
 })
@@ -231,7 +319,10 @@ test('an address another account took after the link was sent is refused when th
   await c.get(link.pathname)
   const refused = await c.post(link.pathname, {})
   assert.equal(refused.statusCode, 409)
-  assert.match(text(refused.body), /contested@example\.com has an account of its own now, so your address was not changed/)
+  assert.match(
+    text(refused.body),
+    /contested@example\.com has an account of its own now, so your address was not changed/,
+  )
   assert.equal(await canLogIn(h, 'slow@example.com', GOOD_PASSWORD), true)
 })
 
@@ -245,7 +336,12 @@ test('a password reset or change after the request cancels a pending change of a
   const owner = client(h.app)
   await owner.get('/portal/reset-request')
   await owner.post('/portal/reset-request', { email: 'victim@example.com' })
-  const reset = new URL(linkIn((await mailsTo(h, 'victim@example.com')).findLast((m) => /Subject: Reset your password/.test(m))!, '/portal/reset'))
+  const reset = new URL(
+    linkIn(
+      (await mailsTo(h, 'victim@example.com')).findLast((m) => /Subject: Reset your password/.test(m))!,
+      '/portal/reset',
+    ),
+  )
   const form = await owner.get(reset.pathname + reset.search)
   const token = /name="token" value="([^"]+)"/.exec(form.body)?.[1] ?? reset.pathname.split('/').at(-1)!
   assert.equal((await owner.post('/portal/reset', { token, password: NEW_PASSWORD })).statusCode, 200)
@@ -258,7 +354,15 @@ test('a password reset or change after the request cancels a pending change of a
   const second = new URL(linkIn((await mailsTo(h, 'attacker@example.com')).at(-1)!, '/portal/account/email/'))
   assert.notEqual(second.pathname, first.pathname)
   await again.get('/portal/account')
-  assert.equal((await again.post('/portal/account/password', { current_password: NEW_PASSWORD, new_password: 'amber-meadow-falcon-tundra' })).statusCode, 303)
+  assert.equal(
+    (
+      await again.post('/portal/account/password', {
+        current_password: NEW_PASSWORD,
+        new_password: 'amber-meadow-falcon-tundra',
+      })
+    ).statusCode,
+    303,
+  )
   const opened = await client(h.app).get(second.pathname)
   assert.equal(opened.statusCode, 400)
   assert.equal(await canLogIn(h, 'victim@example.com', 'amber-meadow-falcon-tundra'), true)

@@ -10,18 +10,36 @@ import type { Harness } from '../helpers/harness.js'
 import { client, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
 
 const T0 = Date.parse('2027-05-02T08:30:00Z')
-const operator: AuditActor = { kind: 'operator', operatorId: 'op_7', email: 'night-shift@ops.example', address: '203.0.113.77' }
+const operator: AuditActor = {
+  kind: 'operator',
+  operatorId: 'op_7',
+  email: 'night-shift@ops.example',
+  address: '203.0.113.77',
+}
 const shell: AuditActor = { kind: 'cli', user: 'rootuser42' }
 
 async function accountOf(h: Harness, email: string): Promise<string> {
-  return (await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', email).executeTakeFirstOrThrow()).account_id
+  return (
+    await h.handle.db
+      .selectFrom('portal_users')
+      .select('account_id')
+      .where('email_key', '=', email)
+      .executeTakeFirstOrThrow()
+  ).account_id
 }
 
 /** The table's rows: [when, what, details, by, from], newest first. */
 function rowsOf(body: string): string[][] {
   const tbody = /<table class="activity cards">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(body)
   if (!tbody) return []
-  return [...tbody[1]!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) => cell[1]!.replace(/<br>/g, ' | ').replace(/<[^>]+>/g, '').replace(/&quot;/g, '"')))
+  return [...tbody[1]!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...row[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) =>
+      cell[1]!
+        .replace(/<br>/g, ' | ')
+        .replace(/<[^>]+>/g, '')
+        .replace(/&quot;/g, '"'),
+    ),
+  )
 }
 
 async function createKeyInPortal(c: Client, name: string) {
@@ -49,25 +67,45 @@ test('the activity page lists the account\'s own entries in words: its own with 
   assert.match(page.body, /<a href="\/portal\/activity" aria-current="page">Activity<\/a>/, 'in the navigation, marked')
   const rows = rowsOf(page.body)
   const what = rows.map((r) => r[1])
-  assert.deepEqual(what.slice(0, 5), ['Account reactivated', 'Account suspended', 'Plan changed', 'Plan request approved', 'Higher plan requested'], 'newest first')
+  assert.deepEqual(
+    what.slice(0, 5),
+    ['Account reactivated', 'Account suspended', 'Plan changed', 'Plan request approved', 'Higher plan requested'],
+    'newest first',
+  )
   assert.ok(what.includes('Key created'))
   assert.ok(what.includes('Email address verified'))
   assert.ok(what.includes('Account created'))
 
   const row = (action: string) => rows.find((r) => r[1] === action)!
   assert.deepEqual(row('Account reactivated').slice(3), ['Operator', '—'])
-  assert.deepEqual(row('Account suspended').slice(2), ['Reason: Unpaid invoice 2027-04', 'Operator', '—'], 'the command line is an operator too')
-  assert.deepEqual(row('Plan changed').slice(2), ['From free (60 per minute, 1,000 per day) to business (1,000 per minute, 100,000 per day)', 'Operator', '—'])
-  assert.deepEqual(row('Higher plan requested').slice(2), ['The business plan, from free | Note: Black Friday', 'alice@example.com', '127.0.0.1'])
-  assert.deepEqual(row('Key created').slice(2, 4), ['"production server" (' + (await h.app.accounts.listApiKeys(accountId))[0]!.prefix + '…)', 'alice@example.com'])
+  assert.deepEqual(
+    row('Account suspended').slice(2),
+    ['Reason: Unpaid invoice 2027-04', 'Operator', '—'],
+    'the command line is an operator too',
+  )
+  assert.deepEqual(row('Plan changed').slice(2), [
+    'From free (60 per minute, 1,000 per day) to business (1,000 per minute, 100,000 per day)',
+    'Operator',
+    '—',
+  ])
+  assert.deepEqual(row('Higher plan requested').slice(2), [
+    'The business plan, from free | Note: Black Friday',
+    'alice@example.com',
+    '127.0.0.1',
+  ])
+  assert.deepEqual(row('Key created').slice(2, 4), [
+    '"production server" (' + (await h.app.accounts.listApiKeys(accountId))[0]!.prefix + '…)',
+    'alice@example.com',
+  ])
   assert.equal(row('Key created')[4], '127.0.0.1', 'its own changes show the address they came from')
   assert.match(rows[0]![0]!, /^2027-05-02 08:32 UTC$/)
 
   // Nothing names an operator or the shell's user.
-  for (const secret of ['night-shift@ops.example', '203.0.113.77', 'op_7', 'rootuser42']) assert.ok(!page.body.includes(secret), secret)
+  for (const secret of ['night-shift@ops.example', '203.0.113.77', 'op_7', 'rootuser42'])
+    assert.ok(!page.body.includes(secret), secret)
 })
 
-test('never another account\'s entries, and only for a signed-in integrator', async (t) => {
+test("never another account's entries, and only for a signed-in integrator", async (t) => {
   const h = await portalHarness(t, { now: T0 })
   const alice = await signedUpUser(h, 'alice@example.com')
   const bob = await signedUpUser(h, 'bob@example.com')
@@ -79,8 +117,20 @@ test('never another account\'s entries, and only for a signed-in integrator', as
 
   const page = await alice.get('/portal/activity')
   assert.equal(page.statusCode, 200)
-  for (const foreign of ['bob@example.com', 'bobs hidden key', bobId, other.accountId, other.keyId, 'Plan changed', 'Key revoked']) assert.ok(!page.body.includes(foreign), foreign)
-  assert.ok(rowsOf(page.body).every((r) => r[3] === 'alice@example.com'), 'only alice\'s own entries')
+  for (const foreign of [
+    'bob@example.com',
+    'bobs hidden key',
+    bobId,
+    other.accountId,
+    other.keyId,
+    'Plan changed',
+    'Key revoked',
+  ])
+    assert.ok(!page.body.includes(foreign), foreign)
+  assert.ok(
+    rowsOf(page.body).every((r) => r[3] === 'alice@example.com'),
+    "only alice's own entries",
+  )
   // Paging from one of Bob's entries' numbers still reads Alice's entries only.
   const [bobsNewest] = await h.app.audit.list({ accountId: bobId, limit: 1 })
   const paged = await alice.get(`/portal/activity?before=${BigInt(bobsNewest!.seq) + 1n}`)
@@ -100,7 +150,12 @@ test('the activity page is paged, newest first; an unusable page number shows th
   const before = (await h.app.audit.list({ accountId, limit: 100 })).length
   for (let i = 0; i < ACTIVITY_PAGE_SIZE + 5; i++) {
     h.clock.advance(1000)
-    await h.app.accounts.createApiKey({ accountId, environment: keyEnvironment(h.config.environment), name: `key ${i}`, actor: own })
+    await h.app.accounts.createApiKey({
+      accountId,
+      environment: keyEnvironment(h.config.environment),
+      name: `key ${i}`,
+      actor: own,
+    })
   }
   const first = await alice.get('/portal/activity')
   const rows = rowsOf(first.body)
@@ -135,8 +190,11 @@ test('a key given a new expiry reads as the key and its expiry before and after 
 
   const rows = rowsOf((await alice.get('/portal/activity')).body)
   const changed = rows.filter((r) => r[1] === 'Key expiry changed')
-  assert.deepEqual(changed.map((r) => r.slice(2, 4)), [
-    [`"nightly job" (${key!.prefix}…) | Expiry from 2027-06-30 12:00 UTC to never`, 'Operator'],
-    [`"nightly job" (${key!.prefix}…) | Expiry from never to 2027-06-30 12:00 UTC`, 'Operator'],
-  ])
+  assert.deepEqual(
+    changed.map((r) => r.slice(2, 4)),
+    [
+      [`"nightly job" (${key!.prefix}…) | Expiry from 2027-06-30 12:00 UTC to never`, 'Operator'],
+      [`"nightly job" (${key!.prefix}…) | Expiry from never to 2027-06-30 12:00 UTC`, 'Operator'],
+    ],
+  )
 })

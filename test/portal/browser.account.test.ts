@@ -12,7 +12,9 @@ const EMAIL = 'grace@example.com'
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'
 
-test('account settings in Chromium: sessions, log out others, change password and address, delete; axe at 1100 and 375 px', { timeout: 240_000 }, async (t) => {
+test('account settings in Chromium: sessions, log out others, change password and address, delete; axe at 1100 and 375 px', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
@@ -46,7 +48,10 @@ test('account settings in Chromium: sessions, log out others, change password an
   const cspErrors: string[] = []
   /** axe and a screenshot at both widths; at 375 px nothing may scroll sideways. */
   const check = async (page: Page, name: string) => {
-    for (const [suffix, width] of [['desktop', 1100], ['phone', 375]] as const) {
+    for (const [suffix, width] of [
+      ['desktop', 1100],
+      ['phone', 375],
+    ] as const) {
       await page.setViewportSize({ width, height: 800 })
       if (width === 375) {
         // A string: the test is compiled without the DOM's types.
@@ -62,7 +67,10 @@ test('account settings in Chromium: sessions, log out others, change password an
   const phoneContext = await browser.newContext({ userAgent: FIREFOX, viewport: { width: 375, height: 800 } })
   const phone = await logIn(phoneContext, GOOD_PASSWORD)
   const desktop = await logIn(await browser.newContext({ viewport: { width: 1100, height: 800 } }), GOOD_PASSWORD)
-  desktop.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())))
+  desktop.on(
+    'console',
+    (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())),
+  )
   const section = (name: string) => desktop.getByRole('region', { name, exact: true })
 
   // The page, from the navigation: both sessions, this one marked.
@@ -105,7 +113,12 @@ test('account settings in Chromium: sessions, log out others, change password an
   await section('Email address').getByRole('button', { name: 'Change email' }).click()
   await desktop.getByRole('heading', { name: 'Check your new address' }).waitFor()
   await check(desktop, 'email-sent')
-  const link = new URL(linkIn((await mails(h.app, outbox)).find((m) => m.includes('Subject: Confirm your new email address'))!, '/portal/account/email/'))
+  const link = new URL(
+    linkIn(
+      (await mails(h.app, outbox)).find((m) => m.includes('Subject: Confirm your new email address'))!,
+      '/portal/account/email/',
+    ),
+  )
   await desktop.goto(`${base}${link.pathname}`)
   await check(desktop, 'email-confirm')
   await desktop.getByRole('button', { name: 'Confirm new address' }).click()

@@ -8,7 +8,9 @@ import { SCOPES } from '../../src/modules/accounts/key-scopes.js'
 import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../helpers/browser.js'
 import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
 
-test('permissions in Chromium: chosen by checkbox, read-only without JavaScript, shown in the table, narrowed', { timeout: 240_000 }, async (t) => {
+test('permissions in Chromium: chosen by checkbox, read-only without JavaScript, shown in the table, narrowed', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
@@ -20,7 +22,8 @@ test('permissions in Chromium: chosen by checkbox, read-only without JavaScript,
 
   await page.goto(`${base}/portal/keys/new`)
   const group = page.getByRole('group', { name: 'Permissions' })
-  for (const scope of SCOPES) assert.ok(await group.getByRole('checkbox', { name: scope }).isChecked(), `${scope} ticked at first`)
+  for (const scope of SCOPES)
+    assert.ok(await group.getByRole('checkbox', { name: scope }).isChecked(), `${scope} ticked at first`)
   await page.getByLabel('Key name').fill('shop front')
   await checkBothWidths(page, 'key-scopes-form')
   await group.getByRole('checkbox', { name: 'pets:write' }).uncheck()

@@ -10,7 +10,9 @@ import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
 const EMAIL = 'keys-browser@example.com'
 const LONG_NAME = `deploy-${'x'.repeat(93)}`
 
-test('keys in Chromium: created once, reloaded without a secret, rolled; cards on a phone with a 100-character name', { timeout: 240_000 }, async (t) => {
+test('keys in Chromium: created once, reloaded without a secret, rolled; cards on a phone with a 100-character name', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
@@ -18,7 +20,10 @@ test('keys in Chromium: created once, reloaded without a secret, rolled; cards o
   const api = (key: string) => fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
   const page = await (await browser.newContext({ viewport: VIEWPORTS[0] })).newPage()
   const cspErrors: string[] = []
-  page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())))
+  page.on(
+    'console',
+    (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())),
+  )
 
   // Sign up, open the mailed link (its path, on this listener), log in.
   const accountId = await signUpInBrowser(page, h, outbox, EMAIL, GOOD_PASSWORD)
@@ -32,10 +37,23 @@ test('keys in Chromium: created once, reloaded without a secret, rolled; cards o
   const shownAt = page.url()
   const secret = (await page.locator('#secret').textContent())!.trim()
   assert.match(secret, /^ps_test_[\w-]{43}$/)
-  assert.equal((await page.locator('#curl').textContent())!.trim(), `curl -H "Authorization: Bearer ${secret}" ${base}/v1/pets`)
-  assert.match((await page.locator('#sdk').textContent())!, new RegExp(`new Petstore\\(\\{ apiKey: '${secret}', baseUrl: '${base}/v1' \\}\\)`))
-  assert.ok(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible(), 'the script showed the Copy button of the secret')
-  assert.equal(await page.getByRole('button', { name: 'Copy snippet', exact: true }).count(), 2, 'and one for each snippet')
+  assert.equal(
+    (await page.locator('#curl').textContent())!.trim(),
+    `curl -H "Authorization: Bearer ${secret}" ${base}/v1/pets`,
+  )
+  assert.match(
+    (await page.locator('#sdk').textContent())!,
+    new RegExp(`new Petstore\\(\\{ apiKey: '${secret}', baseUrl: '${base}/v1' \\}\\)`),
+  )
+  assert.ok(
+    await page.getByRole('button', { name: 'Copy', exact: true }).isVisible(),
+    'the script showed the Copy button of the secret',
+  )
+  assert.equal(
+    await page.getByRole('button', { name: 'Copy snippet', exact: true }).count(),
+    2,
+    'and one for each snippet',
+  )
   assert.equal((await api(secret)).status, 200)
   await checkBothWidths(page, 'keys-secret-shown')
 
@@ -57,7 +75,10 @@ test('keys in Chromium: created once, reloaded without a secret, rolled; cards o
 
   // Roll the long-named key: 303 to the new key's page, shown once; the old row reads `rolled` with its end.
   await page.goto(`${base}/portal/keys`)
-  await page.getByRole('row', { name: new RegExp(LONG_NAME) }).getByRole('button', { name: 'Roll' }).click()
+  await page
+    .getByRole('row', { name: new RegExp(LONG_NAME) })
+    .getByRole('button', { name: 'Roll' })
+    .click()
   await page.getByLabel('Grace period').selectOption({ label: '24 hours' })
   await page.getByRole('button', { name: 'Roll key' }).click()
   await page.waitForURL(/\/portal\/keys\/key_[0-9a-f]+\/created$/)
@@ -81,9 +102,20 @@ test('keys in Chromium: created once, reloaded without a secret, rolled; cards o
   const rows = page.locator('table.keys tbody tr')
   assert.equal(await rows.count(), 3)
   const boxes = await Promise.all((await rows.all()).map((row) => row.boundingBox()))
-  for (const box of boxes) assert.ok(box && box.x >= 0 && box.x + box.width <= 375, `card inside the screen: ${JSON.stringify(box)}`)
+  for (const box of boxes)
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 375, `card inside the screen: ${JSON.stringify(box)}`)
   assert.ok(boxes[1]!.y >= boxes[0]!.y + boxes[0]!.height, 'cards stack')
   assert.equal(await page.locator('table.keys thead').evaluate((e) => e.getBoundingClientRect().height <= 1), true)
-  assert.equal(await oldRow.locator('td[data-label="Expires"]').evaluate((e) => (globalThis as unknown as { getComputedStyle: (el: typeof e, pseudo: string) => { content: string } }).getComputedStyle(e, '::before').content), '"Expires: "')
+  assert.equal(
+    await oldRow
+      .locator('td[data-label="Expires"]')
+      .evaluate(
+        (e) =>
+          (
+            globalThis as unknown as { getComputedStyle: (el: typeof e, pseudo: string) => { content: string } }
+          ).getComputedStyle(e, '::before').content,
+      ),
+    '"Expires: "',
+  )
   assert.deepEqual(cspErrors, [], 'nothing on the keys pages was blocked by the CSP')
 })

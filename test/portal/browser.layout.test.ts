@@ -24,20 +24,39 @@ async function checkFrame(page: Page, name: string): Promise<void> {
     await page.setViewportSize({ width: viewport.width, height: viewport.height })
     const where = `${name} at ${viewport.width} px`
     assert.match(await page.locator('header.site .brand').innerText(), /Petstore/, `${where}: the product's name`)
-    assert.equal(await page.locator('link[rel="icon"][type="image/svg+xml"]').getAttribute('href'), '/portal/assets/favicon.svg', `${where}: the favicon`)
+    assert.equal(
+      await page.locator('link[rel="icon"][type="image/svg+xml"]').getAttribute('href'),
+      '/portal/assets/favicon.svg',
+      `${where}: the favicon`,
+    )
     const footer = page.getByRole('contentinfo')
-    assert.equal(await footer.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/docs', `${where}: the API reference`)
-    assert.equal(await footer.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href'), '/v1/openapi.json', `${where}: the OpenAPI document`)
+    assert.equal(
+      await footer.getByRole('link', { name: 'API reference' }).getAttribute('href'),
+      '/docs',
+      `${where}: the API reference`,
+    )
+    assert.equal(
+      await footer.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href'),
+      '/v1/openapi.json',
+      `${where}: the OpenAPI document`,
+    )
     if (viewport.suffix === 'phone') {
-      const widths = (await page.evaluate('({ page: document.documentElement.scrollWidth, body: document.body.scrollWidth })')) as { page: number; body: number }
-      assert.ok(widths.page <= viewport.width && widths.body <= viewport.width, `${where}: nothing scrolls sideways (${JSON.stringify(widths)})`)
+      const widths = (await page.evaluate(
+        '({ page: document.documentElement.scrollWidth, body: document.body.scrollWidth })',
+      )) as { page: number; body: number }
+      assert.ok(
+        widths.page <= viewport.width && widths.body <= viewport.width,
+        `${where}: nothing scrolls sideways (${JSON.stringify(widths)})`,
+      )
     }
     assert.deepEqual(await seriousViolations(page), [], `axe on ${where}`)
     await screenshot(page, `${name}-${viewport.suffix}`)
   }
 }
 
-test('every portal page has the frame and fits a phone, with a 254-character address and a 100-character key name', { timeout: 240_000 }, async (t) => {
+test('every portal page has the frame and fits a phone, with a 254-character address and a 100-character key name', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
@@ -48,9 +67,15 @@ test('every portal page has the frame and fits a phone, with a 254-character add
   const page = await context.newPage()
   const problems: string[] = []
   const favicons: number[] = []
-  page.on('console', (message) => void (/Content Security Policy|Refused to/i.test(message.text()) && problems.push(message.text())))
+  page.on(
+    'console',
+    (message) => void (/Content Security Policy|Refused to/i.test(message.text()) && problems.push(message.text())),
+  )
   page.on('pageerror', (error) => problems.push(error.message))
-  page.on('response', (response) => void (response.url().endsWith('/portal/assets/favicon.svg') && favicons.push(response.status())))
+  page.on(
+    'response',
+    (response) => void (response.url().endsWith('/portal/assets/favicon.svg') && favicons.push(response.status())),
+  )
   const visit = async (url: string, name: string) => {
     await page.goto(`${base}${url}`)
     await checkFrame(page, name)
@@ -94,7 +119,8 @@ test('every portal page has the frame and fits a phone, with a 254-character add
   await checkFrame(page, 'key-created')
   // A few calls, so that the usage page has its figures and tables to fit.
   const secret = (await page.locator('#secret').innerText()).trim()
-  for (const url of ['/v1/pets', '/v1/pets', '/v1/pets/999999']) await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${secret}` } })
+  for (const url of ['/v1/pets', '/v1/pets', '/v1/pets/999999'])
+    await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${secret}` } })
   await h.app.usage.flush()
   const user = (await h.app.portal!.repo.findUserByEmail(LONG_EMAIL))!
   const keyId = (await h.app.accounts.listApiKeys(user.account_id))[0]!.id
@@ -113,7 +139,12 @@ test('every portal page has the frame and fits a phone, with a 254-character add
 
   assert.deepEqual(problems, [], 'no CSP complaint or script error on any page')
   // Chromium asks for the icon once and keeps it; every answer it got was the icon.
-  assert.ok(favicons.length > 0 && favicons.every((status) => status === 200), `favicon answers: ${favicons.join(', ')}`)
-  const icon = (await page.evaluate("(async () => { const image = new Image(); image.src = '/portal/assets/favicon.svg'; await image.decode(); return image.naturalWidth })()")) as number
+  assert.ok(
+    favicons.length > 0 && favicons.every((status) => status === 200),
+    `favicon answers: ${favicons.join(', ')}`,
+  )
+  const icon = (await page.evaluate(
+    "(async () => { const image = new Image(); image.src = '/portal/assets/favicon.svg'; await image.decode(); return image.naturalWidth })()",
+  )) as number
   assert.ok(icon > 0, 'the favicon is an image the page may show (img-src)')
 })

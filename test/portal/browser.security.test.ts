@@ -20,7 +20,10 @@ async function newestMail(app: { portal?: { mailer: { settled(): Promise<void> }
 }
 
 async function checked(page: Page, name: string): Promise<void> {
-  for (const [width, suffix] of [[1100, 'desktop'], [375, 'phone']] as const) {
+  for (const [width, suffix] of [
+    [1100, 'desktop'],
+    [375, 'phone'],
+  ] as const) {
     await page.setViewportSize({ width, height: 800 })
     assert.deepEqual(await seriousViolations(page), [], `axe on ${name} at ${width} px`)
     const scrollWidth = (await page.evaluate('document.documentElement.scrollWidth')) as number
@@ -40,12 +43,14 @@ async function signUp(browser: Browser, base: string, email: string, password: s
   return page
 }
 
-test('in Chromium: raw mail links, one mailbox per field, no foothold from a sign-up in another name, return to the page', { timeout: 240_000 }, async (t) => {
+test('in Chromium: raw mail links, one mailbox per field, no foothold from a sign-up in another name, return to the page', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
   const base = h.baseUrl
-  assert.equal(h.config.publicUrl, base, 'no PETSTORE_PUBLIC_URL: the listener\'s own origin')
+  assert.equal(h.config.publicUrl, base, "no PETSTORE_PUBLIC_URL: the listener's own origin")
 
   // 3. An address list is refused by the form, and nothing is mailed.
   const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage()
@@ -107,7 +112,9 @@ async function logIn(page: Page, base: string, email: string, password: string, 
   await page.getByRole('heading', { name: landing }).waitFor()
 }
 
-test('in Chromium: pre-hijacking (issue 32): no change of address before verifying, and no earlier link survives the owner', { timeout: 240_000 }, async (t) => {
+test('in Chromium: pre-hijacking (issue 32): no change of address before verifying, and no earlier link survives the owner', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const base = h.baseUrl

@@ -12,7 +12,9 @@ import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.j
 
 const EMAIL = 'ada@example.com'
 
-test('an integrator signs up, manages keys and sees usage in Chromium; the refusals hold', { timeout: 240_000 }, async (t) => {
+test('an integrator signs up, manages keys and sees usage in Chromium; the refusals hold', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const { outbox } = h
@@ -23,7 +25,10 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
   const page = await context.newPage()
   const cspErrors: string[] = []
-  page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())))
+  page.on(
+    'console',
+    (message) => void (/Content Security Policy/i.test(message.text()) && cspErrors.push(message.text())),
+  )
   const accessible = async (p: Page, name: string) => {
     assert.deepEqual(await seriousViolations(p), [], `axe on ${name}`)
     await screenshot(p, name)
@@ -61,7 +66,10 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   await page.getByRole('button', { name: 'Create', exact: true }).click()
   const first = (await page.locator('#secret').textContent())!.trim()
   assert.match(first, /^ps_test_[\w-]{43}$/)
-  assert.ok(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible(), 'the script showed the copy button')
+  assert.ok(
+    await page.getByRole('button', { name: 'Copy', exact: true }).isVisible(),
+    'the script showed the copy button',
+  )
   await accessible(page, 'key-created')
   assert.equal((await api(first)).status, 200)
 
@@ -79,7 +87,10 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   // Roll with a grace period of 1 hour: both secrets work.
   await page.goto(`${base}/portal/keys`)
   await accessible(page, 'keys')
-  await page.getByRole('row', { name: /ci server/ }).getByRole('button', { name: 'Roll' }).click()
+  await page
+    .getByRole('row', { name: /ci server/ })
+    .getByRole('button', { name: 'Roll' })
+    .click()
   await page.getByLabel('Grace period').selectOption({ label: '1 hour' })
   await accessible(page, 'roll-confirm')
   await page.getByRole('button', { name: 'Roll key' }).click()
@@ -92,7 +103,10 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   await page.goto(`${base}/portal/keys`)
   const rows = page.getByRole('row', { name: /ci server/ })
   assert.equal(await rows.count(), 2)
-  await rows.filter({ hasText: second.slice(0, 12) }).getByRole('button', { name: 'Revoke' }).click()
+  await rows
+    .filter({ hasText: second.slice(0, 12) })
+    .getByRole('button', { name: 'Revoke' })
+    .click()
   await accessible(page, 'revoke-confirm')
   await page.getByRole('button', { name: 'Revoke key' }).click()
   await page.getByRole('heading', { name: 'API keys' }).waitFor()
@@ -126,7 +140,11 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
     return (await p.locator('main').innerText()).replace(email, 'ADDRESS')
   }
   assert.equal(await signUp(EMAIL), await signUp('newcomer@example.com'))
-  assert.match((await mails(h.app, outbox)).find((m) => /^To: ada@example\.com$/m.test(m) && /already have an account/.test(m)) ?? '', /Subject/)
+  assert.match(
+    (await mails(h.app, outbox)).find((m) => /^To: ada@example\.com$/m.test(m) && /already have an account/.test(m)) ??
+      '',
+    /Subject/,
+  )
 
   // Refusal: CSRF from another origin. The attacker's page posts the create-key form to the portal while the
   // victim is logged in (127.0.0.1 on another port: same site, so even the Lax cookie goes along).
@@ -138,7 +156,9 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   const keysBefore = await page.getByRole('row', { name: /ci server|stolen/ }).count()
   const attacker = createServer((_request, response) => {
     response.setHeader('content-type', 'text/html')
-    response.end(`<form method="post" action="${base}/portal/keys"><input name="_csrf" value="guess"><input name="name" value="stolen"><input name="expires" value=""></form><script>document.forms[0].submit()</script>`)
+    response.end(
+      `<form method="post" action="${base}/portal/keys"><input name="_csrf" value="guess"><input name="name" value="stolen"><input name="expires" value=""></form><script>document.forms[0].submit()</script>`,
+    )
   })
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))
   t.after(() => new Promise<void>((resolve) => attacker.close(() => resolve())))

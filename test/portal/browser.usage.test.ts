@@ -19,7 +19,12 @@ const VIEWPORTS = [
   { suffix: 'phone', width: 375, height: 800 },
 ] as const
 /** The palette of assets.ts, as Chromium reports the bars' fill. */
-const FILLS = { 'outcome-success': 'rgb(0, 114, 178)', 'outcome-client-error': 'rgb(213, 94, 0)', 'outcome-refused': 'rgb(204, 121, 167)', 'outcome-server-error': 'rgb(27, 31, 36)' }
+const FILLS = {
+  'outcome-success': 'rgb(0, 114, 178)',
+  'outcome-client-error': 'rgb(213, 94, 0)',
+  'outcome-refused': 'rgb(204, 121, 167)',
+  'outcome-server-error': 'rgb(27, 31, 36)',
+}
 
 /** The visible rows of the chart's table (cells' text), its tables unfolded. */
 async function tableRows(page: Page, chart: 'minute' | 'day'): Promise<string[][]> {
@@ -27,7 +32,11 @@ async function tableRows(page: Page, chart: 'minute' | 'day'): Promise<string[][
   await figure.locator('summary').click()
   const rows = figure.locator('table tr')
   await rows.first().waitFor()
-  return Promise.all((await rows.all()).map(async (row) => (await row.locator('th, td').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim())))
+  return Promise.all(
+    (await rows.all()).map(async (row) =>
+      (await row.locator('th, td').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()),
+    ),
+  )
 }
 
 async function checkBothWidths(page: Page, name: string): Promise<void> {
@@ -43,7 +52,9 @@ async function checkBothWidths(page: Page, name: string): Promise<void> {
   }
 }
 
-test('the usage page shows requests by outcome in Chromium, for the account and per key, on a desktop and a phone', { timeout: 240_000 }, async (t) => {
+test('the usage page shows requests by outcome in Chromium, for the account and per key, on a desktop and a phone', {
+  timeout: 240_000,
+}, async (t) => {
   const browser = await launchChromium(t)
   const h = await portalHarness(t, { listen: true, now: T0, ownOrigin: true })
   const { outbox } = h
@@ -64,8 +75,14 @@ test('the usage page shows requests by outcome in Chromium, for the account and 
     await response.arrayBuffer()
     return response.status
   }
-  const statuses = [await call(busy.key, 'GET', '/v1/pets'), await call(busy.key, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })]
-  statuses.push(await call(busy.key, 'POST', '/v1/pets', { name: 'Rex' }), await call(busy.key, 'GET', '/v1/pets/987654'))
+  const statuses = [
+    await call(busy.key, 'GET', '/v1/pets'),
+    await call(busy.key, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 }),
+  ]
+  statuses.push(
+    await call(busy.key, 'POST', '/v1/pets', { name: 'Rex' }),
+    await call(busy.key, 'GET', '/v1/pets/987654'),
+  )
   const allow = await refuseInserts(h.handle.db, 'pets')
   statuses.push(await call(busy.key, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 }))
   await allow()
@@ -77,9 +94,16 @@ test('the usage page shows requests by outcome in Chromium, for the account and 
   // The account.
   await page.goto(`${base}/portal/usage`)
   const legend = page.locator('#main, main').locator('.legend').first()
-  assert.deepEqual(await legend.locator(':scope > span').allInnerTexts(), ['Success (2xx, 3xx)', 'Client errors (4xx)', 'Refused by limit (429)', 'Server errors (5xx)'])
+  assert.deepEqual(await legend.locator(':scope > span').allInnerTexts(), [
+    'Success (2xx, 3xx)',
+    'Client errors (4xx)',
+    'Refused by limit (429)',
+    'Server errors (5xx)',
+  ])
   // Evaluated in the page (a string: this project's TypeScript has no DOM types).
-  const fills = await page.evaluate(`Object.fromEntries([...document.querySelectorAll('svg rect')].map((rect) => [rect.getAttribute('class'), getComputedStyle(rect).fill]))`)
+  const fills = await page.evaluate(
+    `Object.fromEntries([...document.querySelectorAll('svg rect')].map((rect) => [rect.getAttribute('class'), getComputedStyle(rect).fill]))`,
+  )
   assert.deepEqual(fills, FILLS, 'every outcome has its own colour')
   assert.deepEqual(await tableRows(page, 'minute'), [
     ['Time (UTC)', 'Success 2xx, 3xx', 'Client errors 4xx', 'Refused by limit 429', 'Server errors 5xx'],

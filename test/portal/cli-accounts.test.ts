@@ -14,7 +14,10 @@ test('accounts list shows the email of portal accounts, in JSON and in the plain
   const handle = openDatabase(cli.file)
   await migrateToLatest(handle.db)
   const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
-  const user = await createPortalRepository({ db: handle.db, clock: systemClock, accounts }).createUser({ email: 'Dev@Example.com', passwordHash: 'scrypt$x' })
+  const user = await createPortalRepository({ db: handle.db, clock: systemClock, accounts }).createUser({
+    email: 'Dev@Example.com',
+    passwordHash: 'scrypt$x',
+  })
   await handle.close()
 
   const { accounts: list } = await cli.json<{ accounts: { id: string; email?: string }[] }>(['accounts', 'list'])

@@ -14,15 +14,26 @@ test('in production the portal is on only with an SMTP MAIL_URL, so an existing 
   assert.equal(loadConfig({ PETSTORE_ENV: 'production' }).portal, false)
   assert.equal(loadConfig({ PETSTORE_ENV: 'production' }).mailUrl, undefined)
   assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'file:/tmp/out' }).portal, false)
-  assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'smtps://u:p@mail.example:465', PETSTORE_PUBLIC_URL: 'https://portal.example' }).portal, true)
-  assert.equal(loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'smtp://mail.example:587', PORTAL: 'off' }).portal, false)
+  assert.equal(
+    loadConfig({
+      PETSTORE_ENV: 'production',
+      MAIL_URL: 'smtps://u:p@mail.example:465',
+      PETSTORE_PUBLIC_URL: 'https://portal.example',
+    }).portal,
+    true,
+  )
+  assert.equal(
+    loadConfig({ PETSTORE_ENV: 'production', MAIL_URL: 'smtp://mail.example:587', PORTAL: 'off' }).portal,
+    false,
+  )
 })
 
 test('PORTAL=on in production without an SMTP MAIL_URL is a start-up error naming both', () => {
   for (const env of [{}, { MAIL_URL: 'file:/tmp/out' }]) {
     assert.throws(
       () => loadConfig({ PETSTORE_ENV: 'production', PORTAL: 'on', ...env }),
-      (error: unknown) => error instanceof ConfigError && /PORTAL=on/.test(error.message) && /MAIL_URL/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError && /PORTAL=on/.test(error.message) && /MAIL_URL/.test(error.message),
     )
   }
 })
@@ -34,6 +45,10 @@ test('MAIL_URL must be smtp://, smtps:// or file:DIR; PORTAL must be on or off',
     ['MAIL_URL', 'file:'],
     ['PORTAL', 'yes'],
   ]) {
-    assert.throws(() => loadConfig({ [name!]: value }), (error: unknown) => error instanceof ConfigError && error.message.includes(name!), `${name}=${value}`)
+    assert.throws(
+      () => loadConfig({ [name!]: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(name!),
+      `${name}=${value}`,
+    )
   }
 })

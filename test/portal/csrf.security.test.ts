@@ -15,7 +15,10 @@ test('creating a key from another origin, without an origin, or without the toke
     { what: 'the origin "null"', send: () => c.post('/portal/keys', fields, { origin: 'null' }) },
     { what: 'another port', send: () => c.post('/portal/keys', fields, { origin: 'http://portal.test:8080' }) },
     { what: 'no Origin nor Referer', send: () => c.post('/portal/keys', fields, {}) },
-    { what: 'a foreign Referer', send: () => c.post('/portal/keys', fields, { referer: 'https://evil.example/portal/keys' }) },
+    {
+      what: 'a foreign Referer',
+      send: () => c.post('/portal/keys', fields, { referer: 'https://evil.example/portal/keys' }),
+    },
     { what: 'no token', send: () => c.post('/portal/keys', { ...fields, _csrf: '' }) },
     { what: 'a wrong token', send: () => c.post('/portal/keys', { ...fields, _csrf: c.csrf.slice(0, -2) + 'AA' }) },
   ]
@@ -27,7 +30,10 @@ test('creating a key from another origin, without an origin, or without the toke
   }
   assert.equal((await h.app.accounts.listApiKeys(accountId)).length, 0)
   // Our own Referer (no Origin) is accepted, and so is the Origin.
-  assert.equal((await c.post('/portal/keys', fields, { referer: 'http://portal.test/portal/keys/new' })).statusCode, 303)
+  assert.equal(
+    (await c.post('/portal/keys', fields, { referer: 'http://portal.test/portal/keys/new' })).statusCode,
+    303,
+  )
   await c.get('/portal/keys/new')
   assert.equal((await c.post('/portal/keys', fields)).statusCode, 303)
   assert.equal((await h.app.accounts.listApiKeys(accountId)).length, 2)
@@ -56,9 +62,31 @@ test('log-in, sign-up and reset forms are protected too (log-in CSRF)', async (t
   await signedUpUser(h, 'login@example.com')
   const c = client(h.app)
   await c.get('/portal/login')
-  assert.equal((await c.post('/portal/login', { email: 'login@example.com', password: GOOD_PASSWORD }, { origin: 'https://evil.example' })).statusCode, 403)
-  assert.equal((await c.post('/portal/signup', { email: 'x@example.com', password: GOOD_PASSWORD }, { origin: 'https://evil.example' })).statusCode, 403)
-  assert.equal((await c.post('/portal/reset-request', { email: 'login@example.com' }, { origin: 'https://evil.example' })).statusCode, 403)
+  assert.equal(
+    (
+      await c.post(
+        '/portal/login',
+        { email: 'login@example.com', password: GOOD_PASSWORD },
+        { origin: 'https://evil.example' },
+      )
+    ).statusCode,
+    403,
+  )
+  assert.equal(
+    (
+      await c.post(
+        '/portal/signup',
+        { email: 'x@example.com', password: GOOD_PASSWORD },
+        { origin: 'https://evil.example' },
+      )
+    ).statusCode,
+    403,
+  )
+  assert.equal(
+    (await c.post('/portal/reset-request', { email: 'login@example.com' }, { origin: 'https://evil.example' }))
+      .statusCode,
+    403,
+  )
   // Without the pre-session cookie there is nothing to bind a token to.
   const bare = await h.app.inject({
     method: 'POST',
@@ -70,11 +98,20 @@ test('log-in, sign-up and reset forms are protected too (log-in CSRF)', async (t
   assert.equal(await h.app.portal!.repo.findUserByEmail('x@example.com'), undefined)
 })
 
-test('without PETSTORE_PUBLIC_URL the portal origin is the listener\'s own, never the request Host', async (t) => {
+test("without PETSTORE_PUBLIC_URL the portal origin is the listener's own, never the request Host", async (t) => {
   const h = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: '', PORT: '8124' } })
   const c = client(h.app, 'http://127.0.0.1:8124')
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email: 'host@example.com', password: GOOD_PASSWORD })).statusCode, 200)
   // What the old rule accepted: an Origin equal to the request's own Host.
-  assert.equal((await c.post('/portal/signup', { email: 'host@example.com', password: GOOD_PASSWORD }, { origin: 'http://localhost:80', host: 'localhost:80' })).statusCode, 403)
+  assert.equal(
+    (
+      await c.post(
+        '/portal/signup',
+        { email: 'host@example.com', password: GOOD_PASSWORD },
+        { origin: 'http://localhost:80', host: 'localhost:80' },
+      )
+    ).statusCode,
+    403,
+  )
 })

@@ -7,8 +7,16 @@ import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } fro
 
 /** What a visitor sees: status, body (with the visitor's own CSRF token taken out) and which headers. */
 function seen(response: LightMyRequestResponse) {
-  const body = response.body.replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf" value=""').replace(/someone(\.else)?@example\.com|new@example\.com|taken@example\.com/gi, 'ADDRESS')
-  return { status: response.statusCode, body, headers: Object.keys(response.headers).filter((h) => !['date', 'x-request-id', 'content-length', 'set-cookie'].includes(h)).sort() }
+  const body = response.body
+    .replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf" value=""')
+    .replace(/someone(\.else)?@example\.com|new@example\.com|taken@example\.com/gi, 'ADDRESS')
+  return {
+    status: response.statusCode,
+    body,
+    headers: Object.keys(response.headers)
+      .filter((h) => !['date', 'x-request-id', 'content-length', 'set-cookie'].includes(h))
+      .sort(),
+  }
 }
 
 test('sign-up with an address that has an account answers exactly like a new one, and mails that address', async (t) => {
@@ -17,10 +25,16 @@ test('sign-up with an address that has an account answers exactly like a new one
   const before = (await mails(h.app, h.outbox)).length
   const taken = client(h.app)
   await taken.get('/portal/signup')
-  const again = await taken.post('/portal/signup', { email: 'TAKEN@example.com', password: 'another long enough password' })
+  const again = await taken.post('/portal/signup', {
+    email: 'TAKEN@example.com',
+    password: 'another long enough password',
+  })
   const fresh = client(h.app)
   await fresh.get('/portal/signup')
-  const brandNew = await fresh.post('/portal/signup', { email: 'new@example.com', password: 'another long enough password' })
+  const brandNew = await fresh.post('/portal/signup', {
+    email: 'new@example.com',
+    password: 'another long enough password',
+  })
   assert.deepEqual(seen(again), seen(brandNew))
   assert.equal(again.statusCode, 200)
 
@@ -34,7 +48,10 @@ test('sign-up with an address that has an account answers exactly like a new one
   const c = client(h.app)
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email: 'taken@example.com', password: GOOD_PASSWORD })).statusCode, 303)
-  assert.equal((await h.app.accounts.listAccounts()).filter((a) => a.name.toLowerCase() === 'taken@example.com').length, 1)
+  assert.equal(
+    (await h.app.accounts.listAccounts()).filter((a) => a.name.toLowerCase() === 'taken@example.com').length,
+    1,
+  )
 })
 
 test('a failed log-in says the same for a wrong password and for an address without an account', async (t) => {

@@ -23,7 +23,10 @@ test('a key name with a control, bidi-override, zero-width or line-separator cha
   ] as const) {
     const refused = await created(c, name)
     assert.equal(refused.statusCode, 400, name)
-    assert.match(refused.body, /role="alert"[^>]*>The key could not be created: a key name cannot hold control characters, invisible formatting characters/)
+    assert.match(
+      refused.body,
+      /role="alert"[^>]*>The key could not be created: a key name cannot hold control characters, invisible formatting characters/,
+    )
     assert.ok(refused.body.includes(code), `${code} named in the message`)
   }
   assert.deepEqual(await h.app.accounts.listApiKeys(accountId), [], 'nothing was created')
@@ -41,17 +44,28 @@ test('the 26th working key is refused with how many there are and how to revoke 
   await c.get('/portal/keys/new')
   const refused = await created(c, 'key 26')
   assert.equal(refused.statusCode, 400)
-  assert.match(refused.body, /You have 25 working keys \(active, or rolled and still in their grace period\); an account may have at most 25\./)
+  assert.match(
+    refused.body,
+    /You have 25 working keys \(active, or rolled and still in their grace period\); an account may have at most 25\./,
+  )
   assert.match(refused.body, /revoke a key you no longer use: press Revoke in its row on your keys page/)
   assert.equal((await h.app.accounts.listApiKeys(accountId)).length, 25)
-  assert.match((await c.get('/portal/keys')).body, /You have 25 working keys/, 'the keys page says so before anyone tries')
+  assert.match(
+    (await c.get('/portal/keys')).body,
+    /You have 25 working keys/,
+    'the keys page says so before anyone tries',
+  )
 
   // A roll replaces a key: allowed at the cap (26 working keys during the grace period).
   const [first, second] = await h.app.accounts.listApiKeys(accountId)
   await c.get(`/portal/keys/${first!.id}/roll`)
   assert.equal((await c.post(`/portal/keys/${first!.id}/roll`, { grace: '3600' })).statusCode, 303)
   await c.get('/portal/keys/new')
-  assert.match((await created(c, 'key 26')).body, /You have 26 working keys/, 'a rolled key in its grace period still counts')
+  assert.match(
+    (await created(c, 'key 26')).body,
+    /You have 26 working keys/,
+    'a rolled key in its grace period still counts',
+  )
 
   // Revoking the old one and another makes room for exactly one more.
   for (const id of [first!.id, second!.id]) {
@@ -66,7 +80,14 @@ test('the 26th working key is refused with how many there are and how to revoke 
 test('creates racing for the last places: exactly as many succeed as there is room for', async (t) => {
   const h = await portalHarness(t)
   const account = await h.app.accounts.createAccount({ actor: testActor, name: 'racing', plan: 'free' })
-  const make = () => h.app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: 'test', name: 'racer', maxActive: 5 })
+  const make = () =>
+    h.app.accounts.createApiKey({
+      actor: testActor,
+      accountId: account.id,
+      environment: 'test',
+      name: 'racer',
+      maxActive: 5,
+    })
   for (let i = 0; i < 3; i++) await make()
   const results = await Promise.allSettled(Array.from({ length: 20 }, make))
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 2)

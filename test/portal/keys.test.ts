@@ -8,11 +8,18 @@ import { client, GOOD_PASSWORD, ORIGIN, portalHarness, signedUpUser, type Client
 
 const secretOf = (body: string) => /ps_test_[\w-]{43}/.exec(body)?.[0]
 /** The page's text as a person copies it (the few entities our templates write undone). */
-const shown = (body: string) => body.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+const shown = (body: string) =>
+  body
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 /** The table row of the key whose prefix is given. */
 const rowOf = (body: string, prefix: string) => body.split('<tr>').find((row) => row.includes(`${prefix}…`))!
 /** The text of a row's cell, by its label. */
-const cell = (row: string, label: string) => new RegExp(`data-label="${label}">(.*?)</td>`).exec(row)![1]!.replace(/<[^>]+>/g, '')
+const cell = (row: string, label: string) =>
+  new RegExp(`data-label="${label}">(.*?)</td>`).exec(row)![1]!.replace(/<[^>]+>/g, '')
 
 /** Posts a form that makes a key (create or roll): a 303 to the key's page; returns its path and key id. */
 async function madeKey(c: Client, url: string, fields: Record<string, string>) {
@@ -31,7 +38,9 @@ test('create: 303 to a page with the secret once, a curl call and the SDK; a rel
   await c.get('/portal/keys/new')
   const { response, location, keyId } = await madeKey(c, '/portal/keys', { name: 'ci server', expires: '' })
   assert.equal(response.body, '', 'the POST answer carries no secret')
-  const flash = (response.cookies as { name: string; path?: string; httpOnly?: boolean; sameSite?: string; maxAge?: number }[]).find((k) => k.name === 'portal_new_key')!
+  const flash = (
+    response.cookies as { name: string; path?: string; httpOnly?: boolean; sameSite?: string; maxAge?: number }[]
+  ).find((k) => k.name === 'portal_new_key')!
   assert.deepEqual([flash.path, flash.httpOnly, flash.sameSite, flash.maxAge], [location, true, 'Strict', 120])
 
   const page = await c.get(location)
@@ -44,7 +53,11 @@ test('create: 303 to a page with the secret once, a curl call and the SDK; a rel
   assert.ok(text.includes(`curl -H "Authorization: Bearer ${secret}" ${ORIGIN}/v1/pets`), text)
   assert.ok(text.includes(`new Petstore({ apiKey: '${secret}', baseUrl: '${ORIGIN}/v1' })`), text)
   assert.ok(text.includes('await ps.pets.listPage('))
-  assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode, 200, 'the curl call works')
+  assert.equal(
+    (await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode,
+    200,
+    'the curl call works',
+  )
 
   const reload = await c.get(location)
   assert.equal(reload.statusCode, 200)
@@ -52,7 +65,11 @@ test('create: 303 to a page with the secret once, a curl call and the SDK; a rel
   assert.match(reload.body, /This secret was shown once/)
   assert.match(reload.body, /ci server/)
   assert.ok(reload.body.includes(`${secret.slice(0, 12)}…`), 'the key is named by its prefix')
-  assert.deepEqual((await h.app.accounts.listApiKeys(accountId)).map((k) => k.id), [keyId], 'one key, however often the page is opened')
+  assert.deepEqual(
+    (await h.app.accounts.listApiKeys(accountId)).map((k) => k.id),
+    [keyId],
+    'one key, however often the page is opened',
+  )
   assert.ok(!(await c.get('/portal/keys')).body.includes(secret), 'the list never shows the secret')
 })
 
@@ -89,7 +106,11 @@ test('roll: 303 to the new key shown once; the old one reads `rolled` with the e
   const foreverRow = rowOf(list, foreverSecret.slice(0, 12))
   assert.match(foreverRow, /rolled/)
   assert.equal(cell(foreverRow, 'Expires'), '2027-01-02 00:00 UTC', 'no "never" on a key that will stop working')
-  assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).statusCode, 200, 'the old key works during the grace period')
+  assert.equal(
+    (await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).statusCode,
+    200,
+    'the old key works during the grace period',
+  )
 
   h.clock.advance(3600 * 1000)
   assert.equal(errorOf(await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).code, 'invalid_api_key')
@@ -153,7 +174,11 @@ test('revoke refuses the key from the next request on, after its confirmation st
   const { location, keyId } = await madeKey(c, '/portal/keys', { name: 'doomed', expires: '' })
   const secret = secretOf((await c.get(location)).body)!
   assert.match((await c.get(`/portal/keys/${keyId}/revoke`)).body, /Revoke key<\/button>/)
-  assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode, 200, 'nothing changes before the confirmation')
+  assert.equal(
+    (await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode,
+    200,
+    'nothing changes before the confirmation',
+  )
   assert.equal((await c.post(`/portal/keys/${keyId}/revoke`, {})).statusCode, 303)
   const refused = await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })
   assert.equal(errorOf(refused).code, 'invalid_api_key')

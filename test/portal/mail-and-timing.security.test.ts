@@ -31,12 +31,20 @@ test('a reset request takes the same time for an address with an account and one
   }
   // Before the fix the look-up, the token and the mail were on the request path: known 2–7 ms, unknown 1–2 ms.
   const [k, u] = [median(known), median(unknown)]
-  assert.ok(Math.abs(k - u) < Math.max(0.75, 0.3 * Math.min(k, u)), `medians: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`)
-  assert.ok((await mails(h.app, h.outbox)).filter((m) => /Reset your password/.test(m)).length >= 30, 'the known address got its links')
+  assert.ok(
+    Math.abs(k - u) < Math.max(0.75, 0.3 * Math.min(k, u)),
+    `medians: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`,
+  )
+  assert.ok(
+    (await mails(h.app, h.outbox)).filter((m) => /Reset your password/.test(m)).length >= 30,
+    'the known address got its links',
+  )
 })
 
 test('mail is 7-bit text with lines under 78 characters; each link stands whole on its own line, token in the path', async (t) => {
-  const h = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://a-rather-long-host-name-for-the-portal.petstore.example' } })
+  const h = await portalHarness(t, {
+    env: { PETSTORE_PUBLIC_URL: 'https://a-rather-long-host-name-for-the-portal.petstore.example' },
+  })
   const c = client(h.app, 'https://a-rather-long-host-name-for-the-portal.petstore.example')
   await c.get('/portal/signup')
   // Each request's mail job runs after its answer: let each finish before the next request, as a person's pace
@@ -79,13 +87,26 @@ test('opening a portal page logged out leads to log-in and back there afterwards
   assert.equal(page.headers.location, '/portal/login?next=%2Fportal%2Fusage%3Fkey%3Dwhatever')
   const form = await c.get(String(page.headers.location))
   assert.match(form.body, /name="next" value="\/portal\/usage\?key=whatever"/)
-  const login = await c.post('/portal/login', { email: 'back@example.com', password: GOOD_PASSWORD, next: '/portal/usage?key=whatever' })
+  const login = await c.post('/portal/login', {
+    email: 'back@example.com',
+    password: GOOD_PASSWORD,
+    next: '/portal/usage?key=whatever',
+  })
   assert.equal(login.statusCode, 303)
   assert.equal(login.headers.location, '/portal/usage?key=whatever')
   // Anything but a relative path under /portal/ goes to the keys page.
   await c.get('/portal/keys')
   await c.post('/portal/logout', {})
-  for (const next of ['https://evil.example/', '//evil.example/portal/', '/\\evil.example', '/portal/../admin', '/docs', '/portal//evil.example', 'javascript:alert(1)', '/portal/login?next=https://evil.example']) {
+  for (const next of [
+    'https://evil.example/',
+    '//evil.example/portal/',
+    '/\\evil.example',
+    '/portal/../admin',
+    '/docs',
+    '/portal//evil.example',
+    'javascript:alert(1)',
+    '/portal/login?next=https://evil.example',
+  ]) {
     await c.get('/portal/login')
     const response = await c.post('/portal/login', { email: 'back@example.com', password: GOOD_PASSWORD, next })
     assert.equal(response.headers.location, '/portal/keys', next)

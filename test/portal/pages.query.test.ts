@@ -52,14 +52,28 @@ async function sameWithTracking(c: Client, path: string, who: string): Promise<v
 async function signedUp(h: Harness & { outbox: string }, email: string) {
   const c = await signedUpUser(h, email)
   const user = (await h.app.portal!.repo.findUserByEmail(email))!
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId: user.account_id, environment: 'test', name: 'ci' })
+  const key = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId: user.account_id,
+    environment: 'test',
+    name: 'ci',
+  })
   return { c, keyId: key.id }
 }
 
 test('every portal page answers with tracking parameters as it does without, logged out and logged in', async (t) => {
   const h = await portalHarness(t)
   const pages = portalPages(h.app)
-  for (const expected of ['/portal/signup', '/portal/login', '/portal/reset-request', '/portal/keys', '/portal/keys/new', '/portal/usage', '/portal/account', '/portal/keys/:keyId/roll']) {
+  for (const expected of [
+    '/portal/signup',
+    '/portal/login',
+    '/portal/reset-request',
+    '/portal/keys',
+    '/portal/keys/new',
+    '/portal/usage',
+    '/portal/account',
+    '/portal/keys/:keyId/roll',
+  ]) {
     assert.ok(pages.includes(expected), `${expected} is among the pages found: ${pages.join(' ')}`)
   }
   const { c, keyId } = await signedUp(h, 'tracked@example.com')
@@ -73,7 +87,13 @@ test('every portal page answers with tracking parameters as it does without, log
     const response = await visitor.get(withTracking(path))
     assert.equal(response.statusCode, 200, path)
   }
-  for (const path of ['/portal/keys', '/portal/keys/new', '/portal/usage', '/portal/account', `/portal/keys/${keyId}/roll`]) {
+  for (const path of [
+    '/portal/keys',
+    '/portal/keys/new',
+    '/portal/usage',
+    '/portal/account',
+    `/portal/keys/${keyId}/roll`,
+  ]) {
     assert.equal((await c.get(withTracking(path))).statusCode, 200, path)
   }
 })

@@ -9,7 +9,13 @@ test('every page has a strict CSP, cannot be framed and is never stored; assets 
   const c = await signedUpUser(h, 'headers@example.com')
   await c.get('/portal/keys/new')
   const secret = await c.get((await c.post('/portal/keys', { name: 'ci', expires: '' })).headers.location as string)
-  for (const response of [await c.get('/portal/keys'), await c.get('/portal/usage'), secret, await h.app.inject('/portal/login'), await h.app.inject('/portal/nope')]) {
+  for (const response of [
+    await c.get('/portal/keys'),
+    await c.get('/portal/usage'),
+    secret,
+    await h.app.inject('/portal/login'),
+    await h.app.inject('/portal/nope'),
+  ]) {
     const csp = response.headers['content-security-policy'] as string
     assert.match(csp, /default-src 'none'/)
     assert.match(csp, /script-src 'self'(;|$)/)
@@ -17,7 +23,11 @@ test('every page has a strict CSP, cannot be framed and is never stored; assets 
     assert.match(csp, /frame-ancestors 'none'/)
     assert.equal(response.headers['x-frame-options'], 'DENY')
     assert.equal(response.headers['cache-control'], 'no-store')
-    assert.doesNotMatch(response.body, /<script>|<script(?![^>]*\bsrc=)|\son[a-z]+=|\sstyle=|<style/i, 'no inline script, handler or style')
+    assert.doesNotMatch(
+      response.body,
+      /<script>|<script(?![^>]*\bsrc=)|\son[a-z]+=|\sstyle=|<style/i,
+      'no inline script, handler or style',
+    )
   }
   assert.match(secret.body, /ps_test_[\w-]{43}/)
   const css = await h.app.inject('/portal/assets/portal.css')
@@ -60,21 +70,34 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'too short' })).statusCode, 400)
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'the new long password' })).statusCode, 200)
   await c.get('/portal/login')
-  assert.equal((await c.post('/portal/reset', { token: reset, password: 'another new long password' })).statusCode, 400, 'used once')
+  assert.equal(
+    (await c.post('/portal/reset', { token: reset, password: 'another new long password' })).statusCode,
+    400,
+    'used once',
+  )
 
   h.clock.advance(61_000) // one link a minute at most
   await c.post('/portal/reset-request', { email: 'links@example.com' })
   const second = tokenOf(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
   h.clock.advance(60 * 60 * 1000)
-  assert.equal((await c.post('/portal/reset', { token: second, password: 'another new long password' })).statusCode, 400, 'expired after 1 hour')
-  assert.equal((await c.post('/portal/login', { email: 'links@example.com', password: 'the new long password' })).statusCode, 303)
+  assert.equal(
+    (await c.post('/portal/reset', { token: second, password: 'another new long password' })).statusCode,
+    400,
+    'expired after 1 hour',
+  )
+  assert.equal(
+    (await c.post('/portal/login', { email: 'links@example.com', password: 'the new long password' })).statusCode,
+    303,
+  )
 })
 
 test('portal traffic is not counted against the API quota and the API keeps its JSON errors', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'quota@example.com')
   await c.get('/portal/keys/new')
-  const key = /ps_test_[\w-]{43}/.exec((await c.get((await c.post('/portal/keys', { name: 'q', expires: '' })).headers.location as string)).body)![0]
+  const key = /ps_test_[\w-]{43}/.exec(
+    (await c.get((await c.post('/portal/keys', { name: 'q', expires: '' })).headers.location as string)).body,
+  )![0]
   const first = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   assert.equal(first.statusCode, 200)
   assert.equal(first.headers['x-ratelimit-remaining'], '59')
@@ -84,7 +107,12 @@ test('portal traffic is not counted against the API quota and the API keeps its 
   const second = await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   assert.equal(second.headers['x-ratelimit-remaining'], '58', 'only the API calls counted')
   // The API's error shape is unchanged, also for a form body sent to it.
-  const wrong = await h.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...bearer(key), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=x' })
+  const wrong = await h.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(key), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'name=x',
+  })
   assert.equal(errorOf(wrong).code, 'invalid_content_type')
   assert.equal(errorOf(await h.app.inject('/v1/nope')).code, 'not_found')
 })
@@ -104,7 +132,10 @@ test('reset links are mailed at most once a minute per address, and the answer d
   const c = client(h.app)
   await c.get('/portal/reset-request')
   const answers = []
-  for (let i = 0; i < 5; i++) answers.push((await c.post('/portal/reset-request', { email: 'flood@example.com' })).body.replace(/value="[^"]+"/g, ''))
+  for (let i = 0; i < 5; i++)
+    answers.push(
+      (await c.post('/portal/reset-request', { email: 'flood@example.com' })).body.replace(/value="[^"]+"/g, ''),
+    )
   assert.equal(new Set(answers).size, 1)
   assert.equal((await mails(h.app, h.outbox)).length - before, 1)
   h.clock.advance(60_001)

@@ -22,9 +22,16 @@ test('a password shorter than 15, longer than 128 or on the common list is refus
   }
   assert.equal(await h.app.portal!.repo.findUserByEmail('weak@example.com'), undefined)
   // Exactly 15 characters, with no composition rule (all lower case letters and spaces).
-  assert.equal((await c.post('/portal/signup', { email: 'ok@example.com', password: 'just some words' })).statusCode, 200)
+  assert.equal(
+    (await c.post('/portal/signup', { email: 'ok@example.com', password: 'just some words' })).statusCode,
+    200,
+  )
   // 15 emoji are 15 characters (30 UTF-16 units); different ones, since one repeated is refused.
-  assert.equal((await c.post('/portal/signup', { email: 'emoji@example.com', password: '🐶🐱🐭🐹🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵' })).statusCode, 200)
+  assert.equal(
+    (await c.post('/portal/signup', { email: 'emoji@example.com', password: '🐶🐱🐭🐹🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵' }))
+      .statusCode,
+    200,
+  )
 })
 
 test('an easy-to-guess password is refused by the sign-up form, which says which rule refused it', async (t) => {
@@ -43,7 +50,10 @@ test('an easy-to-guess password is refused by the sign-up form, which says which
     ['my pet store password', /This password contains the product&#39;s name \(Petstore\)/],
     ['iloveyou12345678', /This password is too easy to guess: This is similar to a commonly used password\./],
     // Only the address (zxcvbn's user input) makes this one guessable.
-    ['johnathan.smith12345', /This password is too easy to guess: There should not be any personal or page related data\./],
+    [
+      'johnathan.smith12345',
+      /This password is too easy to guess: There should not be any personal or page related data\./,
+    ],
   ] as const) {
     const response = await c.post('/portal/signup', { email, password })
     assert.equal(response.statusCode, 400, password)

@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Harness } from '../helpers/harness.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf, type Client } from '../helpers/portal.js'
+import {
+  client,
+  GOOD_PASSWORD,
+  linkIn,
+  mails,
+  portalHarness,
+  signedUpUser,
+  tokenOf,
+  type Client,
+} from '../helpers/portal.js'
 
 const VICTIM = 'victim@example.com'
 const ATTACKER = 'attacker@evil.example'
@@ -26,7 +35,13 @@ async function logIn(c: Client, email: string, password: string) {
 /** The user's links that would still be accepted (not used, not expired), by purpose. */
 async function pendingLinks(h: H, email: string): Promise<string[]> {
   const user = await h.app.portal!.repo.findUserByEmail(email)
-  const rows = await h.handle.db.selectFrom('portal_tokens').select('purpose').where('user_id', '=', user!.id).where('used_at', 'is', null).where('expires_at', '>', h.clock.now()).execute()
+  const rows = await h.handle.db
+    .selectFrom('portal_tokens')
+    .select('purpose')
+    .where('user_id', '=', user!.id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', h.clock.now())
+    .execute()
   return rows.map((r) => r.purpose).sort()
 }
 
@@ -57,7 +72,11 @@ test('pre-hijacking: a change-of-address link of the unverified sign-up dies whe
   const squatter = await h.app.portal!.repo.findUserByEmail(VICTIM)
   const attackerToken = await h.app.portal!.settings.issueEmailToken(squatter!.id, ATTACKER, 24 * 3600_000)
   assert.ok(attackerToken)
-  assert.equal((await attacker.get(`/portal/account/email/${attackerToken}`)).statusCode, 200, 'the link works before the owner comes')
+  assert.equal(
+    (await attacker.get(`/portal/account/email/${attackerToken}`)).statusCode,
+    200,
+    'the link works before the owner comes',
+  )
 
   h.clock.advance(5 * 60_000)
   const victim = client(h.app)
@@ -94,7 +113,11 @@ test('verifying the address voids every other pending link of the user, a change
   assert.equal((await owner.post('/portal/verify', { token: tokenOf(verify) })).statusCode, 200)
   assert.deepEqual(await pendingLinks(h, VICTIM), [])
   assert.equal((await owner.get(new URL(reset).pathname)).statusCode, 400, 'the reset link is void')
-  assert.equal((await owner.get(`/portal/account/email/${emailToken}`)).statusCode, 400, 'the change-of-address link is void')
+  assert.equal(
+    (await owner.get(`/portal/account/email/${emailToken}`)).statusCode,
+    400,
+    'the change-of-address link is void',
+  )
 })
 
 test('a password reset voids every other pending link, and a password change does too', async (t) => {
@@ -115,7 +138,11 @@ test('a password reset voids every other pending link, and a password change doe
   await h.app.portal!.repo.issueToken(user!.id, 'reset', 3600_000)
   await h.app.portal!.settings.issueEmailToken(user!.id, 'new@example.com', 24 * 3600_000)
   await other.get('/portal/account')
-  assert.equal((await other.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: VICTIM_PASSWORD })).statusCode, 303)
+  assert.equal(
+    (await other.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: VICTIM_PASSWORD }))
+      .statusCode,
+    303,
+  )
   assert.deepEqual(await pendingLinks(h, 'other@example.com'), [])
 })
 
@@ -123,12 +150,21 @@ test('when a change of address completes, the old address is told, with what to 
   const h = await portalHarness(t)
   const owner = await signedUpUser(h, 'old@example.com')
   await owner.get('/portal/account')
-  assert.equal((await owner.post('/portal/account/email', { new_email: 'new@example.com', password: GOOD_PASSWORD })).statusCode, 200)
-  const link = linkIn((await mails(h.app, h.outbox)).find((m) => m.includes('/portal/account/email/'))!, '/portal/account/email/')
+  assert.equal(
+    (await owner.post('/portal/account/email', { new_email: 'new@example.com', password: GOOD_PASSWORD })).statusCode,
+    200,
+  )
+  const link = linkIn(
+    (await mails(h.app, h.outbox)).find((m) => m.includes('/portal/account/email/'))!,
+    '/portal/account/email/',
+  )
   await owner.get(new URL(link).pathname)
   assert.equal((await owner.post(new URL(link).pathname, {})).statusCode, 200)
   const told = (await mails(h.app, h.outbox)).filter((m) => /^Subject: Your email address was changed$/m.test(m))
   assert.equal(told.length, 1)
   assert.match(told[0]!, /^To: old@example\.com$/m)
-  assert.match(told[0]!.replace(/=\r?\n/g, '').replace(/\r?\n/g, ' '), /changed to new@example\.com.*If this was not you/)
+  assert.match(
+    told[0]!.replace(/=\r?\n/g, '').replace(/\r?\n/g, ' '),
+    /changed to new@example\.com.*If this was not you/,
+  )
 })

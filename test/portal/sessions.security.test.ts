@@ -5,7 +5,8 @@ import { test } from 'node:test'
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/sites/portal/session.js'
 import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
 
-const setCookies = (response: { headers: Record<string, unknown> }) => [response.headers['set-cookie'] ?? []].flat() as string[]
+const setCookies = (response: { headers: Record<string, unknown> }) =>
+  [response.headers['set-cookie'] ?? []].flat() as string[]
 
 test('the session cookie is HttpOnly and SameSite=Lax over http, and Secure with the __Host- prefix over https', async (t) => {
   const h = await portalHarness(t)
@@ -75,20 +76,34 @@ test('a password reset ends every session of the user', async (t) => {
   const laptop = await signedUpUser(h, 'reset@example.com')
   const phone = client(h.app)
   await phone.get('/portal/login')
-  assert.equal((await phone.post('/portal/login', { email: 'reset@example.com', password: GOOD_PASSWORD })).statusCode, 303)
+  assert.equal(
+    (await phone.post('/portal/login', { email: 'reset@example.com', password: GOOD_PASSWORD })).statusCode,
+    303,
+  )
 
   const other = client(h.app)
   await other.get('/portal/reset-request')
   await other.post('/portal/reset-request', { email: 'reset@example.com' })
   const link = new URL(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
   await other.get(link.pathname + link.search)
-  const changed = await other.post('/portal/reset', { token: tokenOf(link.href), password: 'a brand new long password' })
+  const changed = await other.post('/portal/reset', {
+    token: tokenOf(link.href),
+    password: 'a brand new long password',
+  })
   assert.equal(changed.statusCode, 200)
   assert.equal((await laptop.get('/portal/keys')).statusCode, 303)
   assert.equal((await phone.get('/portal/keys')).statusCode, 303)
 
   const again = client(h.app)
   await again.get('/portal/login')
-  assert.equal((await again.post('/portal/login', { email: 'reset@example.com', password: GOOD_PASSWORD })).statusCode, 400, 'the old password is gone')
-  assert.equal((await again.post('/portal/login', { email: 'reset@example.com', password: 'a brand new long password' })).statusCode, 303)
+  assert.equal(
+    (await again.post('/portal/login', { email: 'reset@example.com', password: GOOD_PASSWORD })).statusCode,
+    400,
+    'the old password is gone',
+  )
+  assert.equal(
+    (await again.post('/portal/login', { email: 'reset@example.com', password: 'a brand new long password' }))
+      .statusCode,
+    303,
+  )
 })

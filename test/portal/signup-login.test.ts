@@ -64,7 +64,11 @@ test('an unverified user can log in but cannot create keys, and can have the lin
   assert.match(keys.body, /Verify your email address to create keys/)
   const create = await c.post('/portal/keys', { name: 'x', expires: '' })
   assert.equal(create.statusCode, 403)
-  assert.equal((await h.app.accounts.listApiKeys((await h.app.portal!.repo.findUserByEmail('late@example.com'))!.account_id)).length, 0)
+  assert.equal(
+    (await h.app.accounts.listApiKeys((await h.app.portal!.repo.findUserByEmail('late@example.com'))!.account_id))
+      .length,
+    0,
+  )
 
   // Within a minute of the last link nothing more is sent (no flooding a mailbox); after it, a new link.
   assert.equal((await c.post('/portal/verify/resend', {})).statusCode, 303)
@@ -79,7 +83,10 @@ test('an unverified user can log in but cannot create keys, and can have the lin
   const accountId = (await h.app.portal!.repo.findUserByEmail('late@example.com'))!.account_id
   const resent = await h.app.audit.list({ accountId, action: 'account.verification_resent', limit: 50 })
   assert.equal(resent.length, 1)
-  assert.deepEqual({ kind: resent[0]!.actor.kind, email: resent[0]!.actor.email }, { kind: 'account', email: 'late@example.com' })
+  assert.deepEqual(
+    { kind: resent[0]!.actor.kind, email: resent[0]!.actor.email },
+    { kind: 'account', email: 'late@example.com' },
+  )
   // The first link stopped working when the second was issued; the second works.
   const first = tokenOf(linkIn(sent[0]!, '/portal/verify'))
   const second = tokenOf(linkIn(sent[1]!, '/portal/verify'))

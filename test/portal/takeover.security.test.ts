@@ -38,8 +38,16 @@ test('a new sign-up of an unverified address replaces its password, ends its ses
 
   assert.equal((await attacker.get('/portal/keys')).statusCode, 303, "the attacker's session ended")
   await attacker.get('/portal/login')
-  assert.equal((await attacker.post('/portal/login', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode, 400, "the attacker's password no longer works")
-  assert.equal((await victim.post('/portal/verify', { token: tokenOf(firstLink) })).statusCode, 400, 'the older link is void')
+  assert.equal(
+    (await attacker.post('/portal/login', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode,
+    400,
+    "the attacker's password no longer works",
+  )
+  assert.equal(
+    (await victim.post('/portal/verify', { token: tokenOf(firstLink) })).statusCode,
+    400,
+    'the older link is void',
+  )
   assert.equal((await victim.post('/portal/verify', { token: tokenOf(freshLink) })).statusCode, 200)
   await victim.get('/portal/login')
   assert.equal((await victim.post('/portal/login', { email: VICTIM, password: VICTIM_PASSWORD })).statusCode, 303)

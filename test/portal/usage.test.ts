@@ -9,14 +9,18 @@ import { portalHarness, signedUpUser } from '../helpers/portal.js'
 import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
-const described = (body: string, id: 'minute' | 'day') => new RegExp(`<desc id="${id}-desc">([^<]*)</desc>`).exec(body)![1]!
+const described = (body: string, id: 'minute' | 'day') =>
+  new RegExp(`<desc id="${id}-desc">([^<]*)</desc>`).exec(body)![1]!
 
 /** The chart `id`'s figure: its column headers, its table rows (label, then the four counts) and its bars' classes. */
 function chartOf(body: string, id: 'minute' | 'day') {
   const figure = body.split('<figure class="chart">').find((f) => f.includes(`<title id="${id}-title">`))
   assert.ok(figure, `no ${id} chart`)
   const headers = [...figure.matchAll(/<th scope="col">([^<]*)/g)].map((m) => m[1]!.trim())
-  const rows = [...figure.matchAll(/<tr><th scope="row">([^<]*)<\/th>((?:<td>\d+<\/td>)+)<\/tr>/g)].map((m) => [m[1]!, ...[...m[2]!.matchAll(/<td>(\d+)<\/td>/g)].map((n) => Number(n[1]))])
+  const rows = [...figure.matchAll(/<tr><th scope="row">([^<]*)<\/th>((?:<td>\d+<\/td>)+)<\/tr>/g)].map((m) => [
+    m[1]!,
+    ...[...m[2]!.matchAll(/<td>(\d+)<\/td>/g)].map((n) => Number(n[1])),
+  ])
   const bars = new Set([...figure.matchAll(/<rect class="([^"]+)"/g)].map((m) => m[1]!))
   return { headers, rows, bars }
 }
@@ -24,7 +28,11 @@ function chartOf(body: string, id: 'minute' | 'day') {
 test('the usage page splits requests by outcome, per minute and per day, for the account and per key', async (t) => {
   const h = await portalHarness(t, { listen: true, now: T0 })
   const c = await signedUpUser(h, 'usage@example.com')
-  const { account_id: accountId } = await h.handle.db.selectFrom('portal_users').select('account_id').where('email_key', '=', 'usage@example.com').executeTakeFirstOrThrow()
+  const { account_id: accountId } = await h.handle.db
+    .selectFrom('portal_users')
+    .select('account_id')
+    .where('email_key', '=', 'usage@example.com')
+    .executeTakeFirstOrThrow()
   // A small plan: the two successes, the 400, the 404 and the 500 use the minute up; the next two are refused.
   await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
   const environment = keyEnvironment(h.config.environment)
@@ -54,7 +62,11 @@ test('the usage page splits requests by outcome, per minute and per day, for the
   assert.match(page.body, />enterprise</)
   assert.match(page.body, /5 per minute, 100 per day/)
   assert.match(page.body, /This minute<\/div><div class="value">1 <span class="muted">of 5/)
-  assert.match(page.body, /Today \(UTC\)<\/div><div class="value">6 <span class="muted">of 100/, 'refused requests use no quota')
+  assert.match(
+    page.body,
+    /Today \(UTC\)<\/div><div class="value">6 <span class="muted">of 100/,
+    'refused requests use no quota',
+  )
 
   const minute = chartOf(page.body, 'minute')
   assert.deepEqual(minute.headers, ['Time (UTC)', 'Success', 'Client errors', 'Refused by limit', 'Server errors'])
@@ -63,7 +75,11 @@ test('the usage page splits requests by outcome, per minute and per day, for the
     ['12:01', 1, 0, 0, 0],
     ['Total', 3, 2, 2, 1],
   ])
-  assert.deepEqual([...minute.bars].sort(), ['outcome-client-error', 'outcome-refused', 'outcome-server-error', 'outcome-success'], 'a bar part per outcome')
+  assert.deepEqual(
+    [...minute.bars].sort(),
+    ['outcome-client-error', 'outcome-refused', 'outcome-server-error', 'outcome-success'],
+    'a bar part per outcome',
+  )
   assert.deepEqual(chartOf(page.body, 'day').rows, [
     ['01-10', 3, 2, 2, 1],
     ['Total', 3, 2, 2, 1],
@@ -73,7 +89,8 @@ test('the usage page splits requests by outcome, per minute and per day, for the
     'Requests per minute, last hour, all keys: 6 admitted, 2 refused. By outcome: 3 succeeded, 2 client errors (4xx), 2 refused by the limit (429), 1 server error (5xx).',
   )
   assert.match(described(page.body, 'day'), /all keys: 6 admitted, 2 refused\. By outcome: 3 succeeded,/)
-  for (const legend of ['Success (2xx, 3xx)', 'Client errors (4xx)', 'Refused by limit (429)', 'Server errors (5xx)']) assert.ok(page.body.includes(legend), legend)
+  for (const legend of ['Success (2xx, 3xx)', 'Client errors (4xx)', 'Refused by limit (429)', 'Server errors (5xx)'])
+    assert.ok(page.body.includes(legend), legend)
 
   // Per key, through the picker's `key` parameter.
   const one = await c.get(`/portal/usage?key=${busy.id}`)

@@ -37,7 +37,11 @@ test('a request in flight at SIGTERM is answered in full, and its kept-alive con
   const until = (done: () => boolean) =>
     new Promise<void>((resolve, reject) => {
       const check = () => (done() ? (socket.off('data', check), resolve()) : undefined)
-      socket.on('data', check).once('close', () => (done() ? resolve() : reject(new Error(`connection closed after ${JSON.stringify(received)}`))))
+      socket
+        .on('data', check)
+        .once('close', () =>
+          done() ? resolve() : reject(new Error(`connection closed after ${JSON.stringify(received)}`)),
+        )
       check()
     })
   const body = JSON.stringify({ name: 'In flight', categoryId: 1 })
@@ -66,6 +70,12 @@ test('a request in flight at SIGTERM is answered in full, and its kept-alive con
   assert.deepEqual(await exit, { code: 0, signal: null }, server.stderr())
   const sqlite = new SQLite(file, { readonly: true })
   t.after(() => sqlite.close())
-  const rows = sqlite.prepare('SELECT id, name FROM pets WHERE account_id = ?').all(accountId) as { id: bigint; name: string }[]
-  assert.deepEqual(rows.map((r) => [Number(r.id), r.name]), [[pet.id, 'In flight']])
+  const rows = sqlite.prepare('SELECT id, name FROM pets WHERE account_id = ?').all(accountId) as {
+    id: bigint
+    name: string
+  }[]
+  assert.deepEqual(
+    rows.map((r) => [Number(r.id), r.name]),
+    [[pet.id, 'In flight']],
+  )
 })

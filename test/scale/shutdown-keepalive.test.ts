@@ -27,7 +27,12 @@ interface Outcome {
 }
 
 /** One kept-alive connection sending POSTs back to back until the server closes it (or says it will). */
-function client(port: number, key: string, connection: number, state: { signalled: boolean; onAnswer: () => void }): Promise<Outcome[]> {
+function client(
+  port: number,
+  key: string,
+  connection: number,
+  state: { signalled: boolean; onAnswer: () => void },
+): Promise<Outcome[]> {
   return new Promise((resolve) => {
     const outcomes: Outcome[] = []
     const socket: Socket = connect(port, '127.0.0.1')
@@ -40,7 +45,14 @@ function client(port: number, key: string, connection: number, state: { signalle
       finished = true
       if (current) {
         const kind = buffer.length === 0 ? 'unanswered' : 'cut'
-        outcomes.push({ name: current.name, connection, kind, afterSignal: state.signalled, fullySent: current.fullySent, error })
+        outcomes.push({
+          name: current.name,
+          connection,
+          kind,
+          afterSignal: state.signalled,
+          fullySent: current.fullySent,
+          error,
+        })
       }
       socket.destroy()
       resolve(outcomes)
@@ -67,7 +79,15 @@ function client(port: number, key: string, connection: number, state: { signalle
       const length = Number(/^content-length: *(\d+)$/im.exec(head)?.[1] ?? 0)
       if (buffer.length < end + 4 + length) return
       const closeHeader = /^connection: *close$/im.test(head)
-      outcomes.push({ name: current.name, connection, kind: 'answered', status: Number(head.slice(9, 12)), closeHeader, afterSignal: state.signalled, fullySent: true })
+      outcomes.push({
+        name: current.name,
+        connection,
+        kind: 'answered',
+        status: Number(head.slice(9, 12)),
+        closeHeader,
+        afterSignal: state.signalled,
+        fullySent: true,
+      })
       buffer = buffer.subarray(end + 4 + length)
       current = undefined
       state.onAnswer()
@@ -97,21 +117,45 @@ test('SIGTERM with requests streaming on kept-alive connections: each answered i
       exit.catch(() => {})
     },
   }
-  const outcomes = (await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => client(port, key, i, state)))).flat()
+  const outcomes = (
+    await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => client(port, key, i, state)))
+  ).flat()
   assert.ok(exit, `only ${answers} answers before every connection ended`)
   assert.deepEqual(await exit, { code: 0, signal: null }, server.stderr())
 
   const sqlite = new SQLite(file, { readonly: true })
   t.after(() => sqlite.close())
-  const stored = new Set((sqlite.prepare('SELECT name FROM pets WHERE account_id = ?').all(accountId) as { name: string }[]).map((r) => r.name))
+  const stored = new Set(
+    (sqlite.prepare('SELECT name FROM pets WHERE account_id = ?').all(accountId) as { name: string }[]).map(
+      (r) => r.name,
+    ),
+  )
 
-  assert.deepEqual(outcomes.filter((o) => o.kind === 'cut'), [], 'a response cut off mid-way')
+  assert.deepEqual(
+    outcomes.filter((o) => o.kind === 'cut'),
+    [],
+    'a response cut off mid-way',
+  )
   const answered = outcomes.filter((o) => o.kind === 'answered')
-  assert.deepEqual(answered.filter((o) => o.status !== 201).map((o) => `${o.name}: ${o.status}`), [])
-  assert.deepEqual(answered.filter((o) => !stored.has(o.name)).map((o) => o.name), [], 'a 201 whose pet is missing')
+  assert.deepEqual(
+    answered.filter((o) => o.status !== 201).map((o) => `${o.name}: ${o.status}`),
+    [],
+  )
+  assert.deepEqual(
+    answered.filter((o) => !stored.has(o.name)).map((o) => o.name),
+    [],
+    'a 201 whose pet is missing',
+  )
   const unanswered = outcomes.filter((o) => o.kind === 'unanswered')
-  assert.deepEqual(unanswered.filter((o) => stored.has(o.name)).map((o) => o.name), [], 'received and acted on, but never answered')
-  assert.ok(unanswered.every((o) => o.afterSignal), 'a request went unanswered before the signal')
+  assert.deepEqual(
+    unanswered.filter((o) => stored.has(o.name)).map((o) => o.name),
+    [],
+    'received and acted on, but never answered',
+  )
+  assert.ok(
+    unanswered.every((o) => o.afterSignal),
+    'a request went unanswered before the signal',
+  )
   // Every connection ended by the server saying so, after the signal: its last answer carried Connection: close,
   // or it was idle when the signal came and was closed without a request in it.
   const lastOf = new Map<number, Outcome>()
@@ -122,7 +166,9 @@ test('SIGTERM with requests streaming on kept-alive connections: each answered i
   // Reset after the request was sent in full: before the fix 7 of 8 connections in one run out of two (their
   // answer had no Connection: close, the client sent the next request as the server closed the connection).
   const resetAfterSent = unanswered.filter((o) => o.fullySent).length
-  t.diagnostic(`answered ${answered.length} (${answered.filter((o) => o.afterSignal).length} after the signal, ${closedByHeader} with Connection: close as the last), unanswered ${unanswered.length} (${resetAfterSent} after being sent in full)`)
+  t.diagnostic(
+    `answered ${answered.length} (${answered.filter((o) => o.afterSignal).length} after the signal, ${closedByHeader} with Connection: close as the last), unanswered ${unanswered.length} (${resetAfterSent} after being sent in full)`,
+  )
   assert.equal(resetAfterSent, 0, `${resetAfterSent} requests sent in full and then reset`)
 
   // Nothing new is accepted once it has gone.

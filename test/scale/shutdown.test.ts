@@ -24,7 +24,14 @@ const PER_LOOP = 30
 const SIGNAL_AFTER = 150 // complete answers before SIGTERM
 
 type Outcome =
-  | { kind: 'answered'; status: number; body: any; name?: string; startedBeforeSignal: boolean; settledAfterSignal: boolean }
+  | {
+      kind: 'answered'
+      status: number
+      body: any
+      name?: string
+      startedBeforeSignal: boolean
+      settledAfterSignal: boolean
+    }
   | { kind: 'refused'; code: string; name?: string }
   | { kind: 'broken'; detail: string; name?: string }
 
@@ -41,14 +48,20 @@ function watchAnswerBytes(t: { after: (fn: () => void) => void }): WeakMap<objec
   const bytesOfError = new WeakMap<object, number>()
   const handlers: [string, (message: any) => void][] = [
     ['undici:client:sendHeaders', ({ request, socket }) => socketOf.set(request, socket)],
-    ['undici:request:trailers', ({ request }) => {
-      const socket = socketOf.get(request)
-      if (socket) answeredUpTo.set(socket, socket.bytesRead)
-    }],
-    ['undici:request:error', ({ request, error }) => {
-      const socket = socketOf.get(request) // none: it never got a connection
-      bytesOfError.set(error, socket ? socket.bytesRead - (answeredUpTo.get(socket) ?? 0) : 0)
-    }],
+    [
+      'undici:request:trailers',
+      ({ request }) => {
+        const socket = socketOf.get(request)
+        if (socket) answeredUpTo.set(socket, socket.bytesRead)
+      },
+    ],
+    [
+      'undici:request:error',
+      ({ request, error }) => {
+        const socket = socketOf.get(request) // none: it never got a connection
+        bytesOfError.set(error, socket ? socket.bytesRead - (answeredUpTo.get(socket) ?? 0) : 0)
+      },
+    ],
   ]
   for (const [name, fn] of handlers) dc.subscribe(name, fn)
   t.after(() => handlers.forEach(([name, fn]) => dc.unsubscribe(name, fn)))
@@ -75,26 +88,50 @@ test('SIGTERM during a stream of requests: complete answers or refused at connec
     try {
       response = await fetch(`${origin}/v1/pets${post ? '' : '?limit=5'}`, {
         method: post ? 'POST' : 'GET',
-        headers: { authorization: `Bearer ${key}`, ...(post ? { 'content-type': 'application/json' } : {}), ...(fresh ? { connection: 'close' } : {}) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(post ? { 'content-type': 'application/json' } : {}),
+          ...(fresh ? { connection: 'close' } : {}),
+        },
         body: post ? JSON.stringify({ name, categoryId: loop + 1 }) : undefined,
         signal: AbortSignal.timeout(30_000),
       })
     } catch (error) {
       const cause = causeOf(error)
       const bytes = answerBytes.get(cause)
-      if (['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause.code!) && bytes === 0) return { kind: 'refused', code: cause.code!, name }
-      return { kind: 'broken', detail: `no response: ${String(error)} (${cause.code}, ${bytes} bytes of the answer had arrived)`, name }
+      if (['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause.code!) && bytes === 0)
+        return { kind: 'refused', code: cause.code!, name }
+      return {
+        kind: 'broken',
+        detail: `no response: ${String(error)} (${cause.code}, ${bytes} bytes of the answer had arrived)`,
+        name,
+      }
     }
     let text: string
     try {
       text = await response.text()
     } catch (error) {
-      return { kind: 'broken', detail: `${response.status} cut off mid-body: ${String(error)} (${causeOf(error).code})`, name }
+      return {
+        kind: 'broken',
+        detail: `${response.status} cut off mid-body: ${String(error)} (${causeOf(error).code})`,
+        name,
+      }
     }
     try {
-      return { kind: 'answered', status: response.status, body: JSON.parse(text), name, startedBeforeSignal: !signalledAtStart, settledAfterSignal: signalled }
+      return {
+        kind: 'answered',
+        status: response.status,
+        body: JSON.parse(text),
+        name,
+        startedBeforeSignal: !signalledAtStart,
+        settledAfterSignal: signalled,
+      }
     } catch {
-      return { kind: 'broken', detail: `${response.status} with a body that is not JSON: ${JSON.stringify(text)}`, name }
+      return {
+        kind: 'broken',
+        detail: `${response.status} with a body that is not JSON: ${JSON.stringify(text)}`,
+        name,
+      }
     }
   }
 
@@ -114,7 +151,10 @@ test('SIGTERM during a stream of requests: complete answers or refused at connec
   assert.ok(exit, `only ${answered} requests were answered before the stream ended`)
   assert.deepEqual(await exit, { code: 0, signal: null }, server.stderr())
 
-  assert.deepEqual(outcomes.filter((o) => o.kind === 'broken'), [])
+  assert.deepEqual(
+    outcomes.filter((o) => o.kind === 'broken'),
+    [],
+  )
   const answers = outcomes.filter((o) => o.kind === 'answered')
   for (const a of answers) {
     if (a.status < 300) continue
@@ -123,13 +163,21 @@ test('SIGTERM during a stream of requests: complete answers or refused at connec
     assert.equal(a.body.status, a.status)
   }
   assert.deepEqual(
-    answers.filter((a) => a.status !== 200 && a.status !== 201 && a.status !== 503).map((a) => `${a.status} ${JSON.stringify(a.body)}`),
+    answers
+      .filter((a) => a.status !== 200 && a.status !== 201 && a.status !== 503)
+      .map((a) => `${a.status} ${JSON.stringify(a.body)}`),
     [],
   )
   // The signal came in the middle of the stream: requests sent before it were answered after it, and later
   // ones found no listener.
-  assert.ok(answers.some((a) => a.startedBeforeSignal && a.settledAfterSignal), 'no request was in flight at SIGTERM')
-  assert.ok(outcomes.some((o) => o.kind === 'refused' && o.code === 'ECONNREFUSED'), 'no request came after the listener closed')
+  assert.ok(
+    answers.some((a) => a.startedBeforeSignal && a.settledAfterSignal),
+    'no request was in flight at SIGTERM',
+  )
+  assert.ok(
+    outcomes.some((o) => o.kind === 'refused' && o.code === 'ECONNREFUSED'),
+    'no request came after the listener closed',
+  )
 
   // Exactly the pets whose 201 a client received are in the database, with the ids they were given.
   const created = new Map(answers.filter((a) => a.status === 201).map((a) => [a.name!, Number(a.body.id)]))
@@ -137,9 +185,9 @@ test('SIGTERM during a stream of requests: complete answers or refused at connec
   assert.ok(created.size >= (SIGNAL_AFTER - LOOPS) / 2, `only ${created.size} pets created`)
   const sqlite = new SQLite(file, { readonly: true })
   t.after(() => sqlite.close())
-  const rows = sqlite.prepare('SELECT id, name FROM pets WHERE account_id = ? ORDER BY id').all(accountId) as { id: number; name: string }[]
-  assert.deepEqual(
-    new Map(rows.map((r) => [r.name, Number(r.id)])),
-    created,
-  )
+  const rows = sqlite.prepare('SELECT id, name FROM pets WHERE account_id = ? ORDER BY id').all(accountId) as {
+    id: number
+    name: string
+  }[]
+  assert.deepEqual(new Map(rows.map((r) => [r.name, Number(r.id)])), created)
 })

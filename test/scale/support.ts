@@ -35,14 +35,21 @@ export interface Instance {
 /** Starts `serve` (plus `args`) on two fresh ports with `env`; resolves once it prints its start line. */
 export async function startInstance(t: After, env: Record<string, string>, args: string[] = []): Promise<Instance> {
   const [port, messagesPort] = await freePorts(2)
-  const server = spawnServe(t, { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), LOG_LEVEL: 'warn', ...env }, args)
+  const server = spawnServe(
+    t,
+    { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), LOG_LEVEL: 'warn', ...env },
+    args,
+  )
   const [, origin] = await server.waitFor(START_LINE, 30_000)
   assert.equal(origin, `http://127.0.0.1:${port}`)
   return { origin: origin!, process: server }
 }
 
 /** Creates an account with the real CLI on `databaseUrl` and one key for it; returns the key's secret. */
-export async function accountKey(databaseUrl: string, plan: string[] = ['--plan', 'free']): Promise<{ accountId: string; key: string }> {
+export async function accountKey(
+  databaseUrl: string,
+  plan: string[] = ['--plan', 'free'],
+): Promise<{ accountId: string; key: string }> {
   const env = { DATABASE_URL: databaseUrl }
   const account = await runCli(['accounts', 'create', '--name', 'scale', ...plan, '--json'], env)
   assert.equal(account.code, 0, account.stderr)

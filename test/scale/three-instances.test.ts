@@ -5,7 +5,18 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pg from 'pg'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
-import { accountKey, answer, assertErrorBody, redisPrefix, ROOMY, startInstance, statusCounts, withinOneMinute, type Answer, type Instance } from './support.js'
+import {
+  accountKey,
+  answer,
+  assertErrorBody,
+  redisPrefix,
+  ROOMY,
+  startInstance,
+  statusCounts,
+  withinOneMinute,
+  type Answer,
+  type Instance,
+} from './support.js'
 
 type T = Parameters<typeof postgresSchema>[0]
 
@@ -23,7 +34,9 @@ async function threeInstances(t: T): Promise<{ instances: Instance[]; databaseUr
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
   await admin.connect()
   try {
-    const counts = await admin.query(`SELECT (SELECT count(*) FROM ${schema}.accounts)::int AS accounts, (SELECT count(*) FROM ${schema}.api_keys)::int AS keys`)
+    const counts = await admin.query(
+      `SELECT (SELECT count(*) FROM ${schema}.accounts)::int AS accounts, (SELECT count(*) FROM ${schema}.api_keys)::int AS keys`,
+    )
     assert.deepEqual(counts.rows[0], { accounts: 1, keys: 1 })
   } finally {
     await admin.end()
@@ -34,11 +47,18 @@ async function threeInstances(t: T): Promise<{ instances: Instance[]; databaseUr
 const api = (i: Instance, path: string, key: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
   fetch(`${i.origin}/v1${path}`, {
     ...init,
-    headers: { authorization: `Bearer ${key}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...init.headers,
+    },
     signal: AbortSignal.timeout(20_000),
   }).then(answer)
 
-const degraded = (instances: Instance[]) => instances.map((i) => i.process.stdout() + i.process.stderr()).filter((log) => log.includes('rate-limit store unreachable'))
+const degraded = (instances: Instance[]) =>
+  instances
+    .map((i) => i.process.stdout() + i.process.stderr())
+    .filter((log) => log.includes('rate-limit store unreachable'))
 
 test('300 simultaneous requests with one free key, round robin over three instances: exactly 60 are admitted', async (t) => {
   if (postgresOnly(t)) return
@@ -46,14 +66,17 @@ test('300 simultaneous requests with one free key, round robin over three instan
   let burst: { result: Answer[]; oneMinute: boolean } | undefined
   for (let attempt = 0; attempt < 2 && !burst?.oneMinute; attempt++) {
     const { key } = await accountKey(databaseUrl)
-    burst = await withinOneMinute(() => Promise.all(Array.from({ length: 300 }, (_, n) => api(instances[n % 3]!, '/pets', key))))
+    burst = await withinOneMinute(() =>
+      Promise.all(Array.from({ length: 300 }, (_, n) => api(instances[n % 3]!, '/pets', key))),
+    )
   }
   assert.ok(burst?.oneMinute, 'two bursts in a row straddled a minute boundary')
   assert.deepEqual(degraded(instances), [], 'an instance fell back to per-instance limits, so this run proves nothing')
 
   const answers = burst.result
   assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
-  for (const a of answers.filter((x) => x.status === 429)) assertErrorBody(a, ['rate_limit_exceeded', 'temporarily_banned'])
+  for (const a of answers.filter((x) => x.status === 429))
+    assertErrorBody(a, ['rate_limit_exceeded', 'temporarily_banned'])
 })
 
 test('the same Idempotency-Key sent to two instances at once creates one pet', async (t) => {
@@ -64,7 +87,11 @@ test('the same Idempotency-Key sent to two instances at once creates one pet', a
   const results = await Promise.all(
     Array.from({ length: rounds }, async (_, n) => {
       const [a, b, c] = [instances[n % 3]!, instances[(n + 1) % 3]!, instances[(n + 2) % 3]!]
-      const init = { method: 'POST', body: JSON.stringify({ name: `Twin ${n}`, categoryId: n + 1 }), headers: { 'idempotency-key': `"twin-${n}"` } }
+      const init = {
+        method: 'POST',
+        body: JSON.stringify({ name: `Twin ${n}`, categoryId: n + 1 }),
+        headers: { 'idempotency-key': `"twin-${n}"` },
+      }
       const pair = await Promise.all([api(a, '/pets', key, init), api(b, '/pets', key, init)])
       // A retry through the third instance, once both have answered, replays the one pet.
       const retry = await api(c, '/pets', key, init)
@@ -97,7 +124,12 @@ test('pets created at the same time through three instances get unique ids, all 
   const { instances, databaseUrl } = await threeInstances(t)
   const { key } = await accountKey(databaseUrl, ROOMY)
   const created = await Promise.all(
-    Array.from({ length: 90 }, (_, n) => api(instances[n % 3]!, '/pets', key, { method: 'POST', body: JSON.stringify({ name: `Pet ${n}`, categoryId: 1 }) })),
+    Array.from({ length: 90 }, (_, n) =>
+      api(instances[n % 3]!, '/pets', key, {
+        method: 'POST',
+        body: JSON.stringify({ name: `Pet ${n}`, categoryId: 1 }),
+      }),
+    ),
   )
   assert.deepEqual(
     created.map((a) => a.status),
@@ -119,7 +151,10 @@ test('a pet created through one instance is read through each other one at once'
   const { instances, databaseUrl } = await threeInstances(t)
   const { key } = await accountKey(databaseUrl, ROOMY)
   for (let from = 0; from < 3; from++) {
-    const created = await api(instances[from]!, '/pets', key, { method: 'POST', body: JSON.stringify({ name: `From ${from}`, categoryId: 9, status: 'available' }) })
+    const created = await api(instances[from]!, '/pets', key, {
+      method: 'POST',
+      body: JSON.stringify({ name: `From ${from}`, categoryId: 9, status: 'available' }),
+    })
     assert.equal(created.status, 201)
     for (const to of [1, 2].map((d) => (from + d) % 3)) {
       const got = await api(instances[to]!, `/pets/${created.body.id}`, key)

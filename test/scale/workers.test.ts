@@ -15,7 +15,12 @@ for (const [how, args, env] of [
   test(`${how} without REDIS_URL exits ≠ 0 with one line naming REDIS_URL, before touching the database`, async (t) => {
     const { file } = tempDir(t, 'petstore-workers-')
     const [port, messagesPort] = await freePorts(2)
-    const r = await runCli([...args], { DATABASE_URL: file, PORT: String(port), MESSAGES_PORT: String(messagesPort), ...env })
+    const r = await runCli([...args], {
+      DATABASE_URL: file,
+      PORT: String(port),
+      MESSAGES_PORT: String(messagesPort),
+      ...env,
+    })
     const line = oneLineFailure(r)
     assert.match(line, /REDIS_URL/)
     assert.match(line, /PETSTORE_WORKERS|worker/i)
@@ -24,7 +29,8 @@ for (const [how, args, env] of [
 }
 
 /** Child process ids of `pid` (Linux). */
-const childrenOf = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+const childrenOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
 
 /** A process's start time (field 22 of /proc/PID/stat), or undefined once it is gone: with the pid, its identity. */
 function startTimeOf(pid: number): string | undefined {
@@ -69,13 +75,17 @@ async function burst(t: { after: (fn: () => void) => void }, origin: string, key
       { length: 300 },
       () =>
         new Promise<{ status: number; clientPort: number; body: any }>((resolve, reject) => {
-          const req = request(`${origin}/v1/pets`, { agent, headers: { authorization: `Bearer ${key}` }, timeout: 20_000 }, (res) => {
-            const clientPort = res.socket.localPort!
-            let text = ''
-            res.setEncoding('utf8').on('data', (c: string) => (text += c))
-            res.on('end', () => resolve({ status: res.statusCode!, clientPort, body: JSON.parse(text) }))
-            res.on('error', reject)
-          })
+          const req = request(
+            `${origin}/v1/pets`,
+            { agent, headers: { authorization: `Bearer ${key}` }, timeout: 20_000 },
+            (res) => {
+              const clientPort = res.socket.localPort!
+              let text = ''
+              res.setEncoding('utf8').on('data', (c: string) => (text += c))
+              res.on('end', () => resolve({ status: res.statusCode!, clientPort, body: JSON.parse(text) }))
+              res.on('error', reject)
+            },
+          )
           req.on('timeout', () => req.destroy(new Error('timed out')))
           req.on('error', reject)
           req.end()
@@ -96,8 +106,16 @@ for (const database of ['a SQLite file', 'PostgreSQL'] as const) {
     const databaseUrl = database === 'PostgreSQL' ? await postgresSchema(t) : tempDir(t, 'petstore-workers-').file
     const redis = redisPrefix(t)
     // Redis healthy, with a timeout a 300-request burst on this shared machine cannot trip (see three-instances).
-    const { origin, process: primary } = await startInstance(t, { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, REDIS_TIMEOUT_MS: '1000' }, ['--workers', '2'])
-    assert.equal(primary.stderr().match(/Pet store API/g)?.length, 1, 'one banner for the instance (on stderr), printed once both workers listen')
+    const { origin, process: primary } = await startInstance(
+      t,
+      { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, REDIS_TIMEOUT_MS: '1000' },
+      ['--workers', '2'],
+    )
+    assert.equal(
+      primary.stderr().match(/Pet store API/g)?.length,
+      1,
+      'one banner for the instance (on stderr), printed once both workers listen',
+    )
     const workers = childrenOf(primary.pid)
     assert.equal(workers.length, 2, `children of the primary: ${workers.join(' ')}`)
     const started = new Map(workers.map((pid) => [pid, startTimeOf(pid)!]))
@@ -113,7 +131,11 @@ for (const database of ['a SQLite file', 'PostgreSQL'] as const) {
       run = await withinOneMinute(() => burst(t, origin, key))
     }
     assert.ok(run?.oneMinute, 'two bursts in a row straddled a minute boundary')
-    assert.doesNotMatch(primary.stdout() + primary.stderr(), /rate-limit store unreachable/, 'a worker fell back to per-process limits')
+    assert.doesNotMatch(
+      primary.stdout() + primary.stderr(),
+      /rate-limit store unreachable/,
+      'a worker fell back to per-process limits',
+    )
     const answers = run.result
     assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
 
@@ -121,11 +143,15 @@ for (const database of ['a SQLite file', 'PostgreSQL'] as const) {
     const port = Number(new URL(origin).port)
     const owners = connectionOwners(port, workers)
     const answeredBy = answers.map((a) => owners.get(a.clientPort))
-    assert.ok(answeredBy.every((pid) => pid !== undefined), `${answeredBy.filter((p) => p === undefined).length} connections held by no worker`)
+    assert.ok(
+      answeredBy.every((pid) => pid !== undefined),
+      `${answeredBy.filter((p) => p === undefined).length} connections held by no worker`,
+    )
     assert.deepEqual(new Set(answeredBy), new Set(workers))
 
     assert.deepEqual(await primary.stop(), { code: 0, signal: null }, primary.stderr())
-    for (const [pid, time] of started) assert.ok(await gone(pid, time), `worker ${pid} still runs after the primary exited`)
+    for (const [pid, time] of started)
+      assert.ok(await gone(pid, time), `worker ${pid} still runs after the primary exited`)
     assert.doesNotMatch(primary.stderr(), /exited|starting another/, 'a worker was restarted')
   })
 }

@@ -48,12 +48,20 @@ document.body.textContent = 'RESULT ' + JSON.stringify(out)
 
 const chromium = findChromium()
 
-test('the built client runs in headless Chromium: create with an exact int64, iterate, a NotFoundError', { skip: chromium ? false : 'no Chromium on this machine (set CHROMIUM_PATH)' }, async (t) => {
-  assert.ok(existsSync(new URL('sdk/dist/index.js', root)), 'sdk/dist is missing: run `npm run build` first (npm test does)')
+test('the built client runs in headless Chromium: create with an exact int64, iterate, a NotFoundError', {
+  skip: chromium ? false : 'no Chromium on this machine (set CHROMIUM_PATH)',
+}, async (t) => {
+  assert.ok(
+    existsSync(new URL('sdk/dist/index.js', root)),
+    'sdk/dist is missing: run `npm run build` first (npm test does)',
+  )
   const h = await startHarness(t, { listen: true })
   const account = await h.newAccount()
   const service = new URL(h.baseUrl)
-  const files = { '/sdk/': new URL('sdk/dist/', root), '/lossless-json/': new URL('node_modules/lossless-json/lib/esm/', root) }
+  const files = {
+    '/sdk/': new URL('sdk/dist/', root),
+    '/lossless-json/': new URL('node_modules/lossless-json/lib/esm/', root),
+  }
   const server = createServer(async (req, res) => {
     const url = req.url ?? '/'
     if (url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(pageFor(account.key))
@@ -63,10 +71,13 @@ test('the built client runs in headless Chromium: create with an exact int64, it
       if (!file.pathname.startsWith(dir.pathname) || !existsSync(file)) return void res.writeHead(404).end()
       return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(await readFile(file))
     }
-    const upstream = forward({ host: service.hostname, port: service.port, method: req.method, path: url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers)
-      answer.pipe(res)
-    })
+    const upstream = forward(
+      { host: service.hostname, port: service.port, method: req.method, path: url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      },
+    )
     req.pipe(upstream)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -76,7 +87,15 @@ test('the built client runs in headless Chromium: create with an exact int64, it
   t.after(() => rm(profile, { recursive: true, force: true }))
   const { stdout } = await promisify(execFile)(
     chromium!,
-    ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--virtual-time-budget=20000', '--dump-dom', `${origin}/`],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      `--user-data-dir=${profile}`,
+      '--virtual-time-budget=20000',
+      '--dump-dom',
+      `${origin}/`,
+    ],
     { timeout: 90_000 },
   )
   const result = /RESULT (.*)<\/body>/.exec(stdout)?.[1]

@@ -20,7 +20,12 @@ async function listening(t: Parameters<typeof startHarness>[0], env: NodeJS.Proc
 }
 
 /** Asserts the class and fields of a thrown PetstoreError and returns it. */
-function expectError<T extends PetstoreError>(err: unknown, Class: new (...args: never[]) => T, status: number, code: string): T {
+function expectError<T extends PetstoreError>(
+  err: unknown,
+  Class: new (...args: never[]) => T,
+  status: number,
+  code: string,
+): T {
   assert.ok(err instanceof Class, `expected ${Class.name}, got ${String(err)}`)
   assert.ok(err instanceof PetstoreError)
   assert.equal(err.name, Class.name)
@@ -35,10 +40,20 @@ function expectError<T extends PetstoreError>(err: unknown, Class: new (...args:
 test('400 is BadRequestError naming the field', async (t) => {
   const { h, account } = await listening(t)
   const { ps } = clientOf(h.baseUrl, account.key)
-  const err = expectError(await thrownBy(() => ps.pets.create({ name: '', categoryId: 1 })), BadRequestError, 400, 'invalid_body')
+  const err = expectError(
+    await thrownBy(() => ps.pets.create({ name: '', categoryId: 1 })),
+    BadRequestError,
+    400,
+    'invalid_body',
+  )
   assert.match(err.message, /name/)
   expectError(await thrownBy(() => ps.pets.listPage({ cursor: 'forged' })), BadRequestError, 400, 'invalid_cursor')
-  expectError(await thrownBy(() => ps.pets.create({ name: 'Rex', categoryId: 1 }, { idempotencyKey: 'é' })), BadRequestError, 400, 'invalid_idempotency_key')
+  expectError(
+    await thrownBy(() => ps.pets.create({ name: 'Rex', categoryId: 1 }, { idempotencyKey: 'é' })),
+    BadRequestError,
+    400,
+    'invalid_idempotency_key',
+  )
 })
 
 test('401 is AuthenticationError', async (t) => {
@@ -58,7 +73,12 @@ test('422 is UnprocessableEntityError: a key used again with another body', asyn
   const { h, account } = await listening(t)
   const { ps } = clientOf(h.baseUrl, account.key)
   await ps.pets.create({ name: 'Rex', categoryId: 1 }, { idempotencyKey: 'k-1' })
-  expectError(await thrownBy(() => ps.pets.create({ name: 'Max', categoryId: 1 }, { idempotencyKey: 'k-1' })), UnprocessableEntityError, 422, 'idempotency_key_reused')
+  expectError(
+    await thrownBy(() => ps.pets.create({ name: 'Max', categoryId: 1 }, { idempotencyKey: 'k-1' })),
+    UnprocessableEntityError,
+    422,
+    'idempotency_key_reused',
+  )
 })
 
 test('429 is RateLimitError with retryAfter; maxRetries: 0 throws at once; a ban says banned and is not retried', async (t) => {
@@ -87,7 +107,10 @@ test('429 is RateLimitError with retryAfter; maxRetries: 0 throws at once; a ban
 })
 
 test('410 after the sunset of getPet, 413 for a body over the limit: PetstoreError with status and code', async (t) => {
-  const { h, account } = await listening(t, { PETSTORE_GETPET_DEPRECATED_AT: '2026-01-01T00:00:00Z', PETSTORE_GETPET_SUNSET: '2026-06-01T00:00:00Z' })
+  const { h, account } = await listening(t, {
+    PETSTORE_GETPET_DEPRECATED_AT: '2026-01-01T00:00:00Z',
+    PETSTORE_GETPET_SUNSET: '2026-06-01T00:00:00Z',
+  })
   const { ps } = clientOf(h.baseUrl, account.key)
   const gone = await thrownBy(() => ps.pets.get(1))
   expectError(gone, PetstoreError, 410, 'operation_sunset')
@@ -98,7 +121,7 @@ test('410 after the sunset of getPet, 413 for a body over the limit: PetstoreErr
   assert.equal(Object.getPrototypeOf(tooLarge), PetstoreError.prototype)
 })
 
-test('5xx without the API\'s body is still an InternalServerError with its status (a proxy\'s error page)', async () => {
+test("5xx without the API's body is still an InternalServerError with its status (a proxy's error page)", async () => {
   let calls = 0
   const fetchStub: typeof fetch = async () => {
     calls++

@@ -30,7 +30,12 @@ test('maxConcurrency caps the requests in flight', async (t) => {
 })
 
 test('with 3 left in the window, 3 are sent and the rest wait for the reset', async (t) => {
-  const server = await startScriptedServer(t, { status: 200, headers: quotaHeaders(3, 1), delayMs: 20 }, { status: 200, headers: quotaHeaders(0, 1) }, { status: 200, headers: quotaHeaders(59, 60) })
+  const server = await startScriptedServer(
+    t,
+    { status: 200, headers: quotaHeaders(3, 1), delayMs: 20 },
+    { status: 200, headers: quotaHeaders(0, 1) },
+    { status: 200, headers: quotaHeaders(59, 60) },
+  )
   const { ps } = clientOf(server.origin, 'ps_test_k')
   const first = Date.now()
   await parallel(8, () => ps.pets.listPage())
@@ -40,20 +45,47 @@ test('with 3 left in the window, 3 are sent and the rest wait for the reset', as
 })
 
 test('after a 429 with Retry-After every call waits for it, nothing in flight is sent twice, all succeed', async (t) => {
-  const server = await startScriptedServer(t, { status: 429, headers: { 'retry-after': '1' } }, { status: 200, headers: quotaHeaders(50) })
+  const server = await startScriptedServer(
+    t,
+    { status: 429, headers: { 'retry-after': '1' } },
+    { status: 200, headers: quotaHeaders(50) },
+  )
   const lines: string[] = []
-  const logger = { debug: () => {}, info: (l: string) => void lines.push(l), warn: (l: string) => void lines.push(l), error: () => {} }
+  const logger = {
+    debug: () => {},
+    info: (l: string) => void lines.push(l),
+    warn: (l: string) => void lines.push(l),
+    error: () => {},
+  }
   const { ps, responses } = clientOf(server.origin, 'ps_test_k', { logger, logLevel: 'info' })
   const pages = await parallel(5, () => ps.pets.listPage())
   assert.equal(pages.length, 5)
-  assert.deepEqual(responses.map((r) => r.status), [429, 200, 200, 200, 200, 200], 'the 429 was the probe; then one attempt per call')
+  assert.deepEqual(
+    responses.map((r) => r.status),
+    [429, 200, 200, 200, 200, 200],
+    'the 429 was the probe; then one attempt per call',
+  )
   const refusedAt = server.requests[0]!.at
-  assert.ok(server.requests.slice(1).every((r) => r.at - refusedAt >= 1000), 'nobody came back before Retry-After')
+  assert.ok(
+    server.requests.slice(1).every((r) => r.at - refusedAt >= 1000),
+    'nobody came back before Retry-After',
+  )
   const retryCounts = server.requests.map((r) => r.headers['x-petstore-retry-count'] ?? 'none').sort()
-  assert.deepEqual(retryCounts, ['1', 'none', 'none', 'none', 'none', 'none'], 'the probe\'s retry says so, first attempts do not')
+  assert.deepEqual(
+    retryCounts,
+    ['1', 'none', 'none', 'none', 'none', 'none'],
+    "the probe's retry says so, first attempts do not",
+  )
   assert.match(String(server.requests[0]!.headers['user-agent']), /^petstore-sdk\/1\.0\.0 node\/\d+\.\d+\.\d+$/)
-  assert.equal(lines.filter((l) => /waiting \d\.\d s for the rate limit \(scripted/.test(l)).length, 5, 'a wait line per call')
-  assert.match(lines[0]!, /^petstore: GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets → 429 in \d+ ms \(attempt 1, request unknown\): scripted$/)
+  assert.equal(
+    lines.filter((l) => /waiting \d\.\d s for the rate limit \(scripted/.test(l)).length,
+    5,
+    'a wait line per call',
+  )
+  assert.match(
+    lines[0]!,
+    /^petstore: GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets → 429 in \d+ ms \(attempt 1, request unknown\): scripted$/,
+  )
 })
 
 test('deadlineMs: a wait for the reset that would end past it throws RateLimitError at once, sending nothing', async (t) => {

@@ -27,7 +27,7 @@ test('sdk/src/generated/petstore.ts matches the served GET /v1/openapi.json', as
   await assertUpToDate(GENERATED.petstore, `${h.baseUrl}/v1/openapi.json`, 'GET /v1/openapi.json')
 })
 
-test('sdk/src/generated/messages.ts matches the messages interface\'s served GET /openapi.json', async (t) => {
+test("sdk/src/generated/messages.ts matches the messages interface's served GET /openapi.json", async (t) => {
   const h = await startMessagesHarness(t, { listen: true })
   await assertUpToDate(GENERATED.messages, `${h.baseUrl}/openapi.json`, 'GET /openapi.json (messages interface)')
 })

@@ -9,12 +9,23 @@ import { test } from 'node:test'
 import { InsufficientScopeError, PermissionDeniedError, PetstoreError } from '../../sdk/src/index.js'
 import { clientOf, thrownBy } from '../helpers/sdk.js'
 
-async function answering(t: { after: (fn: () => Promise<void>) => void }, challenge: string, code = 'insufficient_scope') {
+async function answering(
+  t: { after: (fn: () => Promise<void>) => void },
+  challenge: string,
+  code = 'insufficient_scope',
+) {
   const requests: string[] = []
   const server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`)
     const body = JSON.stringify({ code, message: 'This key lacks the scope pets:write.', status: 403 })
-    res.writeHead(403, { 'content-type': 'application/json', 'www-authenticate': challenge, 'x-request-id': 'req-1', 'retry-after': '1' }).end(body)
+    res
+      .writeHead(403, {
+        'content-type': 'application/json',
+        'www-authenticate': challenge,
+        'x-request-id': 'req-1',
+        'retry-after': '1',
+      })
+      .end(body)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
@@ -27,7 +38,10 @@ test('403 insufficient_scope is InsufficientScopeError with the scope the challe
   const err = await thrownBy(() => ps.pets.create({ name: 'Rex', categoryId: 1 }))
   assert.ok(err instanceof InsufficientScopeError, String(err))
   assert.ok(err instanceof PermissionDeniedError && err instanceof PetstoreError, 'a kind of 403')
-  assert.deepEqual([err.name, err.status, err.code, err.scope, err.requestId], ['InsufficientScopeError', 403, 'insufficient_scope', 'pets:write', 'req-1'])
+  assert.deepEqual(
+    [err.name, err.status, err.code, err.scope, err.requestId],
+    ['InsufficientScopeError', 403, 'insufficient_scope', 'pets:write', 'req-1'],
+  )
   assert.equal(err.retryAfter, 1, 'Retry-After is carried even on a 403')
   assert.deepEqual(server.requests, ['POST /v1/pets'], 'not retried, though the answer had Retry-After')
 })

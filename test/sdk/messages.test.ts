@@ -11,11 +11,18 @@ test('send queues a message (with an Idempotency-Key), get shows it delivered af
   const ps = new Petstore({ apiKey: account.key, messagesUrl: h.baseUrl, baseUrl: 'http://127.0.0.1:1/v1' })
   const sent = await ps.messages.send('Hello, pet store')
   assert.match(sent.id, /^msg_/)
-  assert.deepEqual({ ...sent, id: 'x', createdAt: 'x' }, { id: 'x', message: 'Hello, pet store', status: 'queued', createdAt: 'x' })
+  assert.deepEqual(
+    { ...sent, id: 'x', createdAt: 'x' },
+    { id: 'x', message: 'Hello, pet store', status: 'queued', createdAt: 'x' },
+  )
   await h.worker.runOnce()
   assert.equal((await ps.messages.get(sent.id)).status, 'delivered')
   const again = await ps.messages.send('Hello, pet store', { idempotencyKey: 'hello-1' })
-  assert.equal((await ps.messages.send('Hello, pet store', { idempotencyKey: 'hello-1' })).id, again.id, 'replayed, not sent twice')
+  assert.equal(
+    (await ps.messages.send('Hello, pet store', { idempotencyKey: 'hello-1' })).id,
+    again.id,
+    'replayed, not sent twice',
+  )
   assert.equal((await messageRows(h)).length, 2)
   const err = await thrownBy(() => ps.messages.get('msg_nothing'))
   assert.ok(err instanceof NotFoundError && err.code === 'message_not_found')

@@ -30,7 +30,10 @@ test('.withResponse() gives data, the Response, request id and quota; awaiting t
   const pet = await ps.pets.create({ name: 'Max', categoryId: 2 })
   assert.equal(pet.name, 'Max')
   const page = await ps.pets.listPage().withResponse()
-  assert.deepEqual(page.data.data.map((p) => p.name), ['Rex', 'Max'])
+  assert.deepEqual(
+    page.data.data.map((p) => p.name),
+    ['Rex', 'Max'],
+  )
   assert.equal(page.data.requestId, page.requestId)
   assert.equal(page.data.rateLimit?.remaining, 57)
   assert.equal((await ps.pets.get(pet.id).withResponse()).response.headers.get('deprecation') !== null, true)
@@ -42,10 +45,16 @@ test('a refused connection: ConnectionError naming ECONNREFUSED and the address;
   const { ps } = clientOf(`http://127.0.0.1:${port}`, 'ps_test_k', { maxRetries: 1, logger, logLevel: 'debug' })
   const err = await thrownBy(() => ps.pets.listPage())
   assert.ok(err instanceof ConnectionError)
-  assert.match(err.message, new RegExp(`^GET http://127\\.0\\.0\\.1:${port}/v1/pets: ECONNREFUSED 127\\.0\\.0\\.1:${port} \\(fetch failed\\)$`))
+  assert.match(
+    err.message,
+    new RegExp(`^GET http://127\\.0\\.0\\.1:${port}/v1/pets: ECONNREFUSED 127\\.0\\.0\\.1:${port} \\(fetch failed\\)$`),
+  )
   const url = `http://127.0.0.1:${port}/v1/pets`
   assert.equal(lines.length, 3, lines.join('\n'))
-  assert.match(lines[0]!, new RegExp(`^warn petstore: GET ${url} → ConnectionError after \\d+ ms \\(attempt 1\\): .*ECONNREFUSED`))
+  assert.match(
+    lines[0]!,
+    new RegExp(`^warn petstore: GET ${url} → ConnectionError after \\d+ ms \\(attempt 1\\): .*ECONNREFUSED`),
+  )
   assert.match(lines[1]!, new RegExp(`^info petstore: GET ${url}: retry 1 of 1 in 0\\.\\d s$`))
   assert.match(lines[2]!, /^warn petstore: .* \(attempt 2\): .*ECONNREFUSED/)
 })
@@ -58,12 +67,22 @@ test('a retried network error in the log, then success; PETSTORE_LOG=debug logs 
   const { lines, logger } = recorder()
   const { ps } = clientOf(proxy.origin, account.key, { logger, logLevel: 'debug' })
   await ps.pets.create({ name: 'Rex', categoryId: 1 })
-  assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['warn', 'info', 'debug'])
-  assert.match(lines[0]!, /POST .*\/v1\/pets → ConnectionError .*\(attempt 1\): .*(ECONNRESET|other side closed|socket)/i)
+  assert.deepEqual(
+    lines.map((l) => l.split(' ')[0]),
+    ['warn', 'info', 'debug'],
+  )
+  assert.match(
+    lines[0]!,
+    /POST .*\/v1\/pets → ConnectionError .*\(attempt 1\): .*(ECONNRESET|other side closed|socket)/i,
+  )
   assert.match(lines[2]!, /→ 201 in \d+ ms \(attempt 2, request [0-9a-f-]{36}, quota 5\d\/60\)$/)
   const script = `import { Petstore } from '${new URL('sdk/src/index.ts', repoRoot).pathname}'
 await new Petstore({ apiKey: process.argv[1], baseUrl: process.argv[2] }).pets.listPage()`
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, account.key, `${h.baseUrl}/v1`], { env: { ...process.env, PETSTORE_LOG: 'debug' } })
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script, account.key, `${h.baseUrl}/v1`],
+    { env: { ...process.env, PETSTORE_LOG: 'debug' } },
+  )
   assert.match(stdout + stderr, /petstore: GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets → 200 in \d+ ms \(attempt 1/)
   assert.ok(!(stdout + stderr).includes(account.key), 'the key is never logged')
   assert.throws(() => new Petstore({ apiKey: 'ps_test_k', logLevel: 'loud' as 'debug' }), RangeError)
@@ -85,7 +104,10 @@ test('a ps_live_ key with the local default baseUrl is refused, saying to set ba
   delete process.env.PETSTORE_BASE_URL
   try {
     assert.throws(() => new Petstore({ apiKey: 'ps_live_abc' }), /set PETSTORE_BASE_URL|pass \{ baseUrl \}/)
-    assert.equal(new Petstore({ apiKey: 'ps_live_abc', baseUrl: 'https://api.example/v1' }).baseUrl, 'https://api.example/v1')
+    assert.equal(
+      new Petstore({ apiKey: 'ps_live_abc', baseUrl: 'https://api.example/v1' }).baseUrl,
+      'https://api.example/v1',
+    )
     assert.equal(new Petstore({ apiKey: 'ps_test_abc' }).baseUrl, 'http://127.0.0.1:8080/v1')
   } finally {
     if (saved !== undefined) process.env.PETSTORE_BASE_URL = saved

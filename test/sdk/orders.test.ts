@@ -17,10 +17,21 @@ test('place, get, cancel: the Order with bigint ids; a cancelled order is a NotF
   const pet = await ps.pets.create({ name: 'Rex', categoryId: 1 })
   const order = await ps.orders.place({ petId: pet.id, quantity: 2, shipDate: new Date('2026-12-01T10:00:00+01:00') })
   assert.equal(typeof order.id, 'bigint')
-  assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 2, shipDate: '2026-12-01T09:00:00.000Z', status: 'placed', complete: false, createdAt: order.createdAt })
+  assert.deepEqual(order, {
+    id: order.id,
+    petId: pet.id,
+    quantity: 2,
+    shipDate: '2026-12-01T09:00:00.000Z',
+    status: 'placed',
+    complete: false,
+    createdAt: order.createdAt,
+  })
   assert.deepEqual(await ps.orders.get(order.id), order)
   const defaults = await ps.orders.place({ petId: String(pet.id), status: 'approved', complete: true })
-  assert.deepEqual([defaults.quantity, defaults.status, defaults.complete, 'shipDate' in defaults], [1, 'approved', true, false])
+  assert.deepEqual(
+    [defaults.quantity, defaults.status, defaults.complete, 'shipDate' in defaults],
+    [1, 'approved', true, false],
+  )
   await ps.orders.cancel(order.id)
   const err = await thrownBy(() => ps.orders.get(order.id))
   assert.ok(err instanceof NotFoundError && err.code === 'order_not_found')
@@ -65,13 +76,25 @@ test('the iterator returns every one of 250 orders exactly once; with a filter, 
   assert.deepEqual(filtered, delivered)
   const first = await ps.orders.listPage({ limit: 2, status: 'delivered' })
   const second = await ps.orders.listPage({ limit: 2, status: 'delivered', cursor: first.nextCursor })
-  assert.deepEqual([...first.data, ...second.data].map((o) => o.id), delivered.slice(0, 4))
+  assert.deepEqual(
+    [...first.data, ...second.data].map((o) => o.id),
+    delivered.slice(0, 4),
+  )
 })
 
 test('petId 9223372036854775807 goes out and comes back exact', async (t) => {
   const h = await startHarness(t, { listen: true })
   const account = await h.newAccount()
-  await h.handle.db.insertInto('pets').values({ id: String(INT64_MAX), account_id: account.accountId, name: 'Max', category_id: '1', created_at: new Date().toISOString() } as never).execute()
+  await h.handle.db
+    .insertInto('pets')
+    .values({
+      id: String(INT64_MAX),
+      account_id: account.accountId,
+      name: 'Max',
+      category_id: '1',
+      created_at: new Date().toISOString(),
+    } as never)
+    .execute()
   const { ps } = clientOf(h.baseUrl, account.key)
   const order = await ps.orders.place({ petId: INT64_MAX })
   assert.equal(order.petId, INT64_MAX)
@@ -87,9 +110,11 @@ test('a cancel whose answer is lost is retried, finds no order, and resolves: th
   const order = await ps.orders.place({ petId: pet.id })
   proxy.next({ drop: 'after-answer' })
   await ps.orders.cancel(order.id)
-  assert.deepEqual(responses.slice(-1).map((r) => [r.method, r.status, r.attempt]), [['DELETE', 404, 2]])
+  assert.deepEqual(
+    responses.slice(-1).map((r) => [r.method, r.status, r.attempt]),
+    [['DELETE', 404, 2]],
+  )
   await assert.rejects(ps.orders.get(order.id), NotFoundError)
   // Without a lost answer, a 404 is still a NotFoundError.
   await assert.rejects(ps.orders.cancel(order.id), NotFoundError)
 })
-

@@ -13,7 +13,11 @@ const sdkSrc = new URL('sdk/src/', root)
 
 function sources(dir: URL): URL[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') ? [new URL(entry.name, dir)] : [],
+    entry.isDirectory()
+      ? sources(new URL(`${entry.name}/`, dir))
+      : entry.name.endsWith('.ts')
+        ? [new URL(entry.name, dir)]
+        : [],
   )
 }
 
@@ -23,24 +27,45 @@ test('sdk/src imports only its own files and lossless-json, and uses no Node.js 
   for (const file of files) {
     const text = readFileSync(file, 'utf8')
     for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
-      assert.ok(specifier!.startsWith('./') || specifier!.startsWith('../') || specifier === 'lossless-json', `${file.pathname} imports ${specifier}`)
+      assert.ok(
+        specifier!.startsWith('./') || specifier!.startsWith('../') || specifier === 'lossless-json',
+        `${file.pathname} imports ${specifier}`,
+      )
     }
     assert.doesNotMatch(text, /\bBuffer\b|\brequire\(|\b__dirname\b|\bprocess\.(?!env)/, file.pathname)
   }
-  const pkg = JSON.parse(readFileSync(new URL('sdk/package.json', root), 'utf8')) as { dependencies: Record<string, string>; version: string; license: string }
+  const pkg = JSON.parse(readFileSync(new URL('sdk/package.json', root), 'utf8')) as {
+    dependencies: Record<string, string>
+    version: string
+    license: string
+  }
   assert.deepEqual(Object.keys(pkg.dependencies), ['lossless-json'])
-  assert.match(readFileSync(new URL('sdk/src/version.ts', root), 'utf8'), new RegExp(`SDK_VERSION = '${pkg.version}'`), 'the User-Agent names the package version')
+  assert.match(
+    readFileSync(new URL('sdk/src/version.ts', root), 'utf8'),
+    new RegExp(`SDK_VERSION = '${pkg.version}'`),
+    'the User-Agent names the package version',
+  )
   assert.equal(pkg.license, 'MIT')
   assert.match(readFileSync(new URL('sdk/LICENSE', root), 'utf8'), /^MIT License/)
 })
 
 test('after the build, `import { Petstore } from "@petstore/sdk"` works from the repository root', async () => {
-  assert.ok(existsSync(new URL('sdk/dist/index.js', root)), 'sdk/dist is missing: run `npm run build` first (npm test does)')
+  assert.ok(
+    existsSync(new URL('sdk/dist/index.js', root)),
+    'sdk/dist is missing: run `npm run build` first (npm test does)',
+  )
   const script = `import { Petstore, RateLimitError } from '@petstore/sdk'
 const ps = new Petstore({ apiKey: 'ps_test_x' })
 console.log(JSON.stringify([typeof Petstore, typeof RateLimitError, ps.baseUrl, typeof ps.pets.list, typeof ps.orders.cancel, typeof ps.messages.send]))`
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: root })
-  assert.deepEqual(JSON.parse(stdout), ['function', 'function', 'http://127.0.0.1:8080/v1', 'function', 'function', 'function'])
+  assert.deepEqual(JSON.parse(stdout), [
+    'function',
+    'function',
+    'http://127.0.0.1:8080/v1',
+    'function',
+    'function',
+    'function',
+  ])
   assert.ok(existsSync(new URL('sdk/dist/index.d.ts', root)), 'type declarations are built')
 })
 

@@ -3,7 +3,13 @@
 // issue 17 says must not be retried. Back-off is the real one (0.5 s, 1 s …), so these tests take seconds.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConflictError, ConnectionError, InternalServerError, RateLimitError, TimeoutError } from '../../sdk/src/index.js'
+import {
+  ConflictError,
+  ConnectionError,
+  InternalServerError,
+  RateLimitError,
+  TimeoutError,
+} from '../../sdk/src/index.js'
 import { errorAnswer, startFaultProxy } from '../helpers/fault-proxy.js'
 import { startHarness } from '../helpers/harness.js'
 import { petsOf } from '../helpers/pets.js'
@@ -23,12 +29,19 @@ test('a create whose first answer is lost is retried with the same key, and the 
   proxy.next({ drop: 'after-answer' })
   const pet = await ps.pets.create({ name: 'Rex', categoryId: 1 })
   const rows = await petsOf(h, account.accountId)
-  assert.deepEqual(rows.map((r) => BigInt(r.id)), [pet.id])
+  assert.deepEqual(
+    rows.map((r) => BigInt(r.id)),
+    [pet.id],
+  )
   assert.equal(proxy.requests.length, 2)
   const [first, second] = keysOf(proxy.requests)
   assert.match(String(first), /^"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"$/)
   assert.equal(second, first)
-  assert.deepEqual(responses.map((r) => [r.status, r.attempt]), [[201, 2]], 'the lost answer was never seen')
+  assert.deepEqual(
+    responses.map((r) => [r.status, r.attempt]),
+    [[201, 2]],
+    'the lost answer was never seen',
+  )
   const listed = []
   for await (const p of ps.pets.list()) listed.push(p)
   assert.deepEqual(listed, [pet])
@@ -41,7 +54,14 @@ test('503 is retried with exponential back-off (0.5 s, then 1 s), then succeeds;
   await ps.pets.create({ name: 'Rex', categoryId: 1 })
   const elapsed = performance.now() - started
   assert.ok(elapsed >= 0.75 * 1500 && elapsed < 6000, `waited ${elapsed} ms (0.5 s + 1 s less up to 25 %)`)
-  assert.deepEqual(responses.map((r) => [r.status, r.attempt]), [[503, 1], [503, 2], [201, 3]])
+  assert.deepEqual(
+    responses.map((r) => [r.status, r.attempt]),
+    [
+      [503, 1],
+      [503, 2],
+      [201, 3],
+    ],
+  )
   assert.equal(responses[0]!.rateLimit, undefined, 'the proxy sends no quota headers')
   assert.equal(new Set(keysOf(proxy.requests)).size, 1, 'one key for every attempt')
 })
@@ -76,7 +96,10 @@ test('a 429 with Retry-After: 1 is waited out (1 s), then the call succeeds', as
   const elapsed = performance.now() - started
   assert.deepEqual(page.data, [])
   assert.ok(elapsed >= 1000 && elapsed < 5000, `waited ${elapsed} ms`)
-  assert.deepEqual(responses.map((r) => r.status), [429, 200])
+  assert.deepEqual(
+    responses.map((r) => r.status),
+    [429, 200],
+  )
 })
 
 test('a Retry-After over 60 s is not waited: RateLimitError at once, with retryAfter', async (t) => {
@@ -116,7 +139,11 @@ test('408 is retried; 400, 404 and 422 are not', async (t) => {
   proxy.next(errorAnswer(408, 'request_timeout'))
   await ps.pets.listPage()
   assert.equal(proxy.requests.length, 2)
-  for (const [status, code] of [[400, 'invalid_body'], [404, 'pet_not_found'], [422, 'idempotency_key_reused']] as const) {
+  for (const [status, code] of [
+    [400, 'invalid_body'],
+    [404, 'pet_not_found'],
+    [422, 'idempotency_key_reused'],
+  ] as const) {
     const before: number = proxy.requests.length
     proxy.next(errorAnswer(status, code))
     const err = await thrownBy(() => ps.pets.listPage())
@@ -125,7 +152,7 @@ test('408 is retried; 400, 404 and 422 are not', async (t) => {
   }
 })
 
-test('no answer within timeoutMs is a TimeoutError, retried; the last attempt\'s is thrown', async (t) => {
+test("no answer within timeoutMs is a TimeoutError, retried; the last attempt's is thrown", async (t) => {
   const { proxy, account } = await proxied(t)
   const { ps } = clientOf(proxy.origin, account.key, { timeoutMs: 150, maxRetries: 1 })
   proxy.next({ hang: true }, { hang: true })
@@ -149,7 +176,7 @@ test('a refused connection is a ConnectionError after the retries', async (t) =>
   assert.equal(responses.length, 0)
 })
 
-test('a caller\'s AbortSignal ends the call, also during a back-off, and is not retried', async (t) => {
+test("a caller's AbortSignal ends the call, also during a back-off, and is not retried", async (t) => {
   const { proxy, account } = await proxied(t)
   const controller = new AbortController()
   // Aborted when the 503 arrives, so during the 0.5 s back-off that follows it.

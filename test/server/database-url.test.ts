@@ -31,8 +31,12 @@ test('each form of DATABASE_URL reads as the file or database it names', () => {
 /** `petstore migrate` in `cwd` with DATABASE_URL=`url`; resolves once it exited 0. */
 function migrate(cwd: string, url: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, 'migrate'], { cwd, env: childEnv({ DATABASE_URL: url }), timeout: 30_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`migrate with DATABASE_URL=${url} failed: ${stderr}`)) : resolve(),
+    execFile(
+      process.execPath,
+      [BIN, 'migrate'],
+      { cwd, env: childEnv({ DATABASE_URL: url }), timeout: 30_000 },
+      (error, _stdout, stderr) =>
+        error ? reject(new Error(`migrate with DATABASE_URL=${url} failed: ${stderr}`)) : resolve(),
     )
   })
 }
@@ -43,6 +47,7 @@ test('the CLI makes the SQLite database at the path of a file: URL (absolute, re
   await migrate(dir, `file:${join(dir, 'absolute', 'p.db')}`)
   await migrate(dir, pathToFileURL(join(dir, 'three slashes', 'p.db')).href)
   await migrate(dir, 'plain/p.db')
-  for (const folder of ['relative', 'absolute', 'three slashes', 'plain']) assert.ok(existsSync(join(dir, folder, 'p.db')), `${folder}/p.db: ${readdirSync(dir)}`)
+  for (const folder of ['relative', 'absolute', 'three slashes', 'plain'])
+    assert.ok(existsSync(join(dir, folder, 'p.db')), `${folder}/p.db: ${readdirSync(dir)}`)
   assert.deepEqual(readdirSync(dir).sort(), ['absolute', 'plain', 'relative', 'three slashes'])
 })

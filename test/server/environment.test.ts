@@ -20,7 +20,13 @@ async function serveEnv(url: string, environment: string): Promise<Record<string
   const port = await freePort()
   let messagesPort = await freePort()
   while (messagesPort === port) messagesPort = await freePort()
-  return { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: url, PETSTORE_ENV: environment }
+  return {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    MESSAGES_PORT: String(messagesPort),
+    DATABASE_URL: url,
+    PETSTORE_ENV: environment,
+  }
 }
 
 function assertNamesBoth(line: string, recorded: string, asked: string): void {
@@ -32,11 +38,17 @@ test('a production database refuses a CLI command run with another PETSTORE_ENV,
   const url = await freshDatabaseUrl(t)
   assert.equal((await runCli(['migrate'], { DATABASE_URL: url, PETSTORE_ENV: 'production' })).code, 0)
   for (const other of ['development', 'staging']) {
-    const line = oneLineFailure(await runCli(['accounts', 'create', '--name', 'Oops', '--json'], { DATABASE_URL: url, PETSTORE_ENV: other }))
+    const line = oneLineFailure(
+      await runCli(['accounts', 'create', '--name', 'Oops', '--json'], { DATABASE_URL: url, PETSTORE_ENV: other }),
+    )
     assertNamesBoth(line, 'production', other)
   }
   // Unset PETSTORE_ENV is development: the forgotten variable is exactly the case.
-  assertNamesBoth(oneLineFailure(await runCli(['accounts', 'list', '--json'], { DATABASE_URL: url })), 'production', 'development')
+  assertNamesBoth(
+    oneLineFailure(await runCli(['accounts', 'list', '--json'], { DATABASE_URL: url })),
+    'production',
+    'development',
+  )
   const listed = await runCli(['accounts', 'list', '--json'], { DATABASE_URL: url, PETSTORE_ENV: 'production' })
   assert.equal(listed.code, 0, listed.stderr)
   assert.deepEqual(JSON.parse(listed.stdout), { accounts: [] })
@@ -44,7 +56,10 @@ test('a production database refuses a CLI command run with another PETSTORE_ENV,
 
 test('serve with another PETSTORE_ENV than the database was first used with exits ≠ 0 with one line', async (t) => {
   const url = await freshDatabaseUrl(t)
-  const created = await runCli(['accounts', 'create', '--name', 'Shelter', '--json'], { DATABASE_URL: url, PETSTORE_ENV: 'staging' })
+  const created = await runCli(['accounts', 'create', '--name', 'Shelter', '--json'], {
+    DATABASE_URL: url,
+    PETSTORE_ENV: 'staging',
+  })
   assert.equal(created.code, 0, created.stderr)
   const line = oneLineFailure(await runCli(['serve'], await serveEnv(url, 'production')))
   assertNamesBoth(line, 'staging', 'production')
@@ -54,10 +69,17 @@ test('a database migrated before the record existed gets it on its next use, the
   const url = await freshDatabaseUrl(t)
   const handle = openDatabase(url)
   await migrateToLatest(handle.db)
-  assert.equal(await handle.db.selectFrom('settings').select('value').where('name', '=', 'environment').executeTakeFirst(), undefined)
+  assert.equal(
+    await handle.db.selectFrom('settings').select('value').where('name', '=', 'environment').executeTakeFirst(),
+    undefined,
+  )
   await handle.close()
 
   assert.equal((await runCli(['accounts', 'list', '--json'], { DATABASE_URL: url, PETSTORE_ENV: 'staging' })).code, 0)
   assert.equal((await runCli(['migrate'], { DATABASE_URL: url, PETSTORE_ENV: 'staging' })).code, 0)
-  assertNamesBoth(oneLineFailure(await runCli(['migrate'], { DATABASE_URL: url, PETSTORE_ENV: 'development' })), 'staging', 'development')
+  assertNamesBoth(
+    oneLineFailure(await runCli(['migrate'], { DATABASE_URL: url, PETSTORE_ENV: 'development' })),
+    'staging',
+    'development',
+  )
 })

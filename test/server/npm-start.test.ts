@@ -34,7 +34,10 @@ function group(pgid: number): Member[] {
       // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so split after its last ')'.
       const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       if (Number(pgrp) !== pgid || state === 'Z') continue
-      const list = (file: string) => readFileSync(`/proc/${name}/${file}`, 'utf8').split('\0').filter((s) => s !== '')
+      const list = (file: string) =>
+        readFileSync(`/proc/${name}/${file}`, 'utf8')
+          .split('\0')
+          .filter((s) => s !== '')
       members.push({ pid: Number(name), ppid: Number(ppid), argv: list('cmdline'), environ: list('environ') })
     } catch {
       // The process ended while we looked.
@@ -48,20 +51,35 @@ async function startNpm(t: { after: (fn: () => void) => void }) {
   const port = await freePort()
   let messagesPort = await freePort()
   while (messagesPort === port) messagesPort = await freePort()
-  const env = childEnv({ HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: join(dir, 'data', 'petstore.db') })
+  const env = childEnv({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    MESSAGES_PORT: String(messagesPort),
+    DATABASE_URL: join(dir, 'data', 'petstore.db'),
+  })
   // detached: a process group of its own, led by npm, as a supervisor or `setsid npm start` runs it.
-  const npm = spawn('npm', ['start'], { cwd: ROOT, env: { ...env, npm_config_update_notifier: 'false' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...env, npm_config_update_notifier: 'false' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   npm.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   npm.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npm.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   const pgid = npm.pid!
   t.after(() => {
     for (const member of group(pgid)) process.kill(member.pid, 'SIGKILL')
   })
   const base = `http://127.0.0.1:${port}`
   for (let ready = false; !ready; ) {
-    const status = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 0)
+    const status = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.status,
+      () => 0,
+    )
     ready = status === 200
     if (!ready) {
       if (npm.exitCode !== null) assert.fail(`npm start exited before it served: ${output}`)
@@ -74,7 +92,17 @@ async function startNpm(t: { after: (fn: () => void) => void }) {
 /** A POST whose headers are sent now and whose body only when `finish` is called: a request in flight. */
 function requestInFlight(port: number, key: string) {
   const body = JSON.stringify({ name: 'Late', categoryId: 1 })
-  const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/pets', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } })
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/v1/pets',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    },
+  })
   const answered = new Promise<number>((resolve, reject) => {
     req.on('response', (res) => {
       res.resume()
@@ -90,7 +118,10 @@ function requestInFlight(port: number, key: string) {
 async function waitUntilGone(pgid: number, withinMs: number): Promise<number> {
   const started = Date.now()
   while (group(pgid).length > 0) {
-    if (Date.now() - started > withinMs) assert.fail(`still running ${withinMs} ms after the signal: ${JSON.stringify(group(pgid).map((m) => m.argv.join(' ')))}`)
+    if (Date.now() - started > withinMs)
+      assert.fail(
+        `still running ${withinMs} ms after the signal: ${JSON.stringify(group(pgid).map((m) => m.argv.join(' ')))}`,
+      )
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return Date.now() - started
@@ -106,9 +137,14 @@ for (const target of ['npm', 'group'] as const) {
     const members = group(pgid)
     assert.equal(members.length, 2, JSON.stringify(members.map((m) => m.argv.join(' '))))
     const node = members.find((m) => m.pid !== pgid)!
-    assert.equal(node.ppid, pgid, 'node is npm\'s own child')
+    assert.equal(node.ppid, pgid, "node is npm's own child")
     assert.match(node.argv[0]!, /(^|\/)node$/, node.argv.join(' '))
-    assert.deepEqual(node.argv.slice(1), ['--max-semi-space-size=4', '--max-old-space-size=128', 'bin/petstore.js', 'serve'])
+    assert.deepEqual(node.argv.slice(1), [
+      '--max-semi-space-size=4',
+      '--max-old-space-size=128',
+      'bin/petstore.js',
+      'serve',
+    ])
     assert.ok(node.environ.includes('MALLOC_ARENA_MAX=2'))
 
     const inFlight = requestInFlight(port, key)

@@ -17,11 +17,19 @@ async function setup(t: Parameters<typeof tempDir>[0], env: Record<string, strin
   // The messages interface listens too (MESSAGES_PORT); give it a free port as well.
   let messagesPort = await freePort()
   while (messagesPort === port) messagesPort = await freePort()
-  return { file, port, env: { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: file, ...env } }
+  return {
+    file,
+    port,
+    env: { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: file, ...env },
+  }
 }
 
 const call = (base: string, key: string, init: RequestInit = {}) =>
-  fetch(`${base}/pets`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(10_000) })
+  fetch(`${base}/pets`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    signal: AbortSignal.timeout(10_000),
+  })
 
 test('first start: creates the folder, prints the base URL, one ps_test_ key and a curl line; the key works', async (t) => {
   const { file, port, env } = await setup(t)
@@ -49,7 +57,9 @@ test('first start: creates the folder, prints the base URL, one ps_test_ key and
   assert.deepEqual(await listed.json(), [{ id: pet.id, name: 'Rex', categoryId: 7 }])
 
   assert.deepEqual(await server.stop(), { code: 0, signal: null })
-  const logged = (server.stdout() + server.stderr()).split('\n').filter((l) => l.includes(key) && l.trimStart().startsWith('{'))
+  const logged = (server.stdout() + server.stderr())
+    .split('\n')
+    .filter((l) => l.includes(key) && l.trimStart().startsWith('{'))
   assert.deepEqual(logged, [], 'the key appears in a log line')
 })
 
@@ -80,12 +90,18 @@ test('production: the first start prints no key and creates no account', async (
   assert.equal((server.stdout() + server.stderr()).match(ANY_KEY), null, server.stderr())
   assert.doesNotMatch(server.stdout() + server.stderr(), CURL_LINE)
 
-  const accounts = await runCli(['accounts', 'list', '--json'], { DATABASE_URL: env.DATABASE_URL, PETSTORE_ENV: 'production' })
+  const accounts = await runCli(['accounts', 'list', '--json'], {
+    DATABASE_URL: env.DATABASE_URL,
+    PETSTORE_ENV: 'production',
+  })
   assert.equal(accounts.code, 0, accounts.stderr)
   assert.deepEqual(JSON.parse(accounts.stdout), { accounts: [] })
 })
 
-for (const [variable, value] of [['PORT', 'abc'], ['PETSTORE_ENV', 'prod']] as const) {
+for (const [variable, value] of [
+  ['PORT', 'abc'],
+  ['PETSTORE_ENV', 'prod'],
+] as const) {
   test(`serve with ${variable}=${value} exits ≠ 0 with one clear line on stderr`, async (t) => {
     const { env } = await setup(t)
     const line = oneLineFailure(await runCli(['serve'], { ...env, [variable]: value }))
@@ -110,7 +126,10 @@ test('serve with PETSTORE_GETPET_SUNSET alone in the past starts, and GET /v1/pe
   const [, base] = await server.waitFor(START_LINE)
   await server.waitFor(CURL_LINE)
   const [key] = server.stderr().match(ANY_KEY)!
-  const gone = await fetch(`${base}/pets/1`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) })
+  const gone = await fetch(`${base}/pets/1`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: AbortSignal.timeout(10_000),
+  })
   assert.equal(gone.status, 410)
   assert.equal(((await gone.json()) as { code: string }).code, 'operation_sunset')
   assert.equal((await server.stop()).code, 0)

@@ -24,7 +24,16 @@ test('a missing order: 404; a query parameter: 400 invalid_parameter, and the or
   const { key } = await h.newAccount()
   const { order } = await petAndOrder(h, key)
   const send = injectSender(h)
-  expectError(await send({ method: 'DELETE', url: `/v1/store/orders/${order.id + 1}`, headers: bearer(key) }), 404, 'order_not_found')
-  expectError(await send({ method: 'DELETE', url: `/v1/store/orders/${order.id}?force=true`, headers: bearer(key) }), 400, 'invalid_parameter', "'force'")
+  expectError(
+    await send({ method: 'DELETE', url: `/v1/store/orders/${order.id + 1}`, headers: bearer(key) }),
+    404,
+    'order_not_found',
+  )
+  expectError(
+    await send({ method: 'DELETE', url: `/v1/store/orders/${order.id}?force=true`, headers: bearer(key) }),
+    400,
+    'invalid_parameter',
+    "'force'",
+  )
   assert.equal((await send({ url: `/v1/store/orders/${order.id}`, headers: bearer(key) })).statusCode, 200)
 })

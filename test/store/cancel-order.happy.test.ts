@@ -20,9 +20,19 @@ test('204 with no body; afterwards get is 404 and the list leaves it out; the ro
   assert.equal(response.body, '')
   assert.equal(response.headers['content-type'], undefined)
   expectError(await send({ url: `/v1/store/orders/${order.id}`, headers: bearer(key) }), 404, 'order_not_found')
-  for (const query of ['', '?status=delivered']) assert.deepEqual(JSON.parse((await send({ url: `/v1/store/orders${query}`, headers: bearer(key) })).body), query ? [] : [kept])
+  for (const query of ['', '?status=delivered'])
+    assert.deepEqual(
+      JSON.parse((await send({ url: `/v1/store/orders${query}`, headers: bearer(key) })).body),
+      query ? [] : [kept],
+    )
   const rows = await ordersOf(h, accountId)
-  assert.deepEqual(rows.map((r) => [Number(r.id), r.cancelled_at]), [[kept.id, null], [order.id, '2027-02-03T04:05:06.007Z']])
+  assert.deepEqual(
+    rows.map((r) => [Number(r.id), r.cancelled_at]),
+    [
+      [kept.id, null],
+      [order.id, '2027-02-03T04:05:06.007Z'],
+    ],
+  )
 })
 
 test('cancelling changes nothing else: the pet and the other orders stay as they were', async (t) => {
@@ -31,7 +41,10 @@ test('cancelling changes nothing else: the pet and the other orders stay as they
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1, status: 'sold' })
   const a = await placeOrder(h, key, { petId: pet.id })
   const b = await placeOrder(h, key, { petId: pet.id })
-  assert.equal((await h.app.inject({ method: 'DELETE', url: `/v1/store/orders/${a.id}`, headers: bearer(key) })).statusCode, 204)
+  assert.equal(
+    (await h.app.inject({ method: 'DELETE', url: `/v1/store/orders/${a.id}`, headers: bearer(key) })).statusCode,
+    204,
+  )
   assert.deepEqual((await h.app.inject({ url: `/v1/store/orders/${b.id}`, headers: bearer(key) })).json(), b)
   assert.deepEqual((await h.app.inject({ url: `/v1/pets`, headers: bearer(key) })).json(), [pet])
   assert.equal((await placeOrder(h, key, { petId: pet.id })).petId, pet.id, 'the pet can be ordered again')

@@ -10,9 +10,19 @@ test('a missing order and a cancelled one: 404 order_not_found naming the id', a
   const { key } = await h.newAccount()
   const { order } = await petAndOrder(h, key)
   const send = injectSender(h)
-  expectError(await send({ url: `/v1/store/orders/${order.id + 1}`, headers: bearer(key) }), 404, 'order_not_found', String(order.id + 1))
+  expectError(
+    await send({ url: `/v1/store/orders/${order.id + 1}`, headers: bearer(key) }),
+    404,
+    'order_not_found',
+    String(order.id + 1),
+  )
   await send({ method: 'DELETE', url: `/v1/store/orders/${order.id}`, headers: bearer(key) })
-  expectError(await send({ url: `/v1/store/orders/${order.id}`, headers: bearer(key) }), 404, 'order_not_found', String(order.id))
+  expectError(
+    await send({ url: `/v1/store/orders/${order.id}`, headers: bearer(key) }),
+    404,
+    'order_not_found',
+    String(order.id),
+  )
 })
 
 test('a query parameter, known elsewhere or not: 400 invalid_parameter naming it', async (t) => {
@@ -20,7 +30,16 @@ test('a query parameter, known elsewhere or not: 400 invalid_parameter naming it
   const { key } = await h.newAccount()
   const { order } = await petAndOrder(h, key)
   const send = injectSender(h)
-  for (const [query, name] of [['status=placed', 'status'], ['foo=1', 'foo'], ['limit=1', 'limit']]) {
-    expectError(await send({ url: `/v1/store/orders/${order.id}?${query}`, headers: bearer(key) }), 400, 'invalid_parameter', `'${name}'`)
+  for (const [query, name] of [
+    ['status=placed', 'status'],
+    ['foo=1', 'foo'],
+    ['limit=1', 'limit'],
+  ]) {
+    expectError(
+      await send({ url: `/v1/store/orders/${order.id}?${query}`, headers: bearer(key) }),
+      400,
+      'invalid_parameter',
+      `'${name}'`,
+    )
   }
 })

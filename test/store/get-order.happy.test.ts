@@ -10,7 +10,13 @@ test('an order is read back as placed, with JSON content type, by any key of the
   const h = await startHarness(t)
   const { accountId, key } = await h.newAccount()
   const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
-  const order = await placeOrder(h, key, { petId: pet.id, quantity: 3, shipDate: '2026-12-01T10:00:00Z', status: 'approved', complete: true })
+  const order = await placeOrder(h, key, {
+    petId: pet.id,
+    quantity: 3,
+    shipDate: '2026-12-01T10:00:00Z',
+    status: 'approved',
+    complete: true,
+  })
   const second = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
   for (const k of [key, second.key]) {
     const response = await h.app.inject({ url: `/v1/store/orders/${order.id}`, headers: bearer(k) })
@@ -18,5 +24,13 @@ test('an order is read back as placed, with JSON content type, by any key of the
     assert.match(String(response.headers['content-type']), /^application\/json/)
     assert.deepEqual(response.json(), order)
   }
-  assert.deepEqual(Object.keys(order).sort(), ['complete', 'createdAt', 'id', 'petId', 'quantity', 'shipDate', 'status'])
+  assert.deepEqual(Object.keys(order).sort(), [
+    'complete',
+    'createdAt',
+    'id',
+    'petId',
+    'quantity',
+    'shipDate',
+    'status',
+  ])
 })

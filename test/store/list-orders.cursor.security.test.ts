@@ -43,7 +43,10 @@ test('altered, forged or from another account: refused', async (t) => {
   const forged = `${Buffer.from('1:').toString('base64url')}.${signature}`
   // Another character in place of the first or last one: never the same text.
   const other = (c: string) => (c === 'A' ? 'B' : 'A')
-  const altered = [`${payload}.${signature.slice(0, -1)}${other(signature.at(-1)!)}`, `${other(payload[0]!)}${payload.slice(1)}.${signature}`]
+  const altered = [
+    `${payload}.${signature.slice(0, -1)}${other(signature.at(-1)!)}`,
+    `${other(payload[0]!)}${payload.slice(1)}.${signature}`,
+  ]
   for (const bad of [...altered, forged, cursor + 'A', 'abc', `${cursor}.${cursor}`]) {
     await expectInvalidCursor(h, key, `/v1/store/orders?limit=2&cursor=${encodeURIComponent(bad)}`)
   }
@@ -67,5 +70,8 @@ test("listPets' cursors are refused by listOrders, and listOrders' by listPets",
   await expectInvalidCursor(h, key, `/v1/store/orders?limit=1&cursor=${petsCursor}`)
   const ordersCursor = await issuedCursor(h, key, '/v1/store/orders?limit=1')
   await expectInvalidCursor(h, key, `/v1/pets?limit=1&cursor=${ordersCursor}`)
-  assert.equal((await h.app.inject({ url: `/v1/pets?limit=1&cursor=${petsCursor}`, headers: bearer(key) })).statusCode, 200)
+  assert.equal(
+    (await h.app.inject({ url: `/v1/pets?limit=1&cursor=${petsCursor}`, headers: bearer(key) })).statusCode,
+    200,
+  )
 })

@@ -28,6 +28,10 @@ test('a bare array by id, equal to each order as placed; limit and status narrow
   assert.deepEqual(await list(''), orders)
   assert.deepEqual(await list('?limit=5'), orders.slice(0, 5))
   assert.deepEqual(await list('?limit=100'), orders)
-  for (const status of statuses) assert.deepEqual(await list(`?status=${status}`), orders.filter((o) => o.status === status))
+  for (const status of statuses)
+    assert.deepEqual(
+      await list(`?status=${status}`),
+      orders.filter((o) => o.status === status),
+    )
   assert.deepEqual(await list('?status=delivered&limit=2'), orders.filter((o) => o.status === 'delivered').slice(0, 2))
 })

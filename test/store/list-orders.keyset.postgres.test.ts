@@ -31,7 +31,12 @@ async function fill(h: Harness, accountId: string, mine: number) {
       '2027-01-01T00:00:00.000Z', case when i % 7 = 0 then '2027-01-02T00:00:00.000Z' end
     from generate_series(1, ${count}::int) as i
   `
-  const others = (count: number) => insert(sql`'acct_other_' || (1 + i % 100)`, sql`(select min(id) from pets where account_id = 'acct_other_' || (1 + i % 100))`, count)
+  const others = (count: number) =>
+    insert(
+      sql`'acct_other_' || (1 + i % 100)`,
+      sql`(select min(id) from pets where account_id = 'acct_other_' || (1 + i % 100))`,
+      count,
+    )
   await others(15_000).execute(h.handle.db)
   await insert(sql`${accountId}`, sql`${pet.id}`, mine).execute(h.handle.db)
   await others(15_000).execute(h.handle.db)
@@ -62,7 +67,11 @@ test('postgres: a deep page is an Index Scan on orders_account_id_id (account_id
   const query = await deepOrdersPageQuery(h, key, 'limit=10', 10, log)
   assert.doesNotMatch(query.sql, /\boffset\b/i)
   assert.match(query.sql, /\blimit 11$/i)
-  assertKeysetPlan(await postgresPlan(h.handle.db, query), 'orders_account_id_id', /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/)
+  assertKeysetPlan(
+    await postgresPlan(h.handle.db, query),
+    'orders_account_id_id',
+    /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+  )
 })
 
 test('postgres: with a status filter the deep page is an Index Scan on orders_account_status_id (account_id, status, id > cursor)', async (t) => {
@@ -72,5 +81,9 @@ test('postgres: with a status filter the deep page is an Index Scan on orders_ac
   const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
   await fill(h, accountId, 300)
   const query = await deepOrdersPageQuery(h, key, 'status=approved&limit=3', 6, log)
-  assertKeysetPlan(await postgresPlan(h.handle.db, query), 'orders_account_status_id', /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/)
+  assertKeysetPlan(
+    await postgresPlan(h.handle.db, query),
+    'orders_account_status_id',
+    /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+  )
 })

@@ -55,7 +55,11 @@ test('with a status filter the deep page is a SEARCH on orders_account_status_id
   const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
   await fillOrders(h, accountId, 6000)
   const query = await deepOrdersPageQuery(h, key, 'status=approved&limit=50', 25, log)
-  assertKeysetPlan(await queryPlan(h.handle.db, query), 'orders_account_status_id', /\(account_id=\? AND status=\? AND id>\?\)$/)
+  assertKeysetPlan(
+    await queryPlan(h.handle.db, query),
+    'orders_account_status_id',
+    /\(account_id=\? AND status=\? AND id>\?\)$/,
+  )
 })
 
 test('the first page is the same SEARCH, with and without a filter, so depth adds nothing but the starting key', async (t) => {
@@ -71,6 +75,14 @@ test('the first page is the same SEARCH, with and without a filter, so depth add
     assert.ok(first)
     return first
   }
-  assertKeysetPlan(await queryPlan(h.handle.db, await firstPageQuery('limit=100')), 'orders_account_id_id', /\(account_id=\?\)$/)
-  assertKeysetPlan(await queryPlan(h.handle.db, await firstPageQuery('limit=20&status=approved')), 'orders_account_status_id', /\(account_id=\? AND status=\?\)$/)
+  assertKeysetPlan(
+    await queryPlan(h.handle.db, await firstPageQuery('limit=100')),
+    'orders_account_id_id',
+    /\(account_id=\?\)$/,
+  )
+  assertKeysetPlan(
+    await queryPlan(h.handle.db, await firstPageQuery('limit=20&status=approved')),
+    'orders_account_status_id',
+    /\(account_id=\? AND status=\?\)$/,
+  )
 })

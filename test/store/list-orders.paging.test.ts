@@ -24,7 +24,10 @@ test('250 orders, status=approved, limit 20: every approved order once, in id or
   const approved = orders.filter((o) => o.status === 'approved')
   assert.equal(approved.length, 83)
   const { pages, links } = await walkOrders(h, key, '/v1/store/orders?status=approved&limit=20')
-  assert.deepEqual(pages.map((p) => p.length), [20, 20, 20, 20, 3])
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [20, 20, 20, 20, 3],
+  )
   assert.deepEqual(pages.flat(), approved)
   assert.equal(links.length, 4, 'no Link on the last page')
   for (const link of links) {
@@ -43,7 +46,10 @@ test('250 orders without a filter, at the default limit and at 100: each once, i
   assert.deepEqual(byDefault.pages.flat(), orders)
   assert.equal(byDefault.links[0]?.searchParams.get('limit'), '20')
   const by100 = await walkOrders(h, key, '/v1/store/orders?limit=100')
-  assert.deepEqual(by100.pages.map((p) => p.length), [100, 100, 50])
+  assert.deepEqual(
+    by100.pages.map((p) => p.length),
+    [100, 100, 50],
+  )
   assert.deepEqual(by100.pages.flat(), orders)
 })
 
@@ -52,7 +58,10 @@ test('a filter whose orders fill the last page exactly: no empty page is offered
   const placed = orders.filter((o) => o.status === 'placed')
   assert.equal(placed.length, 84)
   const { pages, links } = await walkOrders(h, key, '/v1/store/orders?status=placed&limit=21')
-  assert.deepEqual(pages.map((p) => p.length), [21, 21, 21, 21])
+  assert.deepEqual(
+    pages.map((p) => p.length),
+    [21, 21, 21, 21],
+  )
   assert.equal(links.length, 3)
   assert.deepEqual(pages.flat(), placed)
 })
@@ -63,8 +72,15 @@ test('orders cancelled or placed while paging: the cancelled are skipped, the ne
   const first = await h.app.inject({ url: '/v1/store/orders?status=delivered&limit=50', headers: bearer(key) })
   const next = /^<([^>]+)>/.exec(String(first.headers.link))![1]!
   const cancelled = delivered[60]!
-  assert.equal((await h.app.inject({ method: 'DELETE', url: `/v1/store/orders/${cancelled.id}`, headers: bearer(key) })).statusCode, 204)
+  assert.equal(
+    (await h.app.inject({ method: 'DELETE', url: `/v1/store/orders/${cancelled.id}`, headers: bearer(key) }))
+      .statusCode,
+    204,
+  )
   const added = await placeOrder(h, key, { petId: orders[0]!.petId, status: 'delivered' })
   const rest = await walkOrders(h, key, new URL(next).pathname + new URL(next).search)
-  assert.deepEqual([...first.json<unknown[]>(), ...rest.pages.flat()], [...delivered.filter((o) => o !== cancelled), added])
+  assert.deepEqual(
+    [...first.json<unknown[]>(), ...rest.pages.flat()],
+    [...delivered.filter((o) => o !== cancelled), added],
+  )
 })

@@ -16,9 +16,15 @@ test("an orders:write key tells its own pet ids apart only: another account's pe
   const theirs = await h.newAccount()
   const own = await createPet(h, mine.key, { name: 'Rex', categoryId: 1 })
   const foreign = await createPet(h, theirs.key, { name: 'Fido', categoryId: 1 })
-  const ordersOnly = await h.app.accounts.createApiKey({ actor: testActor, accountId: mine.accountId, environment: 'test', scopes: ['orders:write'] })
+  const ordersOnly = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId: mine.accountId,
+    environment: 'test',
+    scopes: ['orders:write'],
+  })
   const send = injectSender(h)
-  const order = (petId: number) => send({ method: 'POST', url: '/v1/store/orders', headers: bearer(ordersOnly.key), body: { petId } })
+  const order = (petId: number) =>
+    send({ method: 'POST', url: '/v1/store/orders', headers: bearer(ordersOnly.key), body: { petId } })
   assert.equal((await order(own.id)).statusCode, 201)
   const missingId = Math.max(own.id, foreign.id) + 1000
   const asForeign = await order(foreign.id)
@@ -30,7 +36,7 @@ test("an orders:write key tells its own pet ids apart only: another account's pe
   expectError(await send({ url: `/v1/pets/${own.id}`, headers: bearer(ordersOnly.key) }), 403, 'insufficient_scope')
 })
 
-test('the README says an orders:write key can probe its own account\'s pet ids', () => {
+test("the README says an orders:write key can probe its own account's pet ids", () => {
   const readme = readFileSync(new URL('README.md', repoRoot), 'utf8')
   const scopes = readme.slice(readme.indexOf('#### Scopes'), readme.indexOf('### Usage'))
   assert.match(scopes.replace(/\s+/g, ' '), /`orders:write` key can tell which pet ids exist in its own account/)

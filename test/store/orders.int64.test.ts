@@ -11,7 +11,14 @@ const MIN = '-9223372036854775808'
 async function insertPet(h: Harness, accountId: string, id: string) {
   await h.handle.db
     .insertInto('pets')
-    .values({ id: BigInt(id), account_id: accountId, name: 'Max', category_id: BigInt(MAX), status: null, created_at: '2027-01-01T00:00:00.000Z' } as never)
+    .values({
+      id: BigInt(id),
+      account_id: accountId,
+      name: 'Max',
+      category_id: BigInt(MAX),
+      status: null,
+      created_at: '2027-01-01T00:00:00.000Z',
+    } as never)
     .execute()
 }
 
@@ -21,11 +28,19 @@ test('petId 9223372036854775807: placed, and answered exactly in the 201, on get
   await insertPet(h, accountId, MAX)
   const send = injectSender(h)
   // Raw JSON text: a JavaScript number cannot hold the id.
-  const response = await send({ method: 'POST', url: '/v1/store/orders', headers: { ...bearer(key), 'content-type': 'application/json' }, body: `{"petId":${MAX}}` })
+  const response = await send({
+    method: 'POST',
+    url: '/v1/store/orders',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    body: `{"petId":${MAX}}`,
+  })
   assert.equal(response.statusCode, 201, response.body)
   assert.match(response.body, new RegExp(`"petId":${MAX}[,}]`))
   const id = /"id":(\d+)/.exec(response.body)![1]
-  assert.match((await send({ url: `/v1/store/orders/${id}`, headers: bearer(key) })).body, new RegExp(`"petId":${MAX}[,}]`))
+  assert.match(
+    (await send({ url: `/v1/store/orders/${id}`, headers: bearer(key) })).body,
+    new RegExp(`"petId":${MAX}[,}]`),
+  )
   assert.match((await send({ url: '/v1/store/orders', headers: bearer(key) })).body, new RegExp(`"petId":${MAX}[,}]`))
 })
 
@@ -35,7 +50,17 @@ test('an order with id 9223372036854775807 is read, listed and cancelled by that
   await insertPet(h, accountId, '1')
   await h.handle.db
     .insertInto('orders')
-    .values({ id: BigInt(MAX), account_id: accountId, pet_id: 1n, quantity: 1, ship_date: null, status: 'placed', complete: 0, created_at: '2027-01-01T00:00:00.000Z', cancelled_at: null } as never)
+    .values({
+      id: BigInt(MAX),
+      account_id: accountId,
+      pet_id: 1n,
+      quantity: 1,
+      ship_date: null,
+      status: 'placed',
+      complete: 0,
+      created_at: '2027-01-01T00:00:00.000Z',
+      cancelled_at: null,
+    } as never)
     .execute()
   const send = injectSender(h)
   const read = await send({ url: `/v1/store/orders/${MAX}`, headers: bearer(key) })
@@ -54,7 +79,12 @@ test('orderId: any int64 naming no order is 404 order_not_found, on get and canc
   const send = injectSender(h)
   for (const id of [MAX, MIN, '0', '-1', '1', '12345']) {
     for (const method of ['GET', 'DELETE']) {
-      expectError(await send({ method, url: `/v1/store/orders/${id}`, headers: bearer(key) }), 404, 'order_not_found', id)
+      expectError(
+        await send({ method, url: `/v1/store/orders/${id}`, headers: bearer(key) }),
+        404,
+        'order_not_found',
+        id,
+      )
     }
   }
 })
@@ -63,9 +93,28 @@ test('orderId that is not an int64: 400 invalid_parameter naming orderId, on get
   const h = await startHarness(t)
   const { key } = await h.newAccount({ plan: 'pro' })
   const send = injectSender(h)
-  for (const id of ['9223372036854775808', '-9223372036854775809', '99999999999999999999', '1.5', '1.0', 'abc', '1e3', '0x10', '+5', '01', '-0', '%201', 'true']) {
+  for (const id of [
+    '9223372036854775808',
+    '-9223372036854775809',
+    '99999999999999999999',
+    '1.5',
+    '1.0',
+    'abc',
+    '1e3',
+    '0x10',
+    '+5',
+    '01',
+    '-0',
+    '%201',
+    'true',
+  ]) {
     for (const method of ['GET', 'DELETE']) {
-      expectError(await send({ method, url: `/v1/store/orders/${id}`, headers: bearer(key) }), 400, 'invalid_parameter', "'orderId'")
+      expectError(
+        await send({ method, url: `/v1/store/orders/${id}`, headers: bearer(key) }),
+        400,
+        'invalid_parameter',
+        "'orderId'",
+      )
     }
   }
 })
@@ -74,8 +123,15 @@ test('petId naming no pet (extremes, 0, negatives) is 400 invalid_body naming pe
   const h = await startHarness(t)
   const { key } = await h.newAccount({ plan: 'pro' })
   const send = injectSender(h)
-  const post = (petId: string) => send({ method: 'POST', url: '/v1/store/orders', headers: { ...bearer(key), 'content-type': 'application/json' }, body: `{"petId":${petId}}` })
+  const post = (petId: string) =>
+    send({
+      method: 'POST',
+      url: '/v1/store/orders',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      body: `{"petId":${petId}}`,
+    })
   for (const petId of [MAX, MIN, '0', '-1', '1']) expectError(await post(petId), 400, 'invalid_body', "'petId'")
-  for (const petId of ['9223372036854775808', '-9223372036854775809', '1.5', '"1"', 'null', 'true']) expectError(await post(petId), 400, 'invalid_body', "'petId'")
+  for (const petId of ['9223372036854775808', '-9223372036854775809', '1.5', '"1"', 'null', 'true'])
+    expectError(await post(petId), 400, 'invalid_body', "'petId'")
   assert.equal((await h.handle.db.selectFrom('orders').selectAll().execute()).length, 0)
 })

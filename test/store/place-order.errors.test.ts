@@ -13,7 +13,8 @@ async function setup(t: Parameters<typeof startHarness>[0]) {
   const send = injectSender(h)
   const post = (body: unknown, headers: Record<string, string> = {}, url = '/v1/store/orders') =>
     send({ method: 'POST', url, headers: { ...bearer(account.key), ...headers }, body })
-  const noOrders = async () => assert.deepEqual(await h.handle.db.selectFrom('orders').selectAll().execute(), [], 'nothing stored')
+  const noOrders = async () =>
+    assert.deepEqual(await h.handle.db.selectFrom('orders').selectAll().execute(), [], 'nothing stored')
   return { h, ...account, pet, post, noOrders }
 }
 
@@ -78,7 +79,12 @@ test('a petId that names no pet of the account is 400 invalid_body naming petId'
     assert.ok(!error.message.includes('Theirs'), 'nothing of the other account is shown')
   }
   await noOrders()
-  const byOwner = await h.app.inject({ method: 'POST', url: '/v1/store/orders', headers: bearer(other.key), payload: { petId: foreign.id } })
+  const byOwner = await h.app.inject({
+    method: 'POST',
+    url: '/v1/store/orders',
+    headers: bearer(other.key),
+    payload: { petId: foreign.id },
+  })
   assert.equal(byOwner.statusCode, 201, 'the owner may order it')
 })
 
@@ -96,7 +102,13 @@ test('content type, query parameters and size are checked like createPet', async
 test('other methods on the collection and an order: 405 with Allow', async (t) => {
   const { h, key } = await setup(t)
   const send = injectSender(h)
-  for (const [method, url] of [['PUT', '/v1/store/orders'], ['PATCH', '/v1/store/orders'], ['DELETE', '/v1/store/orders'], ['POST', '/v1/store/orders/1'], ['PUT', '/v1/store/orders/1']]) {
+  for (const [method, url] of [
+    ['PUT', '/v1/store/orders'],
+    ['PATCH', '/v1/store/orders'],
+    ['DELETE', '/v1/store/orders'],
+    ['POST', '/v1/store/orders/1'],
+    ['PUT', '/v1/store/orders/1'],
+  ]) {
     const response = await send({ method, url: url!, headers: bearer(key) })
     expectError(response, 405, 'method_not_allowed')
     assert.ok(response.headers.allow, `${method} ${url}: Allow`)

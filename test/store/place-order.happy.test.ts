@@ -16,11 +16,23 @@ async function setup(t: Parameters<typeof startHarness>[0]) {
 test('only petId: 201, Location /v1/store/orders/{id}, quantity 1, status placed, not complete, no shipDate, createdAt now', async (t) => {
   const { h, key, pet } = await setup(t)
   h.clock.set(new Date('2027-03-04T05:06:07.089Z'))
-  const response = await h.app.inject({ method: 'POST', url: '/v1/store/orders', headers: bearer(key), payload: { petId: pet.id } })
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/v1/store/orders',
+    headers: bearer(key),
+    payload: { petId: pet.id },
+  })
   assert.equal(response.statusCode, 201, response.body)
   assert.match(String(response.headers['content-type']), /^application\/json/)
   const order = response.json<OrderJson>()
-  assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 1, status: 'placed', complete: false, createdAt: '2027-03-04T05:06:07.089Z' })
+  assert.deepEqual(order, {
+    id: order.id,
+    petId: pet.id,
+    quantity: 1,
+    status: 'placed',
+    complete: false,
+    createdAt: '2027-03-04T05:06:07.089Z',
+  })
   assert.ok(Number.isInteger(order.id) && order.id > 0)
   assert.equal(response.headers.location, `/v1/store/orders/${order.id}`)
   const read = await h.app.inject({ url: String(response.headers.location), headers: bearer(key) })
@@ -30,7 +42,13 @@ test('only petId: 201, Location /v1/store/orders/{id}, quantity 1, status placed
 
 test('every field is kept as sent; ids grow', async (t) => {
   const { h, key, pet } = await setup(t)
-  const sent = { petId: pet.id, quantity: 1000, shipDate: '2026-12-01T10:00:00.000Z', status: 'delivered' as const, complete: true }
+  const sent = {
+    petId: pet.id,
+    quantity: 1000,
+    shipDate: '2026-12-01T10:00:00.000Z',
+    status: 'delivered' as const,
+    complete: true,
+  }
   const first = await placeOrder(h, key, sent)
   assert.deepEqual({ ...first, id: 0, createdAt: '' }, { ...sent, id: 0, createdAt: '' })
   const second = await placeOrder(h, key, { petId: pet.id, quantity: 1, status: 'approved', complete: false })
@@ -61,7 +79,10 @@ test('shipDate: any RFC 3339 date-time is answered in UTC with milliseconds', as
 
 test('an integral JSON number is an integer (quantity 2.0, 1e1)', async (t) => {
   const { h, key, pet } = await setup(t)
-  for (const [text, quantity] of [['2.0', 2], ['1e1', 10]] as const) {
+  for (const [text, quantity] of [
+    ['2.0', 2],
+    ['1e1', 10],
+  ] as const) {
     const response = await h.app.inject({
       method: 'POST',
       url: '/v1/store/orders',

@@ -19,7 +19,11 @@ async function setup(t: Parameters<typeof startHarness>[0]) {
     h.app.inject({
       method: 'POST',
       url: '/v1/store/orders',
-      headers: { ...bearer(account.key), 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      headers: {
+        ...bearer(account.key),
+        'content-type': 'application/json',
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       payload,
     })
   return { h, ...account, pet, post }
@@ -60,11 +64,23 @@ test('while the first request with the key is in progress: 409 idempotency_key_i
   const body = `{"petId":${pet.id}}`
   // Learn the body's fingerprint from a real record, then leave another key in progress with it.
   await post('"probe"', body)
-  const probe = await h.handle.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'probe').executeTakeFirstOrThrow()
+  const probe = await h.handle.db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('idempotency_key', '=', 'probe')
+    .executeTakeFirstOrThrow()
   const now = new Date(h.clock.now())
   await h.handle.db
     .insertInto('idempotency_keys')
-    .values({ ...probe, idempotency_key: 'busy', state: 'in_progress', created_at: now.toISOString(), response_status: null, response_body: null, response_location: null })
+    .values({
+      ...probe,
+      idempotency_key: 'busy',
+      state: 'in_progress',
+      created_at: now.toISOString(),
+      response_status: null,
+      response_body: null,
+      response_location: null,
+    })
     .execute()
   // Still possibly running until REQUEST_TIMEOUT_MS + 5 s (idempotency.repository.ts): 409 up to then.
   h.clock.advance(h.config.requestTimeoutMs + ABANDON_GRACE_MS - 1)
@@ -84,10 +100,16 @@ test('a refused placement (petId not yours) does not use its key up', async (t) 
 /** Makes storing a response fail: the order of the same transaction must not survive. */
 async function refuseResponseUpdates(h: Harness) {
   if (h.handle.dialect === 'postgres') {
-    await sql`CREATE FUNCTION refuse_updates() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(h.handle.db)
-    await sql`CREATE TRIGGER refuse_updates BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION refuse_updates()`.execute(h.handle.db)
+    await sql`CREATE FUNCTION refuse_updates() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(
+      h.handle.db,
+    )
+    await sql`CREATE TRIGGER refuse_updates BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION refuse_updates()`.execute(
+      h.handle.db,
+    )
   } else {
-    await sql`CREATE TRIGGER refuse_updates BEFORE UPDATE ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(h.handle.db)
+    await sql`CREATE TRIGGER refuse_updates BEFORE UPDATE ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(
+      h.handle.db,
+    )
   }
 }
 

@@ -10,7 +10,12 @@ import { createPet, roomyAccount } from '../helpers/pets.js'
 /** What a client could tell two 404s apart by: status, header names, stable header values, the body with the id masked. */
 function comparable(response: HttpResponse, id: string) {
   const stable = ['content-type', 'link', 'cache-control', 'location']
-  return { status: response.statusCode, headers: Object.keys(response.headers).sort(), values: stable.map((n) => response.headers[n]), body: response.body.replaceAll(id, '{id}') }
+  return {
+    status: response.statusCode,
+    headers: Object.keys(response.headers).sort(),
+    values: stable.map((n) => response.headers[n]),
+    body: response.body.replaceAll(id, '{id}'),
+  }
 }
 
 test("another account's order: 404 order_not_found on get and cancel, indistinguishable from a missing id; it stays the owner's", async (t) => {
@@ -39,10 +44,14 @@ test("another account's pet cannot be ordered: 400 invalid_body naming petId, as
   const b = await h.newAccount()
   const petOfA = await createPet(h, a.key, { name: 'Rex', categoryId: 1 })
   const send = injectSender(h)
-  const post = (petId: number) => send({ method: 'POST', url: '/v1/store/orders', headers: bearer(b.key), body: { petId } })
+  const post = (petId: number) =>
+    send({ method: 'POST', url: '/v1/store/orders', headers: bearer(b.key), body: { petId } })
   const foreign = expectError(await post(petOfA.id), 400, 'invalid_body', "'petId'")
   const absent = expectError(await post(petOfA.id + 1000), 400, 'invalid_body', "'petId'")
-  assert.equal(foreign.message.replace(String(petOfA.id), '{id}'), absent.message.replace(String(petOfA.id + 1000), '{id}'))
+  assert.equal(
+    foreign.message.replace(String(petOfA.id), '{id}'),
+    absent.message.replace(String(petOfA.id + 1000), '{id}'),
+  )
   assert.deepEqual(await ordersOf(h, b.accountId), [])
 })
 

@@ -37,7 +37,12 @@ const last = <T>(list: T[]) => list[list.length - 1]!
 test('requests are counted per key and per account, successes and refused (429) apart, in zero-filled series', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount({ plan: 'enterprise', perMinute: 3, perDay: 100 })
-  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test', name: 'second' })
+  const second = await h.app.accounts.createApiKey({
+    actor: testActor,
+    accountId: a.accountId,
+    environment: 'test',
+    name: 'second',
+  })
   const other = await h.newAccount()
 
   await calls(h.app, a.key, 3, 200)
@@ -55,9 +60,14 @@ test('requests are counted per key and per account, successes and refused (429) 
     { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 2, serverErrors: 0 },
     { at: '2027-01-10T12:01:00.000Z', success: 1, clientErrors: 0, refused: 0, serverErrors: 0 },
   ])
-  assert.ok(account.slice(0, -2).every((p) => p.success + p.clientErrors + p.refused + p.serverErrors === 0), 'zero-filled')
+  assert.ok(
+    account.slice(0, -2).every((p) => p.success + p.clientErrors + p.refused + p.serverErrors === 0),
+    'zero-filled',
+  )
   assert.deepEqual(
-    (await h.app.usage.perMinute({ accountId: a.accountId, keyId: second.id, now })).slice(-2).map((p) => [p.success, p.refused]),
+    (await h.app.usage.perMinute({ accountId: a.accountId, keyId: second.id, now }))
+      .slice(-2)
+      .map((p) => [p.success, p.refused]),
     [
       [0, 2],
       [1, 0],
@@ -71,10 +81,28 @@ test('requests are counted per key and per account, successes and refused (429) 
   const days = await h.app.usage.perDay({ accountId: a.accountId, now })
   assert.equal(days.length, 30)
   assert.equal(days[0]!.at, '2026-12-12T00:00:00.000Z')
-  assert.deepEqual(last(days), { at: '2027-01-10T00:00:00.000Z', success: 4, clientErrors: 0, refused: 2, serverErrors: 0 })
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: other.accountId, now })), { at: '2027-01-10T00:00:00.000Z', success: 1, clientErrors: 0, refused: 0, serverErrors: 0 })
+  assert.deepEqual(last(days), {
+    at: '2027-01-10T00:00:00.000Z',
+    success: 4,
+    clientErrors: 0,
+    refused: 2,
+    serverErrors: 0,
+  })
+  assert.deepEqual(last(await h.app.usage.perDay({ accountId: other.accountId, now })), {
+    at: '2027-01-10T00:00:00.000Z',
+    success: 1,
+    clientErrors: 0,
+    refused: 0,
+    serverErrors: 0,
+  })
   // Another account's key id under this account: nothing.
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, keyId: other.keyId, now })), { at: '2027-01-10T00:00:00.000Z', success: 0, clientErrors: 0, refused: 0, serverErrors: 0 })
+  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, keyId: other.keyId, now })), {
+    at: '2027-01-10T00:00:00.000Z',
+    success: 0,
+    clientErrors: 0,
+    refused: 0,
+    serverErrors: 0,
+  })
 })
 
 test('current: the plan and its limits beside the live minute and day counts', async (t) => {
@@ -98,7 +126,13 @@ test('counts survive a restart: an app closing writes its buffer, a new app on t
   await calls(first, a.key, 5, 200)
   await first.close() // no explicit flush: closing writes what is buffered
   const restarted = await anotherApp(t, h)
-  assert.deepEqual(last(await restarted.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), { at: '2027-01-10T12:00:00.000Z', success: 5, clientErrors: 0, refused: 0, serverErrors: 0 })
+  assert.deepEqual(last(await restarted.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
+    at: '2027-01-10T12:00:00.000Z',
+    success: 5,
+    clientErrors: 0,
+    refused: 0,
+    serverErrors: 0,
+  })
 })
 
 test('two apps on one database add up, each flushing its own counts at the same time', async (t) => {
@@ -113,8 +147,20 @@ test('two apps on one database add up, each flushing its own counts at the same 
   }
   const now = h.clock.now()
   for (const app of [h.app, other]) {
-    assert.deepEqual(last(await app.usage.perMinute({ accountId: a.accountId, now })), { at: '2027-01-10T12:00:00.000Z', success: 19, clientErrors: 0, refused: 0, serverErrors: 0 })
-    assert.deepEqual(last(await app.usage.perDay({ accountId: a.accountId, keyId: a.keyId, now })), { at: '2027-01-10T00:00:00.000Z', success: 19, clientErrors: 0, refused: 0, serverErrors: 0 })
+    assert.deepEqual(last(await app.usage.perMinute({ accountId: a.accountId, now })), {
+      at: '2027-01-10T12:00:00.000Z',
+      success: 19,
+      clientErrors: 0,
+      refused: 0,
+      serverErrors: 0,
+    })
+    assert.deepEqual(last(await app.usage.perDay({ accountId: a.accountId, keyId: a.keyId, now })), {
+      at: '2027-01-10T00:00:00.000Z',
+      success: 19,
+      clientErrors: 0,
+      refused: 0,
+      serverErrors: 0,
+    })
   }
 })
 
@@ -127,7 +173,13 @@ test('a failed write keeps the counts for the next one', async (t) => {
   await calls(h.app, a.key, 1, 200)
   await undo()
   await h.app.usage.flush()
-  assert.deepEqual(last(await h.app.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 0, serverErrors: 0 })
+  assert.deepEqual(last(await h.app.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
+    at: '2027-01-10T12:00:00.000Z',
+    success: 3,
+    clientErrors: 0,
+    refused: 0,
+    serverErrors: 0,
+  })
 })
 
 test('purge deletes minute rows older than two days and day rows older than 90 days', async (t) => {
@@ -135,7 +187,8 @@ test('purge deletes minute rows older than two days and day rows older than 90 d
   const a = await h.newAccount()
   await calls(h.app, a.key, 1, 200)
   await h.app.usage.flush()
-  const count = async (table: 'usage_minutes' | 'usage_days') => (await h.handle.db.selectFrom(table).select('key_id').execute()).length
+  const count = async (table: 'usage_minutes' | 'usage_days') =>
+    (await h.handle.db.selectFrom(table).select('key_id').execute()).length
   const minute = Date.parse('2027-01-10T12:00:00Z')
   assert.equal(await h.app.usage.purge(minute + 2 * DAY), 0)
   assert.equal(await h.app.usage.purge(minute + 2 * DAY + 1), 1)

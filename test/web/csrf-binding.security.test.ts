@@ -31,14 +31,23 @@ test('a pre-session cookie the visitor chose is replaced, and a form posted with
   const operator = await setUpOperator(h.app, { role: 'admin' })
   const sites: { site: string; fields: Record<string, string> }[] = [
     { site: 'portal', fields: { email: 'planted@example.com', password: GOOD_PASSWORD } },
-    { site: 'console', fields: { email: operator.email, password: operator.password, code: operator.codeAt(h.clock.now() + 30_000) } },
+    {
+      site: 'console',
+      fields: { email: operator.email, password: operator.password, code: operator.codeAt(h.clock.now() + 30_000) },
+    },
   ]
   for (const { site, fields } of sites) {
     const name = `${site}_pre`
     // Plain values, and values shaped like what the server issues but not made by it.
     const real = (await h.app.inject({ url: `/${site}/login` })).cookies.find((c) => c.name === name)!.value
     const [id, signature] = real.split('.')
-    const forgeries = ['attacker-chosen', 'A'.repeat(43), `${'A'.repeat(43)}.${signature ?? 'x'}`, `${id}.${'A'.repeat(43)}`, `${id}`]
+    const forgeries = [
+      'attacker-chosen',
+      'A'.repeat(43),
+      `${'A'.repeat(43)}.${signature ?? 'x'}`,
+      `${id}.${'A'.repeat(43)}`,
+      `${id}`,
+    ]
     for (const forged of forgeries) {
       const { form, post } = await logInWith(h.app, site, `${name}=${forged}`, fields)
       const issued = form.cookies.find((c) => c.name === name)
@@ -49,7 +58,11 @@ test('a pre-session cookie the visitor chose is replaced, and a form posted with
     }
     // The value the server issued still carries its forms.
     const { form, post } = await logInWith(h.app, site, `${name}=${real}`, fields)
-    assert.equal(form.cookies.find((c) => c.name === name), undefined, `${site}: its own pre-session is kept`)
+    assert.equal(
+      form.cookies.find((c) => c.name === name),
+      undefined,
+      `${site}: its own pre-session is kept`,
+    )
     assert.equal(post.statusCode, 303, `${site}: ${post.body.slice(0, 300)}`)
   }
 })

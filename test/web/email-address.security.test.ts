@@ -47,7 +47,10 @@ test('a local part outside printable ASCII is refused with a message saying so',
 })
 
 test('the domain is lower-cased and IDNA-normalised: bücher.example and xn--bcher-kva.example are one account', async (t) => {
-  assert.deepEqual(parseEmailAddress('Ana@BÜCHER.example'), { email: 'Ana@xn--bcher-kva.example', key: 'ana@xn--bcher-kva.example' })
+  assert.deepEqual(parseEmailAddress('Ana@BÜCHER.example'), {
+    email: 'Ana@xn--bcher-kva.example',
+    key: 'ana@xn--bcher-kva.example',
+  })
   const h = await portalHarness(t)
   const c = client(h.app)
   await c.get('/portal/signup')
@@ -55,7 +58,10 @@ test('the domain is lower-cased and IDNA-normalised: bücher.example and xn--bch
   await h.app.portal!.mailer.settled() // the first sign-up's mail job runs at this instant, before the clock moves
   h.clock.advance(61_000) // a fresh link is mailed at most once a minute
   await c.get('/portal/signup')
-  assert.equal((await c.post('/portal/signup', { email: 'ANA@xn--bcher-kva.example', password: PASSWORD })).statusCode, 200)
+  assert.equal(
+    (await c.post('/portal/signup', { email: 'ANA@xn--bcher-kva.example', password: PASSWORD })).statusCode,
+    200,
+  )
   const sent = await mails(h.app, h.outbox)
   assert.equal(sent.length, 2)
   for (const mail of sent) assert.match(mail, /^To: ana@xn--bcher-kva\.example$/m)
@@ -73,7 +79,10 @@ test('the mail server is given exactly one envelope recipient, the checked addre
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email: 'one@example.com', password: PASSWORD })).statusCode, 200)
   await c.get('/portal/signup')
-  assert.equal((await c.post('/portal/signup', { email: 'one@example.com,two@evil.example', password: PASSWORD })).statusCode, 400)
+  assert.equal(
+    (await c.post('/portal/signup', { email: 'one@example.com,two@evil.example', password: PASSWORD })).statusCode,
+    400,
+  )
   await h.app.portal!.mailer.settled()
   assert.equal(smtp.received.length, 1)
   assert.deepEqual(smtp.received[0]!.to, ['one@example.com'])

@@ -15,7 +15,12 @@ const BOUNDARY = 'x-boundary'
 /** The bad bodies, each carrying the visitor's valid CSRF token wherever the format can hold it. */
 const badBodies = (csrf: string) => [
   { what: 'malformed JSON', type: 'application/json', payload: 'x', status: 415 },
-  { what: 'a JSON body', type: 'application/json', payload: JSON.stringify({ _csrf: csrf, email: 'a@example.com', password: 'p' }), status: 415 },
+  {
+    what: 'a JSON body',
+    type: 'application/json',
+    payload: JSON.stringify({ _csrf: csrf, email: 'a@example.com', password: 'p' }),
+    status: 415,
+  },
   { what: 'text/plain', type: 'text/plain', payload: `_csrf=${csrf}&email=a@example.com`, status: 415 },
   {
     what: 'a multipart body',
@@ -29,7 +34,12 @@ const badBodies = (csrf: string) => [
   { what: 'a malformed percent escape', type: FORM, payload: `_csrf=${csrf}&email=%zz`, status: 400 },
   { what: 'a truncated percent escape', type: FORM, payload: `_csrf=${csrf}&email=a%2`, status: 400 },
   { what: 'escapes that are not UTF-8', type: FORM, payload: `_csrf=${csrf}&email=%E0%A4`, status: 400 },
-  { what: 'raw bytes that are not UTF-8', type: FORM, payload: Buffer.concat([Buffer.from(`_csrf=${csrf}&email=`), Buffer.from([0xff, 0xfe])]), status: 400 },
+  {
+    what: 'raw bytes that are not UTF-8',
+    type: FORM,
+    payload: Buffer.concat([Buffer.from(`_csrf=${csrf}&email=`), Buffer.from([0xff, 0xfe])]),
+    status: 400,
+  },
 ]
 
 /** Requests per route and status of the site's routes, from /metrics. */
@@ -37,7 +47,11 @@ async function requestCounts(app: FastifyInstance): Promise<Map<string, number>>
   const text = (await app.inject({ url: '/metrics' })).body
   const counts = new Map<string, number>()
   for (const s of parseMetrics(text)) {
-    if (s.name !== 'petstore_http_request_duration_seconds_count' || !/^\/(portal|console)\b/.test(s.labels.route ?? '')) continue
+    if (
+      s.name !== 'petstore_http_request_duration_seconds_count' ||
+      !/^\/(portal|console)\b/.test(s.labels.route ?? '')
+    )
+      continue
     counts.set(`${s.labels.method} ${s.labels.route} ${s.labels.status}`, s.value)
   }
   return counts
@@ -78,7 +92,11 @@ test('every portal and console POST route answers a body it does not take with a
     }
   }
   const errors = lines.filter((l) => l.level >= 50)
-  assert.deepEqual(errors.map((l) => l.msg), [], 'nothing is logged above a warning')
+  assert.deepEqual(
+    errors.map((l) => l.msg),
+    [],
+    'nothing is logged above a warning',
+  )
   const counts = await requestCounts(h.app)
   const serverErrors = [...counts].filter(([key]) => /\s5\d\d$/.test(key))
   assert.deepEqual(serverErrors, [], 'no 5xx is counted for a form route')

@@ -20,12 +20,18 @@ test('the portal: a burst of wrong passwords for one person has at most 10 of th
   await signedUpUser(h, 'burst@example.com')
   const c = client(h.app)
   await c.get('/portal/login')
-  const guesses = Array.from({ length: BURST }, (_, i) => c.post('/portal/login', { email: 'burst@example.com', password: `wrong password number ${i}` }))
+  const guesses = Array.from({ length: BURST }, (_, i) =>
+    c.post('/portal/login', { email: 'burst@example.com', password: `wrong password number ${i}` }),
+  )
   const counts = tally(await Promise.all(guesses))
   t.diagnostic(`statuses: ${JSON.stringify(counts)}`)
   assert.ok((counts[400] ?? 0) <= 10, `${counts[400]} wrong passwords were checked`)
   assert.equal((counts[400] ?? 0) + (counts[429] ?? 0), BURST)
-  const failures = await h.app.portal!.repo.failuresSince({ email: 'burst@example.com', address: '127.0.0.1', since: h.clock.now() - 15 * 60_000 })
+  const failures = await h.app.portal!.repo.failuresSince({
+    email: 'burst@example.com',
+    address: '127.0.0.1',
+    since: h.clock.now() - 15 * 60_000,
+  })
   assert.equal(failures.count, counts[400] ?? 0, 'each checked wrong password is on record, and nothing else')
   // The right password right after: refused if the wrong ones used up the budget, admitted otherwise.
   const right = await c.post('/portal/login', { email: 'burst@example.com', password: GOOD_PASSWORD })
@@ -37,11 +43,17 @@ test('the console: a burst of wrong passwords for one operator has at most 10 of
   const operator = await setUpOperator(h.app, { role: 'admin' })
   const c = client(h.app)
   await c.get('/console/login')
-  const guesses = Array.from({ length: BURST }, (_, i) => c.post('/console/login', { email: operator.email, password: `wrong password number ${i}`, code: '123456' }))
+  const guesses = Array.from({ length: BURST }, (_, i) =>
+    c.post('/console/login', { email: operator.email, password: `wrong password number ${i}`, code: '123456' }),
+  )
   const counts = tally(await Promise.all(guesses))
   t.diagnostic(`statuses: ${JSON.stringify(counts)}`)
   assert.ok((counts[400] ?? 0) <= 10, `${counts[400]} wrong passwords were checked`)
   assert.equal((counts[400] ?? 0) + (counts[429] ?? 0), BURST)
-  const failures = await h.app.operators!.failures.failuresSince({ email: operator.email, address: '127.0.0.1', since: h.clock.now() - 15 * 60_000 })
+  const failures = await h.app.operators!.failures.failuresSince({
+    email: operator.email,
+    address: '127.0.0.1',
+    since: h.clock.now() - 15 * 60_000,
+  })
   assert.equal(failures.count, counts[400] ?? 0)
 })

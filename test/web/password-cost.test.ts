@@ -18,14 +18,22 @@ test('the default is scrypt N = 2^15; production refuses a lower cost, and accep
   for (const cost of ['4', '14']) {
     assert.throws(
       () => loadConfig({ ...production, PASSWORD_HASH_COST: cost }),
-      (error: unknown) => error instanceof ConfigError && /PASSWORD_HASH_COST/.test(error.message) && /production/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError && /PASSWORD_HASH_COST/.test(error.message) && /production/.test(error.message),
       cost,
     )
   }
   // Also when production comes from the overrides (as the test harness passes them).
-  assert.throws(() => loadConfig({ PASSWORD_HASH_COST: '4', PORTAL: 'off' }, { environment: 'production' }), ConfigError)
+  assert.throws(
+    () => loadConfig({ PASSWORD_HASH_COST: '4', PORTAL: 'off' }, { environment: 'production' }),
+    ConfigError,
+  )
   for (const bad of ['3', '18', '0', '-1', '15.5', 'x']) {
-    assert.throws(() => loadConfig({ PASSWORD_HASH_COST: bad }), (error: unknown) => error instanceof ConfigError && /PASSWORD_HASH_COST/.test(error.message), bad)
+    assert.throws(
+      () => loadConfig({ PASSWORD_HASH_COST: bad }),
+      (error: unknown) => error instanceof ConfigError && /PASSWORD_HASH_COST/.test(error.message),
+      bad,
+    )
   }
 })
 

@@ -11,11 +11,19 @@ export class Messages {
 
   /** `POST /messages`: queues a message (1–4,096 characters); sent with an Idempotency-Key. */
   send(text: string, options?: RequestOptions): ApiPromise<Message> {
-    return call(this.settings, () => ({ method: 'POST', url: `${this.messagesUrl}/messages`, body: { message: text }, options }), (answer) => answer.data as Message)
+    return call(
+      this.settings,
+      () => ({ method: 'POST', url: `${this.messagesUrl}/messages`, body: { message: text }, options }),
+      (answer) => answer.data as Message,
+    )
   }
 
   /** `GET /messages/{id}`: the message in its current state (`queued`, `delivered` or `failed`). */
   get(id: string, options?: RequestOptions): ApiPromise<Message> {
-    return call(this.settings, () => ({ method: 'GET', url: `${this.messagesUrl}/messages/${encodeURIComponent(id)}`, options }), (answer) => answer.data as Message)
+    return call(
+      this.settings,
+      () => ({ method: 'GET', url: `${this.messagesUrl}/messages/${encodeURIComponent(id)}`, options }),
+      (answer) => answer.data as Message,
+    )
   }
 }

@@ -23,7 +23,11 @@ export class Orders {
       status: order.status,
       complete: order.complete,
     })
-    return call(this.settings, () => ({ method: 'POST', url: `${this.baseUrl}/store/orders`, body: body(), options }), (answer) => answer.data as Order)
+    return call(
+      this.settings,
+      () => ({ method: 'POST', url: `${this.baseUrl}/store/orders`, body: body(), options }),
+      (answer) => answer.data as Order,
+    )
   }
 
   /** Every order matching `params`, page after page, as it is read. */
@@ -33,13 +37,21 @@ export class Orders {
 
   /** `GET /store/orders`: one page of orders, ordered by id, and the cursor of the next page (if any). */
   listPage(params: ListOrdersPageParams = {}, options?: RequestOptions): ApiPromise<Page<Order>> {
-    const url = urlOf(this.baseUrl, '/store/orders', { limit: params.limit, status: params.status, cursor: params.cursor })
+    const url = urlOf(this.baseUrl, '/store/orders', {
+      limit: params.limit,
+      status: params.status,
+      cursor: params.cursor,
+    })
     return getPage<Order>(this.settings, url, options)
   }
 
   /** `GET /store/orders/{orderId}`: one order (a cancelled one is a NotFoundError). */
   get(id: Int64Input, options?: RequestOptions): ApiPromise<Order> {
-    return call(this.settings, () => ({ method: 'GET', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options }), (answer) => answer.data as Order)
+    return call(
+      this.settings,
+      () => ({ method: 'GET', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options }),
+      (answer) => answer.data as Order,
+    )
   }
 
   /**
@@ -48,6 +60,15 @@ export class Orders {
    * attempt is taken to have cancelled it, and the call succeeds.
    */
   cancel(id: Int64Input, options?: RequestOptions): ApiPromise<void> {
-    return call(this.settings, () => ({ method: 'DELETE', url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`, options, goneMeansDone: true }), () => undefined)
+    return call(
+      this.settings,
+      () => ({
+        method: 'DELETE',
+        url: `${this.baseUrl}/store/orders/${toInt64(id, 'id')}`,
+        options,
+        goneMeansDone: true,
+      }),
+      () => undefined,
+    )
   }
 }

@@ -14,7 +14,11 @@ export class Pets {
   /** `POST /pets`: adds a pet. Sent with an Idempotency-Key (yours, or a fresh UUID), so a retry never adds it twice. */
   create(pet: NewPet, options?: RequestOptions): ApiPromise<Pet> {
     const body = () => ({ name: pet.name, categoryId: toInt64(pet.categoryId, 'categoryId'), status: pet.status })
-    return call(this.settings, () => ({ method: 'POST', url: `${this.baseUrl}/pets`, body: body(), options }), (answer) => answer.data as Pet)
+    return call(
+      this.settings,
+      () => ({ method: 'POST', url: `${this.baseUrl}/pets`, body: body(), options }),
+      (answer) => answer.data as Pet,
+    )
   }
 
   /** Every pet matching `params`, page after page (following each page's `Link: rel="next"`), as it is read. */
@@ -35,6 +39,10 @@ export class Pets {
    * `operation_sunset`). Use {@link Pets.list} or {@link Pets.listPage} instead.
    */
   get(id: Int64Input, options?: RequestOptions): ApiPromise<Pet> {
-    return call(this.settings, () => ({ method: 'GET', url: `${this.baseUrl}/pets/${toInt64(id, 'id')}`, options }), (answer) => answer.data as Pet)
+    return call(
+      this.settings,
+      () => ({ method: 'GET', url: `${this.baseUrl}/pets/${toInt64(id, 'id')}`, options }),
+      (answer) => answer.data as Pet,
+    )
   }
 }

@@ -11,7 +11,6 @@ import { liftBan } from '../../modules/limits/ban-lifting.js'
 import { keySubject } from '../../modules/limits/rate-limiter.js'
 import { CLI_USER_HEADER } from '../../modules/limits/admin-channel.js'
 
-
 export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (app, { token }) => {
   const expected = Buffer.from(token)
   // Counted against the client address like every request without an API key, so that these answers carry the
@@ -21,28 +20,36 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
   })
   app.addHook('onRequest', async (request) => {
     const presented = Buffer.from(bearerToken(request.headers.authorization))
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw new ApiError('invalid_api_key', 'Not an admin token.')
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected))
+      throw new ApiError('invalid_api_key', 'Not an admin token.')
   })
 
-  const notFound = (error: unknown) => (error instanceof NotFoundError ? new ApiError('not_found', error.message) : error)
+  const notFound = (error: unknown) =>
+    error instanceof NotFoundError ? new ApiError('not_found', error.message) : error
 
-  app.get('/accounts/:id/usage', { schema: { hide: true, params: Type.Object({ id: Type.String() }) } }, async (request) => {
-    const account = await app.accounts.getAccount(request.params.id).catch((e) => Promise.reject(notFound(e)))
-    const now = app.clock.now()
-    const { plan, windows } = await app.usage.current(account.id, now)
-    const keys = await app.accounts.listApiKeys(account.id)
-    const bans = []
-    for (const key of keys) {
-      const until = await app.limiter.store.bannedUntil({ subject: keySubject(key.id), now })
-      if (until !== undefined) bans.push({ keyId: key.id, until: new Date(until).toISOString() })
-    }
-    return { accountId: account.id, plan, windows, bans }
-  })
+  app.get(
+    '/accounts/:id/usage',
+    { schema: { hide: true, params: Type.Object({ id: Type.String() }) } },
+    async (request) => {
+      const account = await app.accounts.getAccount(request.params.id).catch((e) => Promise.reject(notFound(e)))
+      const now = app.clock.now()
+      const { plan, windows } = await app.usage.current(account.id, now)
+      const keys = await app.accounts.listApiKeys(account.id)
+      const bans = []
+      for (const key of keys) {
+        const until = await app.limiter.store.bannedUntil({ subject: keySubject(key.id), now })
+        if (until !== undefined) bans.push({ keyId: key.id, until: new Date(until).toISOString() })
+      }
+      return { accountId: account.id, plan, windows, bans }
+    },
+  )
 
   const unbanSchema = {
     hide: true,
     params: Type.Object({ id: Type.String() }),
-    headers: Type.Object({ [CLI_USER_HEADER]: Type.Optional(Type.String({ minLength: 1, maxLength: 300, pattern: '^[\\x21-\\x7e]+$' })) }),
+    headers: Type.Object({
+      [CLI_USER_HEADER]: Type.Optional(Type.String({ minLength: 1, maxLength: 300, pattern: '^[\\x21-\\x7e]+$' })),
+    }),
   }
   app.post('/keys/:id/unban', { schema: unbanSchema }, async (request) => {
     const key = await app.accounts.getApiKey(request.params.id).catch((e) => Promise.reject(notFound(e)))
@@ -54,7 +61,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
     } catch {
       // A malformed escape: the user stays unknown rather than the request failing after the token checked out.
     }
-    const { wasBanned } = await liftBan({ store: app.limiter.store, audit: app.audit, keyId: key.id, accountId: key.accountId, actor: { kind: 'cli', user } })
+    const { wasBanned } = await liftBan({
+      store: app.limiter.store,
+      audit: app.audit,
+      keyId: key.id,
+      accountId: key.accountId,
+      actor: { kind: 'cli', user },
+    })
     return { keyId: key.id, wasBanned }
   })
 }

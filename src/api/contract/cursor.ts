@@ -18,7 +18,10 @@ export function createCursorCodec({ secret }: { secret: string }) {
   // Pets' cursors predate lists of other things and are signed without a list name (so those already issued stay
   // valid); a payload never holds a newline, so no list's signed text can equal another's.
   const sign = (accountId: string, payload: string, list: string | undefined) =>
-    mac(list === undefined ? `${accountId}\n${payload}` : `${accountId}\n${list}\n${payload}`).subarray(0, SIGNATURE_BYTES)
+    mac(list === undefined ? `${accountId}\n${payload}` : `${accountId}\n${list}\n${payload}`).subarray(
+      0,
+      SIGNATURE_BYTES,
+    )
 
   return {
     encode(accountId: string, position: CursorPosition, list?: string): string {
@@ -28,14 +31,19 @@ export function createCursorCodec({ secret }: { secret: string }) {
 
     /** Returns the position, or throws 400 invalid_cursor. `status` is the filter of the current request. */
     decode(accountId: string, cursor: string, status: string | undefined, list?: string): CursorPosition {
-      const invalid = () => new ApiError('invalid_cursor', "Query parameter 'cursor' is not a cursor this service issued to you; start again from the first page.")
+      const invalid = () =>
+        new ApiError(
+          'invalid_cursor',
+          "Query parameter 'cursor' is not a cursor this service issued to you; start again from the first page.",
+        )
       const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor)
       if (!match) throw invalid()
       const payloadBytes = Buffer.from(match[1]!, 'base64url')
       const signature = Buffer.from(match[2]!, 'base64url')
       // Base64 decoding ignores the unused low bits of the last character, so several texts decode to the
       // same bytes: only the canonical text we issue is accepted, any altered character is refused.
-      if (payloadBytes.toString('base64url') !== match[1] || signature.toString('base64url') !== match[2]) throw invalid()
+      if (payloadBytes.toString('base64url') !== match[1] || signature.toString('base64url') !== match[2])
+        throw invalid()
       const payload = payloadBytes.toString()
       const expected = sign(accountId, payload, list)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
@@ -43,7 +51,10 @@ export function createCursorCodec({ secret }: { secret: string }) {
       if (!parts) throw invalid()
       const issuedFor = parts[2] === '' ? undefined : parts[2]
       if (issuedFor !== status) {
-        throw new ApiError('invalid_cursor', `Query parameter 'cursor' was issued for status=${issuedFor ?? '(none)'}; keep the same status filter while paging.`)
+        throw new ApiError(
+          'invalid_cursor',
+          `Query parameter 'cursor' was issued for status=${issuedFor ?? '(none)'}; keep the same status filter while paging.`,
+        )
       }
       return { lastId: BigInt(parts[1]!), status: issuedFor }
     },

@@ -30,14 +30,20 @@ export function deprecationHooks({ clock, publicUrl }: { clock: Clock; publicUrl
       const origin = publicUrl
       reply.header('deprecation', `@${Math.floor(info.deprecatedAt.getTime() / 1000)}`)
       reply.header('sunset', info.sunset.toUTCString())
-      reply.header('link', `<${origin}${info.successor}>; rel="successor-version", <${origin}${info.docs}>; rel="deprecation"`)
+      reply.header(
+        'link',
+        `<${origin}${info.successor}>; rel="successor-version", <${origin}${info.docs}>; rel="deprecation"`,
+      )
     },
 
     /** Runs after authentication: past the sunset the operation is gone. */
     enforceSunset(request: FastifyRequest): void {
       const info = request.routeOptions.config.deprecation
       if (info && clock.now() >= info.sunset.getTime()) {
-        throw new ApiError('operation_sunset', `This operation was removed on ${info.sunset.toISOString()}; use GET ${info.successor} instead.`)
+        throw new ApiError(
+          'operation_sunset',
+          `This operation was removed on ${info.sunset.toISOString()}; use GET ${info.successor} instead.`,
+        )
       }
     },
   }

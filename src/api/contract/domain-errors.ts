@@ -9,16 +9,26 @@ import { ApiError } from './errors.js'
 export function apiErrorOf(error: unknown): ApiError | undefined {
   if (error instanceof IdempotencyConflict) {
     return error.reason === 'in_progress'
-      ? new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry after it has finished.')
-      : new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.')
+      ? new ApiError(
+          'idempotency_key_in_progress',
+          'A request with this Idempotency-Key is still in progress; retry after it has finished.',
+        )
+      : new ApiError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+        )
   }
   if (error instanceof OrderRefused) {
     return error.field === 'shipDate'
-      ? new ApiError('invalid_body', "Body field 'shipDate' must be a date-time between the years 0000 and 9999 in UTC, without a leap second.")
+      ? new ApiError(
+          'invalid_body',
+          "Body field 'shipDate' must be a date-time between the years 0000 and 9999 in UTC, without a leap second.",
+        )
       : new ApiError('invalid_body', `Body field 'petId' must name a pet of your account; ${error.value} does not.`)
   }
   return undefined
 }
 
 /** The 429 of a limiter's refusal, with its Retry-After. */
-export const refusalError = (refusal: LimitRefusal): ApiError => new ApiError(refusal.reason, refusal.message, { 'retry-after': String(refusal.retryAfterSeconds) })
+export const refusalError = (refusal: LimitRefusal): ApiError =>
+  new ApiError(refusal.reason, refusal.message, { 'retry-after': String(refusal.retryAfterSeconds) })

@@ -21,7 +21,10 @@ export function clientError(error: FastifyError, bodyLimit: number): ApiError | 
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', `The request body is larger than ${bodyLimit / 1024} KiB.`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('invalid_content_type', 'Send the body as JSON with the header `Content-Type: application/json`.')
+      return new ApiError(
+        'invalid_content_type',
+        'Send the body as JSON with the header `Content-Type: application/json`.',
+      )
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_json', 'The request body is empty; send a JSON object.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -44,10 +47,23 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (known) return sendError(reply, known)
     if (isDatabaseUnavailable(error)) {
       reportDatabaseUnavailable(request, error)
-      return sendError(reply, new ApiError('service_unavailable', 'The service cannot reach its database right now. Retry shortly; a POST sent with an Idempotency-Key is safe to retry.', { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }))
+      return sendError(
+        reply,
+        new ApiError(
+          'service_unavailable',
+          'The service cannot reach its database right now. Retry shortly; a POST sent with an Idempotency-Key is safe to retry.',
+          { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+        ),
+      )
     }
     request.log.error({ err: error }, 'unhandled error')
-    return sendError(reply, new ApiError('internal_error', 'Something went wrong on our side. Retry later; quote the X-Request-Id if it persists.'))
+    return sendError(
+      reply,
+      new ApiError(
+        'internal_error',
+        'Something went wrong on our side. Retry later; quote the X-Request-Id if it persists.',
+      ),
+    )
   })
 
   app.setNotFoundHandler((request, reply) => {

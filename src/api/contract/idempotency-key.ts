@@ -8,7 +8,8 @@ const QUOTED = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/
 // A bare key may not contain a quote: `abc"` or `a"b` is a quoted string gone wrong, not a key.
 const BARE = /^[\x21\x23-\x7E]+$/
 const IDEMPOTENCY_KEY_MAX = 255
-export const IDEMPOTENCY_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".'
+export const IDEMPOTENCY_KEY_MESSAGE =
+  'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".'
 
 /**
  * The same rule as one JSON Schema pattern, for the documented header: a quoted string of 1–255 characters (each
@@ -33,7 +34,11 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical)
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    )
   }
   return value
 }

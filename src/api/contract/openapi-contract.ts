@@ -31,10 +31,14 @@ const DEPRECATION_HEADERS: Record<string, Doc> = {
   Link: text('`<…>; rel="successor-version"` (the replacement) and `<…>; rel="deprecation"` (its documentation).'),
 }
 
-const NEXT_LINK = { ...text('`<URL of the next page>; rel="next"` (RFC 8288), present only when more results exist.'), required: false }
+const NEXT_LINK = {
+  ...text('`<URL of the next page>; rel="next"` (RFC 8288), present only when more results exist.'),
+  required: false,
+}
 
 const SERVICE_UNAVAILABLE = {
-  description: 'The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds.',
+  description:
+    'The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds.',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 }
 
@@ -43,16 +47,24 @@ const SERVICE_UNAVAILABLE = {
  * where the operation needs a scope (its `security`), a key without it.
  */
 function forbidden(scope: string | undefined): Doc {
-  const suspended = 'The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it.'
-  const scoped = scope === undefined ? '' : ` Or the key lacks the \`${scope}\` scope this operation needs (\`insufficient_scope\`, with \`WWW-Authenticate: Bearer error="insufficient_scope", scope="${scope}"\`); it is counted against the quota and changes nothing.`
-  return { description: suspended + scoped, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+  const suspended =
+    'The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it.'
+  const scoped =
+    scope === undefined
+      ? ''
+      : ` Or the key lacks the \`${scope}\` scope this operation needs (\`insufficient_scope\`, with \`WWW-Authenticate: Bearer error="insufficient_scope", scope="${scope}"\`); it is counted against the quota and changes nothing.`
+  return {
+    description: suspended + scoped,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }
 }
 
 /** The scope an operation's security requirement names (openapi.ts puts it there from the route's config). */
 const scopeOf = (op: Doc): string | undefined => op.security?.[0]?.bearerAuth?.[0]
 
 /** Error codes an error response may carry when its route names none: every code of that status. */
-const codesOf = (status: number) => (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].status === status)
+const codesOf = (status: number) =>
+  (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].status === status)
 
 /** The marker route schemas use to name the codes of one error response (see `errorResponse`). */
 export const ERROR_CODES_KEY = 'x-error-codes'
@@ -75,7 +87,10 @@ function resolve(doc: Doc, schema: Doc | undefined): Doc | undefined {
 
 /** A list operation answers a JSON array. */
 function isList(doc: Doc, op: Doc): boolean {
-  return Object.entries(op.responses ?? {}).some(([status, response]) => status.startsWith('2') && resolve(doc, (response as Doc).content?.['application/json']?.schema)?.type === 'array')
+  return Object.entries(op.responses ?? {}).some(
+    ([status, response]) =>
+      status.startsWith('2') && resolve(doc, (response as Doc).content?.['application/json']?.schema)?.type === 'array',
+  )
 }
 
 function withHeaders(response: Doc, headers: Record<string, Doc>, required = true): void {
@@ -90,7 +105,10 @@ function errorExamples(media: Doc, status: number): void {
   const codes = (media[ERROR_CODES_KEY] as ErrorCode[] | undefined) ?? codesOf(status)
   delete media[ERROR_CODES_KEY]
   media.examples = Object.fromEntries(
-    codes.map((code) => [code, { summary: code, value: { code, message: ERROR_CODES[code].doc, status: ERROR_CODES[code].status } }]),
+    codes.map((code) => [
+      code,
+      { summary: code, value: { code, message: ERROR_CODES[code].doc, status: ERROR_CODES[code].status } },
+    ]),
   )
 }
 
@@ -111,7 +129,9 @@ export function completeDocument(doc: Doc, examples: Record<string, unknown> = {
     op.responses['503'] ??= structuredClone(SERVICE_UNAVAILABLE)
     if (op.responses['401'] !== undefined && op.responses['403'] === undefined) {
       // In status order, as the route declared the rest.
-      op.responses = Object.fromEntries(Object.entries({ ...op.responses, '403': forbidden(scopeOf(op)) }).sort(([a], [b]) => a.localeCompare(b)))
+      op.responses = Object.fromEntries(
+        Object.entries({ ...op.responses, '403': forbidden(scopeOf(op)) }).sort(([a], [b]) => a.localeCompare(b)),
+      )
     }
     const list = isList(doc, op)
     for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
@@ -121,7 +141,16 @@ export function completeDocument(doc: Doc, examples: Record<string, unknown> = {
       else if (list && status.startsWith('2')) withHeaders(response, { Link: NEXT_LINK }, false)
       if (status === '401') withHeaders(response, { 'WWW-Authenticate': text('Bearer challenge (RFC 6750).') })
       // Sent with insufficient_scope (RFC 6750 §3.1), not with account_suspended.
-      if (status === '403' && scopeOf(op) !== undefined) withHeaders(response, { 'WWW-Authenticate': text('`Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only.') }, false)
+      if (status === '403' && scopeOf(op) !== undefined)
+        withHeaders(
+          response,
+          {
+            'WWW-Authenticate': text(
+              '`Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only.',
+            ),
+          },
+          false,
+        )
       const media = response.content?.['application/json']
       if (!media) continue
       if (status.startsWith('2')) componentExample(doc, media)

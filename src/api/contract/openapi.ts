@@ -22,13 +22,17 @@ interface DocumentOptions {
 
 /** Who answers questions about the API, and on what terms it may be used (the same for both documents). */
 const CONTACT = { name: 'Pet Store API team', url: 'https://petstore.example/support', email: 'api@petstore.example' }
-const LICENSE = { name: 'Proprietary: use under the Pet Store API terms of service', url: 'https://petstore.example/terms' }
+const LICENSE = {
+  name: 'Proprietary: use under the Pet Store API terms of service',
+  url: 'https://petstore.example/terms',
+}
 
 /**
  * What both documents say of requests outside their operations: any method Node accepts (TRACE, PROPFIND, QUERY,
  * CONNECT…) on a listed path that does not list it is a 405 (http/method-not-allowed.ts), not a 404.
  */
-const ROUTING = 'A method a listed path does not have (any method: `TRACE`, `PROPFIND`, `QUERY`, … included) is answered `405` `method_not_allowed` with an `Allow` header naming the methods it has; a path that does not exist is answered `404` `not_found`.'
+const ROUTING =
+  'A method a listed path does not have (any method: `TRACE`, `PROPFIND`, `QUERY`, … included) is answered `405` `method_not_allowed` with an `Allow` header naming the methods it has; a path that does not exist is answered `404` `not_found`.'
 
 const localHost = (config: Config) => (config.host.includes(':') ? `[${config.host}]` : config.host)
 
@@ -37,10 +41,12 @@ export function petsDocument(config: Config, examples?: Record<string, unknown>)
     { url: config.productionUrl, description: 'Production' },
     { url: config.stagingUrl, description: 'Staging' },
   ]
-  if (config.environment !== 'production') servers.unshift({ url: `http://${localHost(config)}:${config.port}/v1`, description: 'This local instance' })
+  if (config.environment !== 'production')
+    servers.unshift({ url: `http://${localHost(config)}:${config.port}/v1`, description: 'This local instance' })
   return {
     title: 'Pet Store API',
-    description: 'Browse and manage animals available for adoption. Every operation needs `Authorization: Bearer <API_KEY>`. Errors are `{code, message, status}`.',
+    description:
+      'Browse and manage animals available for adoption. Every operation needs `Authorization: Bearer <API_KEY>`. Errors are `{code, message, status}`.',
     servers,
     tags: [
       { name: 'pets', description: 'Animals available for adoption.' },
@@ -58,7 +64,8 @@ export function petsDocument(config: Config, examples?: Record<string, unknown>)
 export function messagesDocument(config: Config, examples?: Record<string, unknown>): DocumentOptions {
   return {
     title: 'Pet Store quickstart: messages',
-    description: 'Send a first message to check that your API key works. Same keys, errors and rate limits as the pet store.',
+    description:
+      'Send a first message to check that your API key works. Same keys, errors and rate limits as the pet store.',
     servers: [{ url: `http://${localHost(config)}:${config.messagesPort}`, description: 'This instance' }],
     tags: [{ name: 'messages', description: 'Quickstart messages.' }],
     examples,
@@ -73,7 +80,11 @@ export function messagesDocument(config: Config, examples?: Record<string, unkno
 function withScope(schema: Record<string, any>, scope: string | undefined): Record<string, any> {
   if (scope === undefined) return schema
   const needs = `Needs an API key with the \`${scope}\` scope (a key without it is answered \`403\` \`insufficient_scope\`).`
-  return { ...schema, security: [{ bearerAuth: [scope] }], description: schema.description ? `${schema.description} ${needs}` : needs }
+  return {
+    ...schema,
+    security: [{ bearerAuth: [scope] }],
+    description: schema.description ? `${schema.description} ${needs}` : needs,
+  }
 }
 
 export const openApiPlugin = fp(
@@ -82,19 +93,37 @@ export const openApiPlugin = fp(
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: doc.title, version: '1.0.0', description: `${doc.description} ${ROUTING}`, contact: CONTACT, license: LICENSE },
+        info: {
+          title: doc.title,
+          version: '1.0.0',
+          description: `${doc.description} ${ROUTING}`,
+          contact: CONTACT,
+          license: LICENSE,
+        },
         servers: doc.servers,
         tags: doc.tags,
         components: {
-          securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `ps_live_…` in production, `ps_test_…` elsewhere.' } },
+          securitySchemes: {
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'An API key: `ps_live_…` in production, `ps_test_…` elsewhere.',
+            },
+          },
         },
         security: [{ bearerAuth: [] }],
       },
       // Shared schemas keep their names (`#/components/schemas/Pet`) instead of `def-0`.
-      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-      transform: ({ schema, url, route }) => ({ schema: withScope(schema, route.config?.scope), url: strip && url.startsWith(`${strip}/`) ? url.slice(strip.length) : url }),
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+      },
+      transform: ({ schema, url, route }) => ({
+        schema: withScope(schema, route.config?.scope),
+        url: strip && url.startsWith(`${strip}/`) ? url.slice(strip.length) : url,
+      }),
       // What every operation's responses carry, declared once for all of them (http/openapi-contract.ts).
-      transformObject: (generated) => completeDocument((generated as { openapiObject: Record<string, any> }).openapiObject, doc.examples),
+      transformObject: (generated) =>
+        completeDocument((generated as { openapiObject: Record<string, any> }).openapiObject, doc.examples),
     })
   },
   { name: 'openapi' },
@@ -126,12 +155,18 @@ export async function registerDocsRoutes(app: FastifyInstance, jsonPath: string)
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     // showExtensions: each operation's `x-stability` (the store's `experimental`) is shown on the page.
-    uiConfig: { deepLinking: true, validatorUrl: null, url: '/docs/json', showExtensions: true } as Record<string, unknown>,
-    transformSpecification: (document) => forDocsPage(document as Record<string, any>, (value) => stringify(value, null, 2) ?? ''),
+    uiConfig: { deepLinking: true, validatorUrl: null, url: '/docs/json', showExtensions: true } as Record<
+      string,
+      unknown
+    >,
+    transformSpecification: (document) =>
+      forDocsPage(document as Record<string, any>, (value) => stringify(value, null, 2) ?? ''),
     // Not `staticCSP`: the plugin sets one policy for every request, and the policy depends on the request.
     uiHooks: {
       onRequest: (request, reply, done) => {
-        reply.header('content-security-policy', policies![request.protocol === 'https' ? 'https' : 'http']).header('x-frame-options', 'DENY')
+        reply
+          .header('content-security-policy', policies![request.protocol === 'https' ? 'https' : 'http'])
+          .header('x-frame-options', 'DENY')
         done()
       },
     },

@@ -12,11 +12,19 @@ export function listQuery<S extends TSchema>({ status, items }: { status: S; ite
   return Type.Object(
     {
       limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: `Maximum number of ${items} to return.` }),
+        Type.Integer({
+          minimum: 1,
+          maximum: PAGE_SIZE_MAX,
+          default: PAGE_SIZE_DEFAULT,
+          description: `Maximum number of ${items} to return.`,
+        }),
       ),
       status: Type.Optional(status),
       cursor: Type.Optional(
-        requestText('Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.', { minLength: 1, maxLength: 512 }),
+        requestText(
+          'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.',
+          { minLength: 1, maxLength: 512 },
+        ),
       ),
     },
     { additionalProperties: false },
@@ -38,7 +46,10 @@ interface PageQuery<S extends string> {
 /** The account, the page size and the id the page starts after (from the cursor; a bad cursor is a 400). */
 export function pageStart<S extends string>(request: FastifyRequest, route: ListRoute, query: PageQuery<S>) {
   const accountId = request.auth!.accountId
-  const afterId = query.cursor === undefined ? undefined : request.server.cursors.decode(accountId, query.cursor, query.status, route.list).lastId
+  const afterId =
+    query.cursor === undefined
+      ? undefined
+      : request.server.cursors.decode(accountId, query.cursor, query.status, route.list).lastId
   return { accountId, status: query.status, limit: query.limit ?? PAGE_SIZE_DEFAULT, afterId }
 }
 

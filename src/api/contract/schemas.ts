@@ -32,9 +32,16 @@ const NO_NUL = '^[^\\x00]*$'
 const NO_NUL_NOT_BLANK = '^[^\\x00]*[^\\s\\x00][^\\x00]*$'
 
 /** A string of a request: `description` plus the text rule, the pattern that says it; `notBlank`: not only white space. */
-export function requestText(description: string, options: { minLength?: number; maxLength?: number; format?: string; notBlank?: boolean } = {}) {
+export function requestText(
+  description: string,
+  options: { minLength?: number; maxLength?: number; format?: string; notBlank?: boolean } = {},
+) {
   const { notBlank, ...bounds } = options
-  return Type.String({ ...bounds, pattern: notBlank ? NO_NUL_NOT_BLANK : NO_NUL, description: `${description} ${TEXT_RULE}` })
+  return Type.String({
+    ...bounds,
+    pattern: notBlank ? NO_NUL_NOT_BLANK : NO_NUL,
+    description: `${description} ${TEXT_RULE}`,
+  })
 }
 
 /** A `$ref` to a schema registered with `app.addSchema`, typed as the schema it points to. */
@@ -66,9 +73,18 @@ export function errorResponse(description: string, headers: Record<string, TSche
  */
 export function jsonBodyRefusals(description400: string, limitBytes: number) {
   return {
-    400: errorResponse(description400, {}, ['invalid_body', 'invalid_json', 'invalid_content_type', 'invalid_idempotency_key', 'invalid_parameter', 'bad_request']),
+    400: errorResponse(description400, {}, [
+      'invalid_body',
+      'invalid_json',
+      'invalid_content_type',
+      'invalid_idempotency_key',
+      'invalid_parameter',
+      'bad_request',
+    ]),
     413: errorResponse(`The body is larger than ${limitBytes / 1024} KiB.`, {}, ['payload_too_large']),
-    415: errorResponse('The body has a `Content-Encoding` other than `identity`.', {}, ['unsupported_content_encoding']),
+    415: errorResponse('The body has a `Content-Encoding` other than `identity`.', {}, [
+      'unsupported_content_encoding',
+    ]),
   }
 }
 
@@ -78,16 +94,22 @@ export function emptyResponse(description: string) {
 }
 
 export const tooManyRequests = () =>
-  errorResponse('Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`).', {
-    'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before retrying.' }),
-  })
+  errorResponse(
+    'Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`).',
+    {
+      'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before retrying.' }),
+    },
+  )
 
 /** For operations that take no query parameters: any parameter is unknown, and refused with a 400. */
 export const NoQuery = Type.Object({}, { additionalProperties: false })
 
 export const unauthorizedResponse = () =>
-  errorResponse('Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`).', {
-    'WWW-Authenticate': Type.String({ description: 'Bearer challenge (RFC 6750).' }),
-  })
+  errorResponse(
+    'Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`).',
+    {
+      'WWW-Authenticate': Type.String({ description: 'Bearer challenge (RFC 6750).' }),
+    },
+  )
 
 export const internalResponse = () => errorResponse('Unexpected failure; nothing internal is shown.')

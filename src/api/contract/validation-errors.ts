@@ -45,11 +45,16 @@ export function validationError(part: Part, errors: FastifySchemaValidationError
   if (!first) return new ApiError('bad_request', 'The request is invalid.')
   const field = fieldName(first)
   if (part === 'body') {
-    if (field === '') return new ApiError('invalid_body', `The request body ${describe(first).replace('of type object', 'a JSON object')}.`)
+    if (field === '')
+      return new ApiError(
+        'invalid_body',
+        `The request body ${describe(first).replace('of type object', 'a JSON object')}.`,
+      )
     return new ApiError('invalid_body', `Body field '${field}' ${describe(first)}.`)
   }
   // The documented Idempotency-Key schema is the parser's rule: its refusal keeps the parser's code and message.
-  if (part === 'headers' && field === 'idempotency-key') return new ApiError('invalid_idempotency_key', IDEMPOTENCY_KEY_MESSAGE)
+  if (part === 'headers' && field === 'idempotency-key')
+    return new ApiError('invalid_idempotency_key', IDEMPOTENCY_KEY_MESSAGE)
   const kind = part === 'params' ? 'Path parameter' : part === 'headers' ? 'Header' : 'Query parameter'
   return new ApiError('invalid_parameter', `${kind} '${field}' ${describe(first)}.`)
 }

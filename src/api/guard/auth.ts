@@ -44,7 +44,11 @@ function challenge(error?: 'invalid_request' | 'invalid_token', description?: st
 }
 
 function malformed(message: string): ApiError {
-  return new ApiError('invalid_authorization_header', message, challenge('invalid_request', 'Authorization must be: Bearer <API_KEY>'))
+  return new ApiError(
+    'invalid_authorization_header',
+    message,
+    challenge('invalid_request', 'Authorization must be: Bearer <API_KEY>'),
+  )
 }
 
 function invalidKey(message: string): ApiError {
@@ -54,18 +58,26 @@ function invalidKey(message: string): ApiError {
 /** Extracts the key from the header, or throws the 401 that says what is wrong with it. */
 export function bearerToken(header: string | undefined): string {
   if (header === undefined) {
-    throw new ApiError('missing_api_key', 'Send your API key in the header `Authorization: Bearer <API_KEY>`.', challenge())
+    throw new ApiError(
+      'missing_api_key',
+      'Send your API key in the header `Authorization: Bearer <API_KEY>`.',
+      challenge(),
+    )
   }
   const match = CREDENTIALS.exec(header.trim())
   if (!match) throw malformed('The Authorization header is malformed; send `Authorization: Bearer <API_KEY>`.')
   if (match[1]!.toLowerCase() !== 'bearer') {
     // Nothing of the header is echoed back, not even the scheme: a lone word, or the first of two, may be the key
     // itself (`ps_test_… x`), and a response is no place for a credential.
-    if (match[2] === undefined) throw malformed('The Authorization header has no scheme; send `Authorization: Bearer <API_KEY>`.')
+    if (match[2] === undefined)
+      throw malformed('The Authorization header has no scheme; send `Authorization: Bearer <API_KEY>`.')
     throw malformed('The Authorization scheme is not supported; send `Authorization: Bearer <API_KEY>`.')
   }
   const token = match[2] ?? ''
-  if (!B64TOKEN.test(token)) throw malformed('The Authorization header has no valid token after "Bearer"; send `Authorization: Bearer <API_KEY>`.')
+  if (!B64TOKEN.test(token))
+    throw malformed(
+      'The Authorization header has no valid token after "Bearer"; send `Authorization: Bearer <API_KEY>`.',
+    )
   return token
 }
 
@@ -82,9 +94,12 @@ function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization)
     if (token.startsWith(keyPrefix(other))) {
-      throw invalidKey(`This is a ${other} key; the ${environment} environment accepts only ${keyPrefix(expected)} keys.`)
+      throw invalidKey(
+        `This is a ${other} key; the ${environment} environment accepts only ${keyPrefix(expected)} keys.`,
+      )
     }
-    if (!token.startsWith(keyPrefix(expected))) throw invalidKey(`This is not a Petstore API key; keys start with ${keyPrefix(expected)}.`)
+    if (!token.startsWith(keyPrefix(expected)))
+      throw invalidKey(`This is not a Petstore API key; keys start with ${keyPrefix(expected)}.`)
     const owner = await accounts.findKeyOwner(token)
     if (!owner || owner.environment !== expected) throw invalidKey('The API key is not known.')
     // Its account deleted (checked first: deletion also revokes every key, and this says more).
@@ -95,9 +110,18 @@ function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
     // A working key of a suspended account: the key is fine (no challenge), the account may not use the API. Before
     // the scope check (after counting, in the guard): a suspended account may do nothing, whatever its key's scopes.
     if (owner.accountSuspendedAt) {
-      throw new ApiError('account_suspended', 'This account is suspended; every request with its keys is refused. Contact the operator of this service to have it reactivated.')
+      throw new ApiError(
+        'account_suspended',
+        'This account is suspended; every request with its keys is refused. Contact the operator of this service to have it reactivated.',
+      )
     }
-    request.auth = { accountId: owner.accountId, keyId: owner.keyId, quota: owner.quota, scopes: owner.scopes, plan: owner.plan }
+    request.auth = {
+      accountId: owner.accountId,
+      keyId: owner.keyId,
+      quota: owner.quota,
+      scopes: owner.scopes,
+      plan: owner.plan,
+    }
     accounts.markUsed(owner.keyId, request.log)
   }
 }

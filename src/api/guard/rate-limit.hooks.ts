@@ -40,7 +40,12 @@ export function createRequestGuard({ authenticate, limiter }: GuardOptions) {
       throw outcome.refusal ? refusalError(outcome.refusal) : error
     }
     const auth = request.auth!
-    const outcome = await limiter.forAccount({ accountId: auth.accountId, keyId: auth.keyId, quota: auth.quota, plan: auth.plan })
+    const outcome = await limiter.forAccount({
+      accountId: auth.accountId,
+      keyId: auth.keyId,
+      quota: auth.quota,
+      plan: auth.plan,
+    })
     reply.headers(outcome.headers)
     if (outcome.refusal) throw refusalError(outcome.refusal)
     checkScope(request, auth.scopes)
@@ -55,7 +60,8 @@ export function createRequestGuard({ authenticate, limiter }: GuardOptions) {
 export function createUsageRecorder({ usage, clock }: { usage: Pick<Usage, 'record'>; clock: Clock }) {
   return function recordUsage(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
     const auth = request.auth
-    if (auth !== null) usage.record({ accountId: auth.accountId, keyId: auth.keyId, status: reply.statusCode, at: clock.now() })
+    if (auth !== null)
+      usage.record({ accountId: auth.accountId, keyId: auth.keyId, status: reply.statusCode, at: clock.now() })
     done()
   }
 }

@@ -15,9 +15,13 @@ declare module 'fastify' {
 
 /** The 403 of RFC 6750 §3.1: the key is good, it may not do this; the challenge names the scope that would do. */
 function insufficientScope(scope: Scope): ApiError {
-  return new ApiError('insufficient_scope', `This API key does not have the ${scope} scope, which this operation needs. Create a key with it (a key's scopes cannot be widened).`, {
-    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
-  })
+  return new ApiError(
+    'insufficient_scope',
+    `This API key does not have the ${scope} scope, which this operation needs. Create a key with it (a key's scopes cannot be widened).`,
+    {
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    },
+  )
 }
 
 /** Throws the 403 when the route names a scope the request's key lacks. */

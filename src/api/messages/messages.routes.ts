@@ -3,7 +3,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ApiError } from '../contract/errors.js'
 import { refuseEncodedBody, requireJsonContentType } from '../platform/json-body.js'
-import { errorResponse, jsonBodyRefusals, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../contract/schemas.js'
+import {
+  errorResponse,
+  jsonBodyRefusals,
+  internalResponse,
+  jsonResponse,
+  NoQuery,
+  ref,
+  tooManyRequests,
+  unauthorizedResponse,
+} from '../contract/schemas.js'
 import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from '../v1/idempotent-create.js'
 import { MESSAGES_BODY_LIMIT_BYTES, MessageIdParams, MessageSchema, NewMessageSchema } from './messages.schemas.js'
 
@@ -32,7 +41,10 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Location: Type.String({ description: '`/messages/{id}` of the new message.' }),
             'Idempotent-Replayed': replayedHeader,
           }),
-          ...jsonBodyRefusals('Invalid JSON, `message` absent, not a string, empty or too long, an unknown field, or no `Content-Type: application/json`.', MESSAGES_BODY_LIMIT_BYTES),
+          ...jsonBodyRefusals(
+            'Invalid JSON, `message` absent, not a string, empty or too long, an unknown field, or no `Content-Type: application/json`.',
+            MESSAGES_BODY_LIMIT_BYTES,
+          ),
           401: unauthorized,
           ...idempotencyResponses,
           429: tooManyRequests(),
@@ -42,7 +54,10 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       createOnce(request, reply, async (trx) => {
-        const message = await messages.create({ accountId: request.auth!.accountId, message: request.body.message }, trx)
+        const message = await messages.create(
+          { accountId: request.auth!.accountId, message: request.body.message },
+          trx,
+        )
         return { status: 202, body: message, location: `/messages/${message.id}` }
       }),
   )
@@ -71,7 +86,8 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const message = await messages.get({ accountId: request.auth!.accountId, id: request.params.id })
-      if (!message) throw new ApiError('message_not_found', `No message with id ${request.params.id} exists in your account.`)
+      if (!message)
+        throw new ApiError('message_not_found', `No message with id ${request.params.id} exists in your account.`)
       return message
     },
   )

@@ -27,7 +27,9 @@ function checkMetricsAccess(request: FastifyRequest, token: string | undefined):
   const expected = Buffer.from(token)
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
     // Every 401 names the scheme it wants (RFC 9110 §11.6.1), as the API's own 401s do.
-    throw new ApiError('invalid_api_key', 'GET /metrics needs the METRICS_TOKEN as a bearer token.', { 'www-authenticate': 'Bearer realm="metrics"' })
+    throw new ApiError('invalid_api_key', 'GET /metrics needs the METRICS_TOKEN as a bearer token.', {
+      'www-authenticate': 'Bearer realm="metrics"',
+    })
   }
 }
 
@@ -44,7 +46,8 @@ const ReadySchema = Type.Object(
       {
         database: Type.Literal('ok', { description: 'The database answers (else the answer is a 503).' }),
         redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('off')], {
-          description: '`ok`: the limits are shared through Redis; `degraded`: Redis does not answer and each process limits on its own; `off`: no REDIS_URL.',
+          description:
+            '`ok`: the limits are shared through Redis; `degraded`: Redis does not answer and each process limits on its own; `off`: no REDIS_URL.',
         }),
       },
       { additionalProperties: false },
@@ -57,9 +60,13 @@ const READY_SCHEMA = {
   hide: true,
   response: {
     200: jsonResponse('Ready: the database answers; Redis is `ok`, `degraded` or `off`.', ReadySchema),
-    503: errorResponse('Not ready: the database does not answer (`service_unavailable`, message `Not ready: database unavailable.`).', {
-      'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds before asking again.' }),
-    }, ['service_unavailable']),
+    503: errorResponse(
+      'Not ready: the database does not answer (`service_unavailable`, message `Not ready: database unavailable.`).',
+      {
+        'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds before asking again.' }),
+      },
+      ['service_unavailable'],
+    ),
   },
 }
 
@@ -84,7 +91,8 @@ export async function registerOpsRoutes(app: FastifyInstance, ops: OpsContext, l
 
   app.get('/readyz', { schema: READY_SCHEMA }, async () => {
     const { database, redis } = await ops.readiness()
-    if (database !== 'ok') throw new ApiError('service_unavailable', 'Not ready: database unavailable.', { 'retry-after': '2' })
+    if (database !== 'ok')
+      throw new ApiError('service_unavailable', 'Not ready: database unavailable.', { 'retry-after': '2' })
     return { status: 'ready' as const, checks: { database, redis } }
   })
 

@@ -12,14 +12,18 @@ import { installErrorHandling } from '../contract/error-handler.js'
 import { transportSecurityHeaders } from './hsts.js'
 import { registerJsonBodyParser } from './json-body.js'
 import { collectRoutes, registerMethodNotAllowed } from './method-not-allowed.js'
-import { createClientErrorHandler, createFrameworkErrorHandler, preRoutingRefusal, routeUnsupportedExpectations } from './pre-routing.js'
+import {
+  createClientErrorHandler,
+  createFrameworkErrorHandler,
+  preRoutingRefusal,
+  routeUnsupportedExpectations,
+} from './pre-routing.js'
 import { refuseRepeatedQueryParameters } from './query-guard.js'
 import { requestIdFrom } from './request-id.js'
 import { RequestLogController } from './request-log.js'
 import type { SendBatcher } from './send-batching.js'
 import { buildSerializerCompiler } from './serialization.js'
 import { buildValidatorCompiler } from './validation.js'
-
 
 /** How long kept-alive connections idle at shutdown stay open for a request already on its way. */
 const IDLE_DRAIN_MS = 500
@@ -31,7 +35,9 @@ export function loggerOptions(config: Config, stream?: DestinationStream): Recor
 }
 
 /** A hop count as the trust function proxy-addr makes of one (Fastify's types take no number). */
-function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxyOption(
+  setting: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting
 }
 
@@ -77,7 +83,12 @@ export function createBaseApp(input: {
     },
     // Our own validator factory (see http/validation.ts); Fastify's types want Ajv's compile signature. Both
     // factories compile a schema once per process (http/serialization.ts says why).
-    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as never, buildSerializer: buildSerializerCompiler as never } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: buildValidatorCompiler as never,
+        buildSerializer: buildSerializerCompiler as never,
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // Closing (SIGTERM): requests already received are answered, with `Connection: close` (the send batcher adds

@@ -7,11 +7,27 @@ import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /** Request headers a browser may send: the key, the JSON body, safe retries (with @petstore/sdk's retry count), and a request id to trace. */
-const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-Petstore-Retry-Count']
+const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'X-Petstore-Retry-Count',
+]
 /** Response headers a page may read (beyond the CORS-safelisted ones). */
 const CORS_EXPOSED_HEADERS = [
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After',
-  'Link', 'Location', 'Deprecation', 'Sunset', 'X-Request-Id', 'Idempotent-Replayed',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Link',
+  'Location',
+  'Deprecation',
+  'Sunset',
+  'X-Request-Id',
+  'Idempotent-Replayed',
 ]
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -24,7 +40,10 @@ declare module 'fastify' {
 const PREFLIGHT_MAX_AGE = 600
 
 /** Registers CORS for the routes under `apiPrefix`; does nothing without origins. Call before any other hook. */
-export function registerCors(app: FastifyInstance, { origins, apiPrefix }: { origins: readonly string[] | undefined; apiPrefix: string }): void {
+export function registerCors(
+  app: FastifyInstance,
+  { origins, apiPrefix }: { origins: readonly string[] | undefined; apiPrefix: string },
+): void {
   if (!origins || origins.length === 0) return
   const allowed = new Set(origins)
   app.addHook('onRoute', (route) => {
@@ -47,5 +66,8 @@ export function registerCors(app: FastifyInstance, { origins, apiPrefix }: { ori
 
 /** A CORS preflight from an allowed origin (the 405 handler answers it 204 instead of 405). */
 export function isPreflight(request: FastifyRequest): boolean {
-  return (request as FastifyRequest & { corsPreflightEnabled?: boolean }).corsPreflightEnabled === true && request.headers['access-control-request-method'] !== undefined
+  return (
+    (request as FastifyRequest & { corsPreflightEnabled?: boolean }).corsPreflightEnabled === true &&
+    request.headers['access-control-request-method'] !== undefined
+  )
 }

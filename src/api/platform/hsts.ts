@@ -7,7 +7,11 @@ import type { Config } from '../../kernel/config.js'
 const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
 
 /** The header to send on every answer: none when the public URL is http. */
-export function transportSecurityHeaders(config: Pick<Config, 'publicUrl' | 'hstsIncludeSubdomains'>): Record<string, string> {
+export function transportSecurityHeaders(
+  config: Pick<Config, 'publicUrl' | 'hstsIncludeSubdomains'>,
+): Record<string, string> {
   if (!config.publicUrl.startsWith('https:')) return {}
-  return { 'strict-transport-security': `max-age=${HSTS_MAX_AGE_SECONDS}${config.hstsIncludeSubdomains ? '; includeSubDomains' : ''}` }
+  return {
+    'strict-transport-security': `max-age=${HSTS_MAX_AGE_SECONDS}${config.hstsIncludeSubdomains ? '; includeSubDomains' : ''}`,
+  }
 }

@@ -87,7 +87,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     }
     // Deeper needs more characters than levels: most bodies are not even scanned.
     if (text.length > MAX_JSON_DEPTH && nestedTooDeep(text)) {
-      done(new ApiError('invalid_json', `The request body is not valid JSON: it is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined)
+      done(
+        new ApiError(
+          'invalid_json',
+          `The request body is not valid JSON: it is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+        ),
+        undefined,
+      )
       return
     }
     try {
@@ -102,17 +108,33 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
  * Route hook for operations with a body, before the type check: a body in a `Content-Encoding` we do not decode
  * (gzip, br …) is refused, never read as if it were plain (415: the encoding, not the media type, is unsupported).
  */
-export function refuseEncodedBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+export function refuseEncodedBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: (err: Error | null, payload?: RequestPayload) => void,
+): void {
   const encoding = request.headers['content-encoding']
-  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity' || encoding.trim() === '') return done(null, payload)
-  done(new ApiError('unsupported_content_encoding', 'The body is sent with a Content-Encoding this service does not decode; send it without one (or `identity`).'))
+  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity' || encoding.trim() === '')
+    return done(null, payload)
+  done(
+    new ApiError(
+      'unsupported_content_encoding',
+      'The body is sent with a Content-Encoding this service does not decode; send it without one (or `identity`).',
+    ),
+  )
 }
 
 /**
  * Route hook for operations with a body: the spec requires `Content-Type: application/json` (400, not 415).
  * A callback hook: it has nothing to wait for, and an async one costs a promise on every request.
  */
-export function requireJsonContentType(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: Error | null, payload?: RequestPayload) => void): void {
+export function requireJsonContentType(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: (err: Error | null, payload?: RequestPayload) => void,
+): void {
   if (isJsonContentType(request.headers['content-type'])) return done(null, payload)
   done(new ApiError('invalid_content_type', 'Send the body as JSON with the header `Content-Type: application/json`.'))
 }

@@ -48,7 +48,8 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Map<strin
   for (const method of NODE_METHODS) {
     if (!known.has(method)) app.addHttpMethod(method)
   }
-  if (![...routes.values()].some((methods) => methods.has('QUERY'))) app.addHttpMethod('QUERY', { overrideExisting: true })
+  if (![...routes.values()].some((methods) => methods.has('QUERY')))
+    app.addHttpMethod('QUERY', { overrideExisting: true })
   routeConnectRequests(app)
 
   for (const [url, methods] of [...routes]) {
@@ -62,8 +63,22 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Map<strin
     const answer = async (request: FastifyRequest, reply: FastifyReply) => {
       // A CORS preflight (OPTIONS from an allowed origin) is answered here, after the address limiter.
       if (isPreflight(request)) return reply.code(204).header('content-length', '0').send()
-      return sendError(reply, new ApiError('method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow}.`, { allow }))
+      return sendError(
+        reply,
+        new ApiError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allow}.`,
+          { allow },
+        ),
+      )
     }
-    app.route({ method: missing, url, schema: { hide: true }, config: { rateLimit: 'address' }, onRequest: answer, handler: answer })
+    app.route({
+      method: missing,
+      url,
+      schema: { hide: true },
+      config: { rateLimit: 'address' },
+      onRequest: answer,
+      handler: answer,
+    })
   }
 }

@@ -19,7 +19,10 @@ function parserError(error: Error & { code?: string }): ApiError {
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('headers_too_large', 'The request headers are too large.')
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('request_timeout', 'The request did not arrive in time; send the whole request (headers and body) at once.')
+      return new ApiError(
+        'request_timeout',
+        'The request did not arrive in time; send the whole request (headers and body) at once.',
+      )
     default:
       return new ApiError('bad_request', 'The request is not valid HTTP.')
   }
@@ -36,7 +39,10 @@ async function countAgainstAddress(limiter: RateLimiter, address: string | undef
   }
 }
 
-type HttpSocket = Socket & { _httpMessage?: ServerResponse | null; parser?: { incoming?: IncomingMessage | null } | null }
+type HttpSocket = Socket & {
+  _httpMessage?: ServerResponse | null
+  parser?: { incoming?: IncomingMessage | null } | null
+}
 
 /**
  * Whether the request this error is about already has (part of) an answer: its response has begun, or, for a
@@ -55,20 +61,29 @@ function answered(socket: HttpSocket): boolean {
  * every answer of the listener carries (Strict-Transport-Security).
  */
 export function createClientErrorHandler(limiter: RateLimiter, always: Record<string, string> = {}) {
-  return function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: HttpSocket): void {
+  return function clientErrorHandler(
+    this: FastifyInstance,
+    error: Error & { code?: string },
+    socket: HttpSocket,
+  ): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return
     const refusal = parserError(error)
     void countAgainstAddress(limiter, socket.remoteAddress, refusal).then(({ headers, error: answer }) => {
       if (socket.writable && !answered(socket)) {
         const body = JSON.stringify(answer.toBody())
-        const lines = Object.entries({ ...always, ...headers, ...answer.headers, 'x-request-id': randomUUID() }).map(([name, value]) => `${name}: ${value}\r\n`)
+        const lines = Object.entries({ ...always, ...headers, ...answer.headers, 'x-request-id': randomUUID() }).map(
+          ([name, value]) => `${name}: ${value}\r\n`,
+        )
         socket.write(
           `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
             `content-length: ${Buffer.byteLength(body)}\r\n${lines.join('')}\r\n${body}`,
         )
       }
       // The parser's code says what was wrong; its stack (Node's own frames) says nothing, once per bad request.
-      this.log.info({ status: answer.status, errorCode: answer.code, reason: error.code ?? error.message }, 'request refused before routing')
+      this.log.info(
+        { status: answer.status, errorCode: answer.code, reason: error.code ?? error.message },
+        'request refused before routing',
+      )
       socket.destroySoon()
     })
   }
@@ -78,8 +93,12 @@ export function createClientErrorHandler(limiter: RateLimiter, always: Record<st
 export function createFrameworkErrorHandler(limiter: RateLimiter, always: Record<string, string> = {}) {
   return function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
     reply.headers(always).header('x-request-id', request.id)
-    const refusal = clientError(error, request.routeOptions.bodyLimit) ?? new ApiError('bad_request', 'The request could not be read.')
-    void countAgainstAddress(limiter, request.ip, refusal).then(({ headers, error: answer }) => sendError(reply.headers(headers), answer))
+    const refusal =
+      clientError(error, request.routeOptions.bodyLimit) ??
+      new ApiError('bad_request', 'The request could not be read.')
+    void countAgainstAddress(limiter, request.ip, refusal).then(({ headers, error: answer }) =>
+      sendError(reply.headers(headers), answer),
+    )
   }
 }
 
@@ -105,12 +124,17 @@ function repeatsHost(raw: IncomingMessage): boolean {
  */
 export function preRoutingRefusal(raw: IncomingMessage): ApiError | undefined {
   if (raw.headers.host === undefined) {
-    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) return new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header.')
+    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1)
+      return new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header.')
   } else if (repeatsHost(raw)) {
     return new ApiError('bad_request', 'A request must carry one Host header, not several.')
   }
   if ((raw as IncomingMessage & { [UNSUPPORTED_EXPECT]?: true })[UNSUPPORTED_EXPECT]) {
-    return new ApiError('expectation_failed', `Expect: ${String(raw.headers.expect)} is not supported; only 100-continue is.`, { connection: 'close' })
+    return new ApiError(
+      'expectation_failed',
+      `Expect: ${String(raw.headers.expect)} is not supported; only 100-continue is.`,
+      { connection: 'close' },
+    )
   }
   return undefined
 }

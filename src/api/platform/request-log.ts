@@ -10,7 +10,8 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
  * The portal's emailed links carry their token in the path (/portal/verify/TOKEN), and so does an operator's setup
  * link (/console/setup/TOKEN, usable for 24 hours by whoever reads it): the log shows `…`.
  */
-const withoutLinkToken = (path: string): string => path.replace(/^(\/(?:portal\/(?:verify|reset|account\/email)|console\/setup)\/)[^/]+/, '$1…')
+const withoutLinkToken = (path: string): string =>
+  path.replace(/^(\/(?:portal\/(?:verify|reset|account\/email)|console\/setup)\/)[^/]+/, '$1…')
 
 /** Longest User-Agent written: it is the client's free text. */
 const USER_AGENT_MAX = 200
@@ -22,7 +23,10 @@ export function noteErrorCode(reply: FastifyReply, code: string): void {
   errorCodes.set(reply, code)
 }
 
-function rateLimitOf(reply: FastifyReply, errorCode: string | undefined): { rateLimit?: string; rateLimitRemaining?: number } {
+function rateLimitOf(
+  reply: FastifyReply,
+  errorCode: string | undefined,
+): { rateLimit?: string; rateLimitRemaining?: number } {
   if (errorCode === 'temporarily_banned') return { rateLimit: 'banned' }
   if (errorCode === 'rate_limit_exceeded') return { rateLimit: 'limited', rateLimitRemaining: 0 }
   const remaining = reply.getHeader('x-ratelimit-remaining')

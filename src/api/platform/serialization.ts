@@ -9,7 +9,10 @@ const buildDefault = SerializerSelector()
 const compilers = new Map<string, FastifySerializerCompiler<unknown>>()
 
 /** The serializer compiler for the app's schema controller: Fastify's default, each schema generated once. */
-export function buildSerializerCompiler(externalSchemas?: unknown, options?: Parameters<typeof buildDefault>[1]): FastifySerializerCompiler<unknown> {
+export function buildSerializerCompiler(
+  externalSchemas?: unknown,
+  options?: Parameters<typeof buildDefault>[1],
+): FastifySerializerCompiler<unknown> {
   const key = JSON.stringify([externalSchemas, options])
   let compiler = compilers.get(key)
   if (!compiler) {

@@ -48,14 +48,21 @@ function addIntegerKeyword(ajv: Ajv, acceptText: boolean): void {
     schemaType: 'object',
     // Compiled once per schema: the bounds and the message are made here, not on every request.
     compile(rule: IntegerRule) {
-      const min = rule.minimum === undefined ? (rule.int64 ? INT64_MIN : BigInt(Number.MIN_SAFE_INTEGER)) : BigInt(rule.minimum)
-      const max = rule.maximum === undefined ? (rule.int64 ? INT64_MAX : BigInt(Number.MAX_SAFE_INTEGER)) : BigInt(rule.maximum)
+      const min =
+        rule.minimum === undefined ? (rule.int64 ? INT64_MIN : BigInt(Number.MIN_SAFE_INTEGER)) : BigInt(rule.minimum)
+      const max =
+        rule.maximum === undefined ? (rule.int64 ? INT64_MAX : BigInt(Number.MAX_SAFE_INTEGER)) : BigInt(rule.maximum)
       const message = `must be an integer from ${min} to ${max}`
-      const check = (data: unknown, ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean => {
+      const check = (
+        data: unknown,
+        ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+      ): boolean => {
         const n = toInt64(data, acceptText)
         if (n === undefined || n < min || n > max) {
           // A new error object each time: Ajv writes the failing instance's path and data into it.
-          ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: INTEGER_KEYWORD, message, params: {} }]
+          ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+            { keyword: INTEGER_KEYWORD, message, params: {} },
+          ]
           return false
         }
         if (ctx?.parentData) ctx.parentData[ctx.parentDataProperty] = rule.int64 ? n : Number(n)
@@ -71,12 +78,21 @@ const isText = (s: string) => (s as string & { isWellFormed(): boolean }).isWell
 function addTextKeyword(ajv: Ajv): void {
   const check = (_schema: unknown, data: string): boolean => {
     if (isText(data)) return true
-    ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: TEXT_KEYWORD, message: 'must not contain U+0000 or an unpaired surrogate', params: {} }]
+    ;(check as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+      { keyword: TEXT_KEYWORD, message: 'must not contain U+0000 or an unpaired surrogate', params: {} },
+    ]
     return false
   }
   // Before `pattern`: a string's documented pattern also refuses U+0000 (http/schemas.ts), and this keyword's
   // message says what is wrong where the pattern's would only quote the field's description.
-  ajv.addKeyword({ keyword: TEXT_KEYWORD, type: 'string', schemaType: 'boolean', errors: true, validate: check, before: 'pattern' })
+  ajv.addKeyword({
+    keyword: TEXT_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: check,
+    before: 'pattern',
+  })
 }
 
 /**
@@ -92,7 +108,11 @@ function withExactValues(schema: unknown, allIntegers: boolean, text: boolean): 
   if (node.type === 'integer' && (int64 || allIntegers)) {
     const { type: _t, format: _f, minimum, maximum, ...rest } = node
     // int64 bounds above 2^53 cannot be written as JSON numbers exactly; the keyword knows the int64 range.
-    const rule: IntegerRule = { int64, minimum: minimum as number | undefined, maximum: int64 ? undefined : (maximum as number | undefined) }
+    const rule: IntegerRule = {
+      int64,
+      minimum: minimum as number | undefined,
+      maximum: int64 ? undefined : (maximum as number | undefined),
+    }
     return { ...rest, [INTEGER_KEYWORD]: rule }
   }
   const mapped = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withExactValues(v, allIntegers, text)]))

@@ -5,7 +5,12 @@ import type { Kysely } from 'kysely'
 import { Type } from 'typebox'
 import type { Database } from '../../db/schema.js'
 import { errorResponse } from '../contract/schemas.js'
-import { fingerprintOf, IDEMPOTENCY_KEY_HEADER_MAX, IDEMPOTENCY_KEY_PATTERN, parseIdempotencyKey } from '../contract/idempotency-key.js'
+import {
+  fingerprintOf,
+  IDEMPOTENCY_KEY_HEADER_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
+  parseIdempotencyKey,
+} from '../contract/idempotency-key.js'
 
 export const IdempotencyKeyHeader = Type.Object({
   'idempotency-key': Type.Optional(
@@ -20,10 +25,14 @@ export const IdempotencyKeyHeader = Type.Object({
   ),
 })
 
-export const replayedHeader = Type.String({ description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.' })
+export const replayedHeader = Type.String({
+  description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+})
 
 export const idempotencyResponses = {
-  409: errorResponse('A request with the same `Idempotency-Key` is still in progress.', {}, ['idempotency_key_in_progress']),
+  409: errorResponse('A request with the same `Idempotency-Key` is still in progress.', {}, [
+    'idempotency_key_in_progress',
+  ]),
   422: errorResponse('The `Idempotency-Key` was already used with a different body.', {}, ['idempotency_key_reused']),
 }
 

@@ -6,7 +6,17 @@ import { BODY_LIMIT_BYTES } from '../platform/base-app.js'
 import { ApiError } from '../contract/errors.js'
 import { refuseEncodedBody, requireJsonContentType } from '../platform/json-body.js'
 import { linkNextPage, pageStart } from '../contract/paging.js'
-import { emptyResponse, errorResponse, jsonBodyRefusals, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../contract/schemas.js'
+import {
+  emptyResponse,
+  errorResponse,
+  jsonBodyRefusals,
+  internalResponse,
+  jsonResponse,
+  NoQuery,
+  ref,
+  tooManyRequests,
+  unauthorizedResponse,
+} from '../contract/schemas.js'
 import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from './idempotent-create.js'
 import { ListOrdersQuery, NewOrderSchema, OrderIdParams, OrderSchema, OrdersSchema } from './orders.schemas.js'
 
@@ -14,8 +24,15 @@ const header = (description: string) => Type.String({ description })
 /** What every store operation shares in its route schema: the tag and the spec's stability marker (section 9). */
 const store = { tags: ['store'], 'x-stability': 'experimental' }
 const common = { 401: unauthorizedResponse(), 429: tooManyRequests(), 500: internalResponse() }
-const notFound = errorResponse('No order with that id in your account (`order_not_found`): missing, another account\'s, or cancelled.', {}, ['order_not_found'])
-const badOrderId = errorResponse('`orderId` is not a 64-bit integer, or a query parameter was sent.', {}, ['invalid_parameter', 'bad_request'])
+const notFound = errorResponse(
+  "No order with that id in your account (`order_not_found`): missing, another account's, or cancelled.",
+  {},
+  ['order_not_found'],
+)
+const badOrderId = errorResponse('`orderId` is not a 64-bit integer, or a query parameter was sent.', {}, [
+  'invalid_parameter',
+  'bad_request',
+])
 // Signed with the list's name: a cursor of listPets is refused here, and the reverse.
 export const ORDERS_LIST = { path: '/v1/store/orders', list: 'orders' }
 const notFoundError = (id: bigint) => new ApiError('order_not_found', `No order with id ${id} exists in your account.`)
@@ -38,7 +55,11 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: jsonResponse('A page of orders (a bare array).', ref(OrdersSchema), {
             Link: header('`<URL of the next page>; rel="next"` (RFC 8288), present only when more results exist.'),
           }),
-          400: errorResponse('A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.', {}, ['invalid_parameter', 'invalid_cursor', 'bad_request']),
+          400: errorResponse(
+            'A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.',
+            {},
+            ['invalid_parameter', 'invalid_cursor', 'bad_request'],
+          ),
           ...common,
         },
       },
@@ -60,7 +81,8 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'placeOrder',
         ...store,
         summary: 'Place an order for a pet (experimental)',
-        description: 'Places an order for a pet of your account. The order is committed to the database before the 201 is sent.',
+        description:
+          'Places an order for a pet of your account. The order is committed to the database before the 201 is sent.',
         headers: IdempotencyKeyHeader,
         querystring: NoQuery,
         body: ref(NewOrderSchema),
@@ -69,7 +91,10 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Location: header('`/v1/store/orders/{id}` of the new order.'),
             'Idempotent-Replayed': replayedHeader,
           }),
-          ...jsonBodyRefusals('The body is not JSON, not an object, misses `petId`, has an unknown field or invalid value, or `petId` is not a pet of your account.', BODY_LIMIT_BYTES),
+          ...jsonBodyRefusals(
+            'The body is not JSON, not an object, misses `petId`, has an unknown field or invalid value, or `petId` is not a pet of your account.',
+            BODY_LIMIT_BYTES,
+          ),
           ...idempotencyResponses,
           ...common,
         },
@@ -117,7 +142,8 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      if (!(await orders.cancel({ accountId: request.auth!.accountId, id: request.params.orderId }))) throw notFoundError(request.params.orderId)
+      if (!(await orders.cancel({ accountId: request.auth!.accountId, id: request.params.orderId })))
+        throw notFoundError(request.params.orderId)
       return reply.code(204).send()
     },
   )

@@ -5,7 +5,16 @@ import { BODY_LIMIT_BYTES } from '../platform/base-app.js'
 import { ApiError } from '../contract/errors.js'
 import { refuseEncodedBody, requireJsonContentType, sendJsonText } from '../platform/json-body.js'
 import { linkNextPage, pageStart } from '../contract/paging.js'
-import { errorResponse, jsonBodyRefusals, internalResponse, jsonResponse, NoQuery, ref, tooManyRequests, unauthorizedResponse } from '../contract/schemas.js'
+import {
+  errorResponse,
+  jsonBodyRefusals,
+  internalResponse,
+  jsonResponse,
+  NoQuery,
+  ref,
+  tooManyRequests,
+  unauthorizedResponse,
+} from '../contract/schemas.js'
 import { createOnce, IdempotencyKeyHeader, idempotencyResponses, replayedHeader } from './idempotent-create.js'
 import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema } from './pets.schemas.js'
 
@@ -30,7 +39,11 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListPetsQuery,
         response: {
           200: jsonResponse('A page of pets (a bare array); `Link: <…>; rel="next"` when more exist.', ref(PetsSchema)),
-          400: errorResponse('A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.', {}, ['invalid_parameter', 'invalid_cursor', 'bad_request']),
+          400: errorResponse(
+            'A query parameter is invalid, repeated or unknown, or the cursor was not issued by us.',
+            {},
+            ['invalid_parameter', 'invalid_cursor', 'bad_request'],
+          ),
           401: unauthorized,
           429: tooManyRequests(),
           500: internal,
@@ -63,7 +76,10 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Location: header('`/v1/pets/{id}` of the new pet.'),
             'Idempotent-Replayed': replayedHeader,
           }),
-          ...jsonBodyRefusals('The body is not JSON, not an object, misses a required field, or has an unknown field or invalid value.', BODY_LIMIT_BYTES),
+          ...jsonBodyRefusals(
+            'The body is not JSON, not an object, misses a required field, or has an unknown field or invalid value.',
+            BODY_LIMIT_BYTES,
+          ),
           401: unauthorized,
           ...idempotencyResponses,
           429: tooManyRequests(),
@@ -84,7 +100,12 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: {
         scope: 'pets:read',
-        deprecation: { deprecatedAt: config.getPetDeprecatedAt, sunset: config.getPetSunset, successor: '/v1/pets', docs: '/docs#/pets/getPet' },
+        deprecation: {
+          deprecatedAt: config.getPetDeprecatedAt,
+          sunset: config.getPetSunset,
+          successor: '/v1/pets',
+          docs: '/docs#/pets/getPet',
+        },
       },
       schema: {
         operationId: 'getPet',
@@ -97,7 +118,10 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           // Deprecation, Sunset and Link are declared on every response of a deprecated operation (openapi-contract.ts).
           200: jsonResponse('Animal found.', ref(PetSchema)),
-          400: errorResponse('`petId` is not a 64-bit integer, or a query parameter was sent.', {}, ['invalid_parameter', 'bad_request']),
+          400: errorResponse('`petId` is not a 64-bit integer, or a query parameter was sent.', {}, [
+            'invalid_parameter',
+            'bad_request',
+          ]),
           401: unauthorized,
           404: errorResponse('The requested resource could not be found.', {}, ['pet_not_found']),
           410: errorResponse(sunsetNote, {}, ['operation_sunset']),

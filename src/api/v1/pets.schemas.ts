@@ -5,7 +5,7 @@ import { listQuery } from '../contract/paging.js'
 import type { Same } from '../contract/same-type.js'
 import { PET_NAME_MAX, PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../modules/pets/pet.js'
 
-export {    type PetStatus }
+export type { PetStatus }
 
 const Int64Id = (description: string) => int64(description, { minimum: 1 })
 
@@ -20,7 +20,11 @@ const status = () => Type.Unsafe<PetStatus>({ $ref: 'PetStatus' })
 
 export const NewPetSchema = Type.Object(
   {
-    name: requestText("The animal's name: 1 to 100 characters, not only white space.", { minLength: 1, maxLength: PET_NAME_MAX, notBlank: true }),
+    name: requestText("The animal's name: 1 to 100 characters, not only white space.", {
+      minLength: 1,
+      maxLength: PET_NAME_MAX,
+      notBlank: true,
+    }),
     categoryId: Int64Id('Identifier of the category the animal belongs to (1 to 9223372036854775807).'),
     status: Type.Optional(status()),
   },
@@ -34,7 +38,12 @@ export const PetSchema = Type.Object(
     categoryId: Int64Id('Identifier of the category the animal belongs to.'),
     status: Type.Optional(status()),
   },
-  { $id: 'Pet', title: 'Pet', additionalProperties: false, description: '`status` is absent when the pet was created without one.' },
+  {
+    $id: 'Pet',
+    title: 'Pet',
+    additionalProperties: false,
+    description: '`status` is absent when the pet was created without one.',
+  },
 )
 
 export const PetsSchema = Type.Array(Type.Unsafe<Static<typeof PetSchema>>({ $ref: 'Pet' }), {
@@ -47,7 +56,13 @@ export const ListPetsQuery = listQuery({ status: status(), items: 'animals' })
 
 // Any int64 (the spec's type): an id that names no pet of the account, 0 and negative ones included, is a 404.
 export const PetIdParams = Type.Object(
-  { petId: Type.Unsafe<bigint>({ type: 'integer', format: 'int64', description: 'The identifier of the animal (an int64; ids are assigned from 1).' }) },
+  {
+    petId: Type.Unsafe<bigint>({
+      type: 'integer',
+      format: 'int64',
+      description: 'The identifier of the animal (an int64; ids are assigned from 1).',
+    }),
+  },
   { additionalProperties: false },
 )
 

@@ -46,11 +46,16 @@ export const portal: Migration = {
       .addColumn('address', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('portal_login_failures_who').on('portal_login_failures').columns(['email_key', 'address', 'at']).execute()
+    await db.schema
+      .createIndex('portal_login_failures_who')
+      .on('portal_login_failures')
+      .columns(['email_key', 'address', 'at'])
+      .execute()
     await db.schema.createIndex('portal_login_failures_at').on('portal_login_failures').column('at').execute()
   },
 
   async down(db: Kysely<unknown>) {
-    for (const table of ['portal_login_failures', 'portal_sessions', 'portal_tokens', 'portal_users']) await db.schema.dropTable(table).execute()
+    for (const table of ['portal_login_failures', 'portal_sessions', 'portal_tokens', 'portal_users'])
+      await db.schema.dropTable(table).execute()
   },
 }

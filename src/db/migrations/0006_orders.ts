@@ -25,8 +25,18 @@ export const orders: Migration = {
       .addColumn('cancelled_at', 'text')
       .execute()
     const live = sql.ref('cancelled_at')
-    await db.schema.createIndex('orders_account_id_id').on('orders').columns(['account_id', 'id']).where(live, 'is', null).execute()
-    await db.schema.createIndex('orders_account_status_id').on('orders').columns(['account_id', 'status', 'id']).where(live, 'is', null).execute()
+    await db.schema
+      .createIndex('orders_account_id_id')
+      .on('orders')
+      .columns(['account_id', 'id'])
+      .where(live, 'is', null)
+      .execute()
+    await db.schema
+      .createIndex('orders_account_status_id')
+      .on('orders')
+      .columns(['account_id', 'status', 'id'])
+      .where(live, 'is', null)
+      .execute()
   },
 
   async down(db: Kysely<unknown>) {

@@ -14,10 +14,20 @@ export const portalAccounts: Migration = {
     await db.schema.alterTable('portal_sessions').addColumn('user_agent', 'text').execute()
     await db.schema.alterTable('portal_sessions').addColumn('address', 'text').execute()
     await db.schema.alterTable('portal_tokens').addColumn('new_email', 'text').execute()
-    await db.schema.createIndex('portal_login_failures_address').on('portal_login_failures').columns(['address', 'at']).execute()
+    await db.schema
+      .createIndex('portal_login_failures_address')
+      .on('portal_login_failures')
+      .columns(['address', 'at'])
+      .execute()
     for (const table of ['usage_minutes', 'usage_days']) {
-      await db.schema.alterTable(table).addColumn('client_errors', sql`bigint`, (c) => c.notNull().defaultTo(0)).execute()
-      await db.schema.alterTable(table).addColumn('server_errors', sql`bigint`, (c) => c.notNull().defaultTo(0)).execute()
+      await db.schema
+        .alterTable(table)
+        .addColumn('client_errors', sql`bigint`, (c) => c.notNull().defaultTo(0))
+        .execute()
+      await db.schema
+        .alterTable(table)
+        .addColumn('server_errors', sql`bigint`, (c) => c.notNull().defaultTo(0))
+        .execute()
     }
   },
 

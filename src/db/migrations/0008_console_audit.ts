@@ -36,7 +36,11 @@ export const consoleAudit: Migration = {
     await db.schema.createIndex('audit_events_at').on('audit_events').column('at').execute()
     await db.schema.createIndex('audit_events_action').on('audit_events').columns(['action', 'seq']).execute()
     // The console filters by actor in any case (lower(actor_email)), or by kind (every `cli` entry).
-    await db.schema.createIndex('audit_events_actor').on('audit_events').expression(sql`lower(actor_email), seq`).execute()
+    await db.schema
+      .createIndex('audit_events_actor')
+      .on('audit_events')
+      .expression(sql`lower(actor_email), seq`)
+      .execute()
     await db.schema.createIndex('audit_events_actor_kind').on('audit_events').columns(['actor_kind', 'seq']).execute()
 
     await db.schema
@@ -75,7 +79,11 @@ export const consoleAudit: Migration = {
       .addColumn('operator_id', 'text', (c) => c.notNull().references('operators.id'))
       .addColumn('used_at', 'bigint')
       .execute()
-    await db.schema.createIndex('operator_recovery_codes_operator').on('operator_recovery_codes').column('operator_id').execute()
+    await db.schema
+      .createIndex('operator_recovery_codes_operator')
+      .on('operator_recovery_codes')
+      .column('operator_id')
+      .execute()
 
     await db.schema
       .createTable('operator_sessions')
@@ -96,8 +104,16 @@ export const consoleAudit: Migration = {
       .addColumn('address', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('operator_login_failures_who').on('operator_login_failures').columns(['email_key', 'address', 'at']).execute()
-    await db.schema.createIndex('operator_login_failures_address').on('operator_login_failures').columns(['address', 'at']).execute()
+    await db.schema
+      .createIndex('operator_login_failures_who')
+      .on('operator_login_failures')
+      .columns(['email_key', 'address', 'at'])
+      .execute()
+    await db.schema
+      .createIndex('operator_login_failures_address')
+      .on('operator_login_failures')
+      .columns(['address', 'at'])
+      .execute()
 
     await db.schema
       .createTable('plan_requests')
@@ -121,15 +137,29 @@ export const consoleAudit: Migration = {
           if tg_op = 'DELETE' and current_setting('petstore.audit_retention', true) = 'on' then return old; end if;
           raise exception 'audit_events is append-only: % refused', tg_op;
         end $$`.execute(db)
-      await sql`create trigger audit_events_append_only before update or delete on audit_events for each row execute function audit_events_append_only()`.execute(db)
-      await sql`create trigger audit_events_no_truncate before truncate on audit_events for each statement execute function audit_events_append_only()`.execute(db)
+      await sql`create trigger audit_events_append_only before update or delete on audit_events for each row execute function audit_events_append_only()`.execute(
+        db,
+      )
+      await sql`create trigger audit_events_no_truncate before truncate on audit_events for each statement execute function audit_events_append_only()`.execute(
+        db,
+      )
     } else {
-      await sql`create trigger audit_events_append_only before update on audit_events begin select raise(abort, 'audit_events is append-only: UPDATE refused'); end`.execute(db)
+      await sql`create trigger audit_events_append_only before update on audit_events begin select raise(abort, 'audit_events is append-only: UPDATE refused'); end`.execute(
+        db,
+      )
     }
   },
 
   async down(db: Kysely<unknown>) {
-    for (const table of ['plan_requests', 'operator_login_failures', 'operator_sessions', 'operator_recovery_codes', 'operator_tokens', 'operators', 'audit_events']) {
+    for (const table of [
+      'plan_requests',
+      'operator_login_failures',
+      'operator_sessions',
+      'operator_recovery_codes',
+      'operator_tokens',
+      'operators',
+      'audit_events',
+    ]) {
       await db.schema.dropTable(table).execute()
     }
     if (dialectOf(db) === 'postgres') await sql`drop function audit_events_append_only()`.execute(db)

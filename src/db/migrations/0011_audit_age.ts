@@ -25,7 +25,9 @@ export const auditAge: Migration = {
     } else {
       await sql`create trigger audit_events_retention before delete on audit_events
         when old.at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-365 days')
-        begin select raise(abort, 'audit_events is append-only: DELETE of an entry younger than 365 days refused'); end`.execute(db)
+        begin select raise(abort, 'audit_events is append-only: DELETE of an entry younger than 365 days refused'); end`.execute(
+        db,
+      )
     }
   },
 

@@ -41,7 +41,11 @@ export interface ChangeContext {
 
 /** The plan and the quota in force, as an audit entry shows them before and after a change. */
 function planShown(row: Pick<AccountRow, 'plan' | 'per_minute' | 'per_day'>) {
-  const quota = quotaOf({ plan: row.plan, perMinute: row.per_minute === null ? null : Number(row.per_minute), perDay: row.per_day === null ? null : Number(row.per_day) })
+  const quota = quotaOf({
+    plan: row.plan,
+    perMinute: row.per_minute === null ? null : Number(row.per_minute),
+    perDay: row.per_day === null ? null : Number(row.per_day),
+  })
   return { plan: row.plan, perMinute: quota.perMinute, perDay: quota.perDay }
 }
 
@@ -65,12 +69,27 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
     }): Promise<Account> {
       const figures = planFigures(input.plan, input.perMinute, input.perDay)
       const at = clock.now()
-      const row: AccountRow = { id: input.id ?? newId('acct'), name: input.name, plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay, created_at: iso(at), deleted_at: null, suspended_at: null, suspension_reason: null }
+      const row: AccountRow = {
+        id: input.id ?? newId('acct'),
+        name: input.name,
+        plan: figures.plan,
+        per_minute: figures.perMinute,
+        per_day: figures.perDay,
+        created_at: iso(at),
+        deleted_at: null,
+        suspended_at: null,
+        suspension_reason: null,
+      }
       const account = toAccount(row)
       await engine.transaction(async (trx) => {
         await trx.insertInto('accounts').values(row).execute()
         await input.within?.(trx, account)
-        await writeAudit(trx, at, input.actor, { action: 'account.created', accountId: row.id, target: { kind: 'account', id: row.id }, changes: { after: { name: row.name, ...planShown(row) } } })
+        await writeAudit(trx, at, input.actor, {
+          action: 'account.created',
+          accountId: row.id,
+          target: { kind: 'account', id: row.id },
+          changes: { after: { name: row.name, ...planShown(row) } },
+        })
       })
       return account
     },
@@ -80,7 +99,14 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
      * runs first in the same transaction, with the account as it is (locked): what it throws undoes everything
      * (an approved plan request: src/plan-requests/).
      */
-    async setPlan(input: { id: string; plan: string; perMinute?: number; perDay?: number; actor: AuditActor; within?: (trx: Kysely<Database>, current: Account) => Promise<void> }): Promise<Account> {
+    async setPlan(input: {
+      id: string
+      plan: string
+      perMinute?: number
+      perDay?: number
+      actor: AuditActor
+      within?: (trx: Kysely<Database>, current: Account) => Promise<void>
+    }): Promise<Account> {
       const figures = planFigures(input.plan, input.perMinute, input.perDay)
       return changingKeys('plan', async (trx) => {
         const row = await lockedAccount(trx, input.id)
@@ -88,10 +114,22 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
         const next: AccountRow = { ...row, plan: figures.plan, per_minute: figures.perMinute, per_day: figures.perDay }
         const before = planShown(row)
         const after = planShown(next)
-        const same = row.plan === next.plan && Number(row.per_minute ?? -1) === Number(next.per_minute ?? -1) && Number(row.per_day ?? -1) === Number(next.per_day ?? -1)
+        const same =
+          row.plan === next.plan &&
+          Number(row.per_minute ?? -1) === Number(next.per_minute ?? -1) &&
+          Number(row.per_day ?? -1) === Number(next.per_day ?? -1)
         if (same) return toAccount(row)
-        await trx.updateTable('accounts').set({ plan: next.plan, per_minute: next.per_minute, per_day: next.per_day }).where('id', '=', input.id).execute()
-        await writeAudit(trx, clock.now(), input.actor, { action: 'account.plan_changed', accountId: row.id, target: { kind: 'account', id: row.id }, changes: { before, after } })
+        await trx
+          .updateTable('accounts')
+          .set({ plan: next.plan, per_minute: next.per_minute, per_day: next.per_day })
+          .where('id', '=', input.id)
+          .execute()
+        await writeAudit(trx, clock.now(), input.actor, {
+          action: 'account.plan_changed',
+          accountId: row.id,
+          target: { kind: 'account', id: row.id },
+          changes: { before, after },
+        })
         return toAccount(next)
       })
     },
@@ -104,12 +142,22 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
       const reason = checkReason(input.reason, true)!
       return changingKeys('suspend', async (trx) => {
         const row = await lockedAccount(trx, input.accountId)
-        if (row.deleted_at !== null) throw new AccountStateError(`account ${row.id} was deleted; it cannot be suspended`)
+        if (row.deleted_at !== null)
+          throw new AccountStateError(`account ${row.id} was deleted; it cannot be suspended`)
         if (row.suspended_at !== null) return toAccount(row)
         const at = clock.now()
         const next: AccountRow = { ...row, suspended_at: iso(at), suspension_reason: reason }
-        await trx.updateTable('accounts').set({ suspended_at: next.suspended_at, suspension_reason: reason }).where('id', '=', row.id).execute()
-        await writeAudit(trx, at, input.actor, { action: 'account.suspended', accountId: row.id, target: { kind: 'account', id: row.id }, changes: { reason } })
+        await trx
+          .updateTable('accounts')
+          .set({ suspended_at: next.suspended_at, suspension_reason: reason })
+          .where('id', '=', row.id)
+          .execute()
+        await writeAudit(trx, at, input.actor, {
+          action: 'account.suspended',
+          accountId: row.id,
+          target: { kind: 'account', id: row.id },
+          changes: { reason },
+        })
         return toAccount(next)
       })
     },
@@ -120,7 +168,11 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
         const row = await lockedAccount(trx, input.accountId)
         if (row.suspended_at === null) return toAccount(row)
         const next: AccountRow = { ...row, suspended_at: null, suspension_reason: null }
-        await trx.updateTable('accounts').set({ suspended_at: null, suspension_reason: null }).where('id', '=', row.id).execute()
+        await trx
+          .updateTable('accounts')
+          .set({ suspended_at: null, suspension_reason: null })
+          .where('id', '=', row.id)
+          .execute()
         await writeAudit(trx, clock.now(), input.actor, {
           action: 'account.reactivated',
           accountId: row.id,
@@ -138,21 +190,45 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
      * failed log-ins, so the address can sign up again. Pets, orders, messages and stored idempotent responses are
      * removed later, in batches, by the purge (account-purge.ts). Deleting a deleted account changes nothing.
      */
-    async deleteAccount(accountId: string, options: { actor: AuditActor; reason?: string }): Promise<{ deletedAt: string }> {
+    async deleteAccount(
+      accountId: string,
+      options: { actor: AuditActor; reason?: string },
+    ): Promise<{ deletedAt: string }> {
       const reason = checkReason(options.reason, false)
       const atMs = clock.now()
       const at = iso(atMs)
       return changingKeys('delete', async (trx) => {
         const account = await lockedAccount(trx, accountId)
         if (account.deleted_at !== null) return { deletedAt: account.deleted_at }
-        await trx.updateTable('accounts').set({ deleted_at: at, name: DELETED_ACCOUNT_NAME }).where('id', '=', accountId).execute()
-        await trx.updateTable('api_keys').set({ revoked_at: at }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute()
+        await trx
+          .updateTable('accounts')
+          .set({ deleted_at: at, name: DELETED_ACCOUNT_NAME })
+          .where('id', '=', accountId)
+          .execute()
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: at })
+          .where('account_id', '=', accountId)
+          .where('revoked_at', 'is', null)
+          .execute()
         const users = trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId)
         await trx.deleteFrom('portal_tokens').where('user_id', 'in', users).execute()
         await trx.deleteFrom('portal_sessions').where('user_id', 'in', users).execute()
-        await trx.deleteFrom('portal_login_failures').where('email_key', 'in', trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId)).execute()
+        await trx
+          .deleteFrom('portal_login_failures')
+          .where(
+            'email_key',
+            'in',
+            trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId),
+          )
+          .execute()
         await trx.deleteFrom('portal_users').where('account_id', '=', accountId).execute()
-        await writeAudit(trx, atMs, options.actor, { action: 'account.deleted', accountId, target: { kind: 'account', id: accountId }, changes: reason === null ? undefined : { reason } })
+        await writeAudit(trx, atMs, options.actor, {
+          action: 'account.deleted',
+          accountId,
+          target: { kind: 'account', id: accountId },
+          changes: reason === null ? undefined : { reason },
+        })
         return { deletedAt: at }
       })
     },

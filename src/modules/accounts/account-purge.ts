@@ -29,7 +29,13 @@ interface AccountPurgeOptions {
   batchRows?: number
 }
 
-export function createAccountPurge({ db, clock, engine = kyselyEngine(db), log, batchRows = BATCH_ROWS }: AccountPurgeOptions) {
+export function createAccountPurge({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+  log,
+  batchRows = BATCH_ROWS,
+}: AccountPurgeOptions) {
   // Accounts this process found empty: not looked at again until it restarts.
   const emptied = new Set<string>()
   let timer: NodeJS.Timeout | undefined
@@ -39,24 +45,57 @@ export function createAccountPurge({ db, clock, engine = kyselyEngine(db), log, 
   /** Deletes up to one batch of the account's rows from each table, orders before the pets they name. */
   async function batch(accountId: string): Promise<number> {
     const counts = await Promise.all([
-      engine.write((x) => x.deleteFrom('orders').where('id', 'in', x.selectFrom('orders').select('id').where('account_id', '=', accountId).limit(batchRows)).executeTakeFirst()),
-      engine.write((x) => x.deleteFrom('messages').where('seq', 'in', x.selectFrom('messages').select('seq').where('account_id', '=', accountId).limit(batchRows)).executeTakeFirst()),
+      engine.write((x) =>
+        x
+          .deleteFrom('orders')
+          .where('id', 'in', x.selectFrom('orders').select('id').where('account_id', '=', accountId).limit(batchRows))
+          .executeTakeFirst(),
+      ),
+      engine.write((x) =>
+        x
+          .deleteFrom('messages')
+          .where(
+            'seq',
+            'in',
+            x.selectFrom('messages').select('seq').where('account_id', '=', accountId).limit(batchRows),
+          )
+          .executeTakeFirst(),
+      ),
       engine.write((x) =>
         x
           .deleteFrom('idempotency_keys')
           .where('account_id', '=', accountId)
-          .where('idempotency_key', 'in', x.selectFrom('idempotency_keys').select('idempotency_key').where('account_id', '=', accountId).limit(batchRows))
+          .where(
+            'idempotency_key',
+            'in',
+            x
+              .selectFrom('idempotency_keys')
+              .select('idempotency_key')
+              .where('account_id', '=', accountId)
+              .limit(batchRows),
+          )
           .executeTakeFirst(),
       ),
     ])
-    const pets = await engine.write((x) => x.deleteFrom('pets').where('id', 'in', x.selectFrom('pets').select('id').where('account_id', '=', accountId).limit(batchRows)).executeTakeFirst())
+    const pets = await engine.write((x) =>
+      x
+        .deleteFrom('pets')
+        .where('id', 'in', x.selectFrom('pets').select('id').where('account_id', '=', accountId).limit(batchRows))
+        .executeTakeFirst(),
+    )
     return [...counts, pets].reduce((sum, result) => sum + Number(result.numDeletedRows), 0)
   }
 
   /** One pass: every recently deleted account not yet found empty, batch after batch until it is. */
   async function run(): Promise<{ accounts: number; rows: number }> {
     const since = new Date(clock.now() - LOOKBACK_MS).toISOString()
-    const deleted = await db.selectFrom('accounts').select('id').where('deleted_at', 'is not', null).where('deleted_at', '>=', since).orderBy('deleted_at').execute()
+    const deleted = await db
+      .selectFrom('accounts')
+      .select('id')
+      .where('deleted_at', 'is not', null)
+      .where('deleted_at', '>=', since)
+      .orderBy('deleted_at')
+      .execute()
     let rows = 0
     let accounts = 0
     for (const { id } of deleted) {
@@ -73,7 +112,11 @@ export function createAccountPurge({ db, clock, engine = kyselyEngine(db), log, 
   }
 
   function runLogged(): void {
-    running = running.then(run).catch((err: unknown) => log?.error({ err }, 'removing the data of deleted accounts failed; trying again at the next run'))
+    running = running
+      .then(run)
+      .catch((err: unknown) =>
+        log?.error({ err }, 'removing the data of deleted accounts failed; trying again at the next run'),
+      )
   }
 
   return {

@@ -21,7 +21,14 @@ import { isDatabaseUnavailable } from '../../db/unavailable.js'
 export type { KeyOwner } from './key-owner.js'
 
 export { KeyInputError, KeyLimitError } from './key-input.js'
-export { AccountInputError, AccountStateError,  KeyStateError, NotFoundError, type Account, type ApiKeyInfo } from './account-rows.js'
+export {
+  AccountInputError,
+  AccountStateError,
+  KeyStateError,
+  NotFoundError,
+  type Account,
+  type ApiKeyInfo,
+} from './account-rows.js'
 
 /** How many keys' last written minute a process remembers before starting over (a bound, not a limit). */
 const LAST_USED_MEMORY = 100_000
@@ -34,7 +41,12 @@ interface AccountsRepositoryOptions {
   keyCache?: KeyCache
 }
 
-export function createAccountsRepository({ db, clock, engine = kyselyEngine(db), keyCache }: AccountsRepositoryOptions) {
+export function createAccountsRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+  keyCache,
+}: AccountsRepositoryOptions) {
   // On PostgreSQL every change to what `findKeyOwner` returns is announced in its own transaction, whoever makes
   // it (a server, the CLI), so that every server's key cache drops it (key-changes.ts).
   const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter
@@ -77,7 +89,8 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
   async function keyRow(keyId: string, accountId?: string, executor: Kysely<Database> = db): Promise<ApiKeyRow> {
     const row = await executor.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
     // Another account's key is reported exactly like a key that does not exist.
-    if (!row || (accountId !== undefined && row.account_id !== accountId)) throw new NotFoundError(`no API key with id ${keyId}`)
+    if (!row || (accountId !== undefined && row.account_id !== accountId))
+      throw new NotFoundError(`no API key with id ${keyId}`)
     return row
   }
 
@@ -115,7 +128,10 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
     },
 
     async countAccounts(): Promise<number> {
-      const { n } = await db.selectFrom('accounts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+      const { n } = await db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
       return Number(n)
     },
 
@@ -125,7 +141,13 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
 
     async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
       await getAccount(accountId)
-      const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute()
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
       const at = clock.now()
       return rows.map((row) => toKeyInfo(row, at))
     },
@@ -171,7 +193,11 @@ export function createAccountsRepository({ db, clock, engine = kyselyEngine(db),
   }
 }
 
-type KeyOwnerRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'environment' | 'revoked_at' | 'expires_at' | 'grace_ends_at' | 'scopes'> & Pick<AccountRow, 'plan' | 'per_minute' | 'per_day' | 'deleted_at' | 'suspended_at'>
+type KeyOwnerRow = Pick<
+  ApiKeyRow,
+  'id' | 'account_id' | 'environment' | 'revoked_at' | 'expires_at' | 'grace_ends_at' | 'scopes'
+> &
+  Pick<AccountRow, 'plan' | 'per_minute' | 'per_day' | 'deleted_at' | 'suspended_at'>
 
 function toKeyOwner(row: KeyOwnerRow | undefined): KeyOwner | undefined {
   if (!row) return undefined

@@ -17,13 +17,23 @@ import { checkScopes, encodeScopes, type Scope } from './key-scopes.js'
  */
 function mayHaveNewKeys(account: Pick<AccountRow, 'id' | 'suspended_at' | 'deleted_at'>): void {
   if (account.deleted_at !== null) throw new AccountStateError(`account ${account.id} was deleted; it gets no new key`)
-  if (account.suspended_at !== null) throw new AccountStateError(`account ${account.id} is suspended; it gets no new key until it is reactivated`)
+  if (account.suspended_at !== null)
+    throw new AccountStateError(`account ${account.id} is suspended; it gets no new key until it is reactivated`)
 }
 
 export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccount }: ChangeContext) {
   const iso = (ms: number) => new Date(ms).toISOString()
 
-  async function insertKey(input: { accountId: string; environment: KeyEnvironment; name: string | null; expiresAt: string | null; scopes: readonly Scope[] }, trx: Kysely<Database>) {
+  async function insertKey(
+    input: {
+      accountId: string
+      environment: KeyEnvironment
+      name: string | null
+      expiresAt: string | null
+      scopes: readonly Scope[]
+    },
+    trx: Kysely<Database>,
+  ) {
     const key = generateApiKey(input.environment)
     const row: ApiKeyRow = {
       id: newId('key'),
@@ -47,10 +57,18 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
 
   /** Keys of the account that work now (not revoked, not expired, not rolled past their grace period). */
   async function countActiveKeys(accountId: string, trx: Kysely<Database>): Promise<number> {
-    const rows = await trx.selectFrom('api_keys').select(['revoked_at', 'expires_at', 'grace_ends_at']).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute()
+    const rows = await trx
+      .selectFrom('api_keys')
+      .select(['revoked_at', 'expires_at', 'grace_ends_at'])
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .execute()
     const at = clock.now()
     // The authenticator's own rule (keyState), not a second one in SQL.
-    return rows.filter((r) => keyState({ revokedAt: r.revoked_at, expiresAt: r.expires_at, graceEndsAt: r.grace_ends_at }, at) === 'active').length
+    return rows.filter(
+      (r) =>
+        keyState({ revokedAt: r.revoked_at, expiresAt: r.expires_at, graceEndsAt: r.grace_ends_at }, at) === 'active',
+    ).length
   }
 
   return {
@@ -62,7 +80,15 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
      * creates for one account cannot both see room for one more. `scopes`: what the key may do (none given: every
      * scope; an unknown scope or none at all is a KeyInputError naming the valid ones).
      */
-    async createApiKey(input: { accountId: string; environment: KeyEnvironment; name?: string; expiresAt?: string; scopes?: readonly string[]; maxActive?: number; actor: AuditActor }): Promise<ApiKeyInfo & { key: string }> {
+    async createApiKey(input: {
+      accountId: string
+      environment: KeyEnvironment
+      name?: string
+      expiresAt?: string
+      scopes?: readonly string[]
+      maxActive?: number
+      actor: AuditActor
+    }): Promise<ApiKeyInfo & { key: string }> {
       const name = checkKeyName(input.name)
       const expiresAt = checkExpiry(input.expiresAt, clock.now())
       const scopes = checkScopes(input.scopes)
@@ -73,7 +99,10 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
           const active = await countActiveKeys(input.accountId, trx)
           if (active >= maxActive) throw new KeyLimitError(active, maxActive)
         }
-        const created = await insertKey({ accountId: input.accountId, environment: input.environment, name, expiresAt, scopes }, trx)
+        const created = await insertKey(
+          { accountId: input.accountId, environment: input.environment, name, expiresAt, scopes },
+          trx,
+        )
         await writeAudit(trx, clock.now(), input.actor, {
           action: 'key.created',
           accountId: input.accountId,
@@ -89,26 +118,59 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
      * key's life, nor what it may do), while the old key keeps working for `graceSeconds` (0..604800) and is refused after.
      * Only an active key that was not rolled before can be rolled (roll its replacement instead).
      */
-    async rollApiKey(input: { keyId: string; graceSeconds: number; accountId?: string; actor: AuditActor }): Promise<{ previous: ApiKeyInfo; created: ApiKeyInfo & { key: string } }> {
+    async rollApiKey(input: {
+      keyId: string
+      graceSeconds: number
+      accountId?: string
+      actor: AuditActor
+    }): Promise<{ previous: ApiKeyInfo; created: ApiKeyInfo & { key: string } }> {
       const graceSeconds = checkGraceSeconds(input.graceSeconds)
       return changingKeys('roll', async (trx) => {
         const old = await keyRow(input.keyId, input.accountId, trx)
         const at = clock.now()
         mayHaveNewKeys(await lockedAccount(trx, old.account_id))
-        if (old.replaced_by !== null) throw new KeyStateError(`API key ${old.id} was already rolled; roll its replacement ${old.replaced_by} instead`)
-        const state = keyState({ revokedAt: old.revoked_at, expiresAt: old.expires_at, graceEndsAt: old.grace_ends_at }, at)
-        if (state !== 'active') throw new KeyStateError(`API key ${old.id} is ${state}; only an active key can be rolled (create a new one)`)
+        if (old.replaced_by !== null)
+          throw new KeyStateError(
+            `API key ${old.id} was already rolled; roll its replacement ${old.replaced_by} instead`,
+          )
+        const state = keyState(
+          { revokedAt: old.revoked_at, expiresAt: old.expires_at, graceEndsAt: old.grace_ends_at },
+          at,
+        )
+        if (state !== 'active')
+          throw new KeyStateError(`API key ${old.id} is ${state}; only an active key can be rolled (create a new one)`)
         const scopes = toKeyInfo(old, at).scopes
-        const created = await insertKey({ accountId: old.account_id, environment: old.environment as KeyEnvironment, name: old.name, expiresAt: old.expires_at, scopes }, trx)
+        const created = await insertKey(
+          {
+            accountId: old.account_id,
+            environment: old.environment as KeyEnvironment,
+            name: old.name,
+            expiresAt: old.expires_at,
+            scopes,
+          },
+          trx,
+        )
         const rolled = { rolled_at: iso(at), replaced_by: created.id, grace_ends_at: iso(at + graceSeconds * 1000) }
         // `replaced_by is null` keeps two concurrent rolls of one key from both succeeding.
-        const result = await trx.updateTable('api_keys').set(rolled).where('id', '=', old.id).where('replaced_by', 'is', null).executeTakeFirst()
+        const result = await trx
+          .updateTable('api_keys')
+          .set(rolled)
+          .where('id', '=', old.id)
+          .where('replaced_by', 'is', null)
+          .executeTakeFirst()
         if (result.numUpdatedRows === 0n) throw new KeyStateError(`API key ${old.id} was already rolled`)
         await writeAudit(trx, at, input.actor, {
           action: 'key.rolled',
           accountId: old.account_id,
           target: { kind: 'key', id: old.id },
-          changes: { previousKeyId: old.id, newKeyId: created.id, prefix: created.prefix, graceSeconds, graceEndsAt: rolled.grace_ends_at, scopes },
+          changes: {
+            previousKeyId: old.id,
+            newKeyId: created.id,
+            prefix: created.prefix,
+            graceSeconds,
+            graceEndsAt: rolled.grace_ends_at,
+            scopes,
+          },
         })
         return { previous: toKeyInfo({ ...old, ...rolled }, at), created }
       })
@@ -120,14 +182,28 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
      * Announced like a revocation, so every instance's key cache forgets the old end at once. The same instant
      * again changes nothing and writes no entry.
      */
-    async setKeyExpiry(input: { keyId: string; expiresAt: string | null; accountId?: string; actor: AuditActor }): Promise<ApiKeyInfo> {
+    async setKeyExpiry(input: {
+      keyId: string
+      expiresAt: string | null
+      accountId?: string
+      actor: AuditActor
+    }): Promise<ApiKeyInfo> {
       const expiresAt = checkExpiry(input.expiresAt ?? undefined, clock.now())
       return changingKeys('expiry', async (trx) => {
         const row = await keyRow(input.keyId, input.accountId, trx)
         const at = clock.now()
-        if (row.replaced_by !== null) throw new KeyStateError(`API key ${row.id} was rolled; its end is its grace period (${row.grace_ends_at}); change the expiry of its replacement ${row.replaced_by} instead`)
-        const state = keyState({ revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at }, at)
-        if (state !== 'active') throw new KeyStateError(`API key ${row.id} is ${state}; only an active key can be given a new expiry (create a new one)`)
+        if (row.replaced_by !== null)
+          throw new KeyStateError(
+            `API key ${row.id} was rolled; its end is its grace period (${row.grace_ends_at}); change the expiry of its replacement ${row.replaced_by} instead`,
+          )
+        const state = keyState(
+          { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
+          at,
+        )
+        if (state !== 'active')
+          throw new KeyStateError(
+            `API key ${row.id} is ${state}; only an active key can be given a new expiry (create a new one)`,
+          )
         const instant = (v: string | null) => (v === null ? null : Date.parse(v))
         if (instant(row.expires_at) === instant(expiresAt)) return toKeyInfo(row, at)
         // The conditions repeat the checks in the update itself: a concurrent roll or revocation wins, not both.
@@ -138,12 +214,18 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
           .where('revoked_at', 'is', null)
           .where('replaced_by', 'is', null)
           .executeTakeFirst()
-        if (result.numUpdatedRows === 0n) throw new KeyStateError(`API key ${row.id} was rolled or revoked meanwhile; its expiry was not changed`)
+        if (result.numUpdatedRows === 0n)
+          throw new KeyStateError(`API key ${row.id} was rolled or revoked meanwhile; its expiry was not changed`)
         await writeAudit(trx, at, input.actor, {
           action: 'key.expiry_changed',
           accountId: row.account_id,
           target: { kind: 'key', id: row.id },
-          changes: { before: { expiresAt: row.expires_at }, after: { expiresAt }, name: row.name, prefix: row.key_prefix },
+          changes: {
+            before: { expiresAt: row.expires_at },
+            after: { expiresAt },
+            name: row.name,
+            prefix: row.key_prefix,
+          },
         })
         return toKeyInfo({ ...row, expires_at: expiresAt }, at)
       })
@@ -155,9 +237,19 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
         const row = await keyRow(keyId, options.accountId, trx)
         if (row.revoked_at !== null) return toKeyInfo(row, clock.now())
         const at = clock.now()
-        const result = await trx.updateTable('api_keys').set({ revoked_at: iso(at) }).where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst()
+        const result = await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: iso(at) })
+          .where('id', '=', keyId)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst()
         if (result.numUpdatedRows === 0n) return toKeyInfo(await keyRow(keyId, options.accountId, trx), at)
-        await writeAudit(trx, at, options.actor, { action: 'key.revoked', accountId: row.account_id, target: { kind: 'key', id: keyId }, changes: { name: row.name, prefix: row.key_prefix } })
+        await writeAudit(trx, at, options.actor, {
+          action: 'key.revoked',
+          accountId: row.account_id,
+          target: { kind: 'key', id: keyId },
+          changes: { name: row.name, prefix: row.key_prefix },
+        })
         return toKeyInfo({ ...row, revoked_at: iso(at) }, at)
       })
     },

@@ -12,7 +12,11 @@ interface LocalAccount {
   key: string
 }
 
-export async function bootstrapLocalAccount(input: { db: Kysely<Database>; accounts: AccountsRepository; config: Config }): Promise<LocalAccount | undefined> {
+export async function bootstrapLocalAccount(input: {
+  db: Kysely<Database>
+  accounts: AccountsRepository
+  config: Config
+}): Promise<LocalAccount | undefined> {
   const { db, accounts, config } = input
   if (config.environment === 'production') return undefined
   if ((await accounts.countAccounts()) > 0) return undefined
@@ -24,6 +28,10 @@ export async function bootstrapLocalAccount(input: { db: Kysely<Database>; accou
   if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined
   const actor = { kind: 'system' } as const
   const account = await accounts.createAccount({ name: 'local', plan: 'free', actor })
-  const key = await accounts.createApiKey({ accountId: account.id, environment: keyEnvironment(config.environment), actor })
+  const key = await accounts.createApiKey({
+    accountId: account.id,
+    environment: keyEnvironment(config.environment),
+    actor,
+  })
   return { accountId: account.id, keyId: key.id, key: key.key }
 }

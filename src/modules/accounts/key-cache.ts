@@ -43,7 +43,10 @@ interface Entry {
 
 const DEFAULT_MAX_ENTRIES = 10_000
 
-export function createKeyCache({ ttlMs, maxEntries = DEFAULT_MAX_ENTRIES, now = () => performance.now() }: KeyCacheOptions, events: KeyCacheEvents = {}): KeyCache {
+export function createKeyCache(
+  { ttlMs, maxEntries = DEFAULT_MAX_ENTRIES, now = () => performance.now() }: KeyCacheOptions,
+  events: KeyCacheEvents = {},
+): KeyCache {
   const entries = new Map<string, Entry>()
   let generation = 0
   let listening = false

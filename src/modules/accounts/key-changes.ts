@@ -33,7 +33,15 @@ interface KeyChangesListener {
  * Listens on a connection of its own (made like the pool's, outside it: a LISTEN belongs to one session) and
  * keeps `cache` told whether it listens. Dropped, it tries again every second; meanwhile the cache is bypassed.
  */
-export function listenForKeyChanges({ pool, cache, log }: { pool: pg.Pool; cache: KeyCache; log?: Log }): KeyChangesListener {
+export function listenForKeyChanges({
+  pool,
+  cache,
+  log,
+}: {
+  pool: pg.Pool
+  cache: KeyCache
+  log?: Log
+}): KeyChangesListener {
   const Client = (pool as unknown as { Client: typeof pg.Client }).Client
   const options = (pool as unknown as { options: pg.ClientConfig }).options
   let current: pg.Client | undefined
@@ -45,7 +53,8 @@ export function listenForKeyChanges({ pool, cache, log }: { pool: pg.Pool; cache
     ? createOutageLog({
         dependency: 'key-change channel',
         log,
-        startMessage: (reason) => `not listening for API key changes (${reason}): key look-ups go to the database until it is back`,
+        startMessage: (reason) =>
+          `not listening for API key changes (${reason}): key look-ups go to the database until it is back`,
         endMessage: 'listening for API key changes again',
       })
     : undefined

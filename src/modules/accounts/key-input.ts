@@ -53,14 +53,19 @@ export function checkKeyName(name: string | undefined): string | null {
 export function checkExpiry(expiresAt: string | undefined, now: number): string | null {
   if (expiresAt === undefined) return null
   const at = ISO_INSTANT.test(expiresAt) ? Date.parse(expiresAt) : NaN
-  if (Number.isNaN(at)) throw new KeyInputError(`the expiry must be an ISO 8601 instant with a time zone, like 2027-06-30T00:00:00Z; got "${expiresAt}"`)
+  if (Number.isNaN(at))
+    throw new KeyInputError(
+      `the expiry must be an ISO 8601 instant with a time zone, like 2027-06-30T00:00:00Z; got "${expiresAt}"`,
+    )
   if (at <= now) throw new KeyInputError(`the expiry ${new Date(at).toISOString()} is not in the future`)
   return new Date(at).toISOString()
 }
 
 export function checkGraceSeconds(seconds: number): number {
   if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_SECONDS) {
-    throw new KeyInputError(`the grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS} (7 days); got ${seconds}`)
+    throw new KeyInputError(
+      `the grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS} (7 days); got ${seconds}`,
+    )
   }
   return seconds
 }

@@ -16,20 +16,36 @@ export function keyScopeChanges({ clock, changingKeys, keyRow }: ChangeContext) 
      * an unknown scope; ScopeWideningError one the key does not have). The same set again changes nothing and
      * writes no entry. A rolled key still in its grace period may be narrowed too (its replacement keeps its own).
      */
-    async restrictApiKeyScopes(input: { keyId: string; scopes: readonly string[]; accountId?: string; actor: AuditActor }): Promise<ApiKeyInfo> {
+    async restrictApiKeyScopes(input: {
+      keyId: string
+      scopes: readonly string[]
+      accountId?: string
+      actor: AuditActor
+    }): Promise<ApiKeyInfo> {
       const wanted = checkScopes(input.scopes)
       return changingKeys('scopes', async (trx) => {
         const row = await keyRow(input.keyId, input.accountId, trx)
         const at = clock.now()
-        const state = keyState({ revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at }, at)
-        if (state !== 'active') throw new KeyStateError(`API key ${row.id} is ${state}; only an active key's scopes can be changed`)
+        const state = keyState(
+          { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },
+          at,
+        )
+        if (state !== 'active')
+          throw new KeyStateError(`API key ${row.id} is ${state}; only an active key's scopes can be changed`)
         const current = toKeyInfo(row, at).scopes
         checkNarrowing(row.id, current, wanted)
         if (wanted.length === current.length) return toKeyInfo(row, at)
         const scopes = encodeScopes(wanted)
         // Only from the scopes read above: of two narrowings at once, the second is refused, not silently merged.
-        const result = await trx.updateTable('api_keys').set({ scopes }).where('id', '=', row.id).where('scopes', '=', row.scopes).where('revoked_at', 'is', null).executeTakeFirst()
-        if (result.numUpdatedRows === 0n) throw new KeyStateError(`API key ${row.id} was changed or revoked meanwhile; its scopes were not changed`)
+        const result = await trx
+          .updateTable('api_keys')
+          .set({ scopes })
+          .where('id', '=', row.id)
+          .where('scopes', '=', row.scopes)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst()
+        if (result.numUpdatedRows === 0n)
+          throw new KeyStateError(`API key ${row.id} was changed or revoked meanwhile; its scopes were not changed`)
         await writeAudit(trx, at, input.actor, {
           action: 'key.scopes_restricted',
           accountId: row.account_id,

@@ -31,8 +31,12 @@ export function checkScopes(values: readonly string[] | undefined): Scope[] {
   if (values === undefined) return [...SCOPES]
   const trimmed = values.map((v) => v.trim()).filter((v) => v !== '')
   const unknown = trimmed.filter((v) => !isScope(v))
-  if (unknown.length > 0) throw new UnknownScopeError(`unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; the scopes are ${SCOPES.join(', ')}`)
-  if (trimmed.length === 0) throw new KeyInputError(`a key needs at least one scope; the scopes are ${SCOPES.join(', ')}`)
+  if (unknown.length > 0)
+    throw new UnknownScopeError(
+      `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; the scopes are ${SCOPES.join(', ')}`,
+    )
+  if (trimmed.length === 0)
+    throw new KeyInputError(`a key needs at least one scope; the scopes are ${SCOPES.join(', ')}`)
   return sortScopes(trimmed as Scope[])
 }
 

@@ -16,7 +16,8 @@ export function refusalReason(key: KeyLifetime, now: number): string | undefined
   const expires = key.expiresAt === null ? Infinity : Date.parse(key.expiresAt)
   const graceEnds = key.graceEndsAt === null ? Infinity : Date.parse(key.graceEndsAt)
   // Whichever end came first is the reason.
-  if (graceEnds <= expires && now >= graceEnds) return `This API key was rolled; its grace period ended at ${key.graceEndsAt}.`
+  if (graceEnds <= expires && now >= graceEnds)
+    return `This API key was rolled; its grace period ended at ${key.graceEndsAt}.`
   if (now >= expires) return `This API key expired at ${key.expiresAt}.`
   return undefined
 }

@@ -22,13 +22,21 @@ export function isPlan(value: string): value is Plan {
  * Checks a plan with its optional custom figures: enterprise needs both, the others take none
  * (their quotas are the published ones). Returns the figures to store, or throws with a reason.
  */
-export function planFigures(plan: string, perMinute?: number, perDay?: number): { plan: Plan; perMinute: number | null; perDay: number | null } {
+export function planFigures(
+  plan: string,
+  perMinute?: number,
+  perDay?: number,
+): { plan: Plan; perMinute: number | null; perDay: number | null } {
   if (!isPlan(plan)) throw new Error(`unknown plan "${plan}"; use one of ${PLANS.join(', ')}`)
   if (plan === 'enterprise') {
-    if (perMinute === undefined || perDay === undefined) throw new Error('the enterprise plan needs both --per-minute and --per-day')
+    if (perMinute === undefined || perDay === undefined)
+      throw new Error('the enterprise plan needs both --per-minute and --per-day')
     return { plan, perMinute, perDay }
   }
-  if (perMinute !== undefined || perDay !== undefined) throw new Error(`custom quotas are only for the enterprise plan; ${plan} has ${PLAN_QUOTAS[plan].perMinute}/min and ${PLAN_QUOTAS[plan].perDay}/day`)
+  if (perMinute !== undefined || perDay !== undefined)
+    throw new Error(
+      `custom quotas are only for the enterprise plan; ${plan} has ${PLAN_QUOTAS[plan].perMinute}/min and ${PLAN_QUOTAS[plan].perDay}/day`,
+    )
   return { plan, perMinute: null, perDay: null }
 }
 

@@ -7,7 +7,9 @@ export function actorText(actor: AuditEvent['actor']): string {
   switch (actor.kind) {
     case 'operator':
       // No id: someone typed this email at the console's log-in, and no operator has it.
-      return actor.id === null ? `${actor.email ?? 'unknown'} (no such operator)` : `${actor.email ?? actor.id} (operator)`
+      return actor.id === null
+        ? `${actor.email ?? 'unknown'} (no such operator)`
+        : `${actor.email ?? actor.id} (operator)`
     case 'account':
       return `${actor.email ?? actor.id ?? 'unknown'} (integrator)`
     case 'cli':
@@ -35,7 +37,8 @@ export function changeLines(changes: Record<string, unknown> | null): string[] {
   const { before, after, ...details } = changes
   const lines: string[] = []
   if (isRecord(before) && isRecord(after)) {
-    for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) lines.push(`${field}: ${valueText(before[field])} → ${valueText(after[field])}`)
+    for (const field of new Set([...Object.keys(before), ...Object.keys(after)]))
+      lines.push(`${field}: ${valueText(before[field])} → ${valueText(after[field])}`)
   } else if (isRecord(after) && before === undefined) {
     for (const [field, value] of Object.entries(after)) lines.push(`${field}: ${valueText(value)}`)
   } else if (isRecord(before) && after === undefined) {

@@ -11,7 +11,8 @@ import { dialectOf } from '../../db/database.js'
 const LOCK_CLASS = 0x5053_6175
 
 function checkedDays(days: number): number {
-  if (!Number.isSafeInteger(days) || days < 1) throw new Error(`audit retention must be a whole number of days ≥ 1, not ${days}`)
+  if (!Number.isSafeInteger(days) || days < 1)
+    throw new Error(`audit retention must be a whole number of days ≥ 1, not ${days}`)
   return days
 }
 
@@ -50,14 +51,20 @@ export async function keepAuditEntries(db: Kysely<any>, days: number): Promise<v
     const body = postgresGuardBody(days)
     await db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${sql.lit(LOCK_CLASS)}, hashtext(current_schema()))`.execute(trx)
-      const { rows } = await sql<{ body: string }>`select prosrc as body from pg_proc where oid = 'audit_events_append_only'::regproc`.execute(trx)
+      const { rows } = await sql<{
+        body: string
+      }>`select prosrc as body from pg_proc where oid = 'audit_events_append_only'::regproc`.execute(trx)
       if (rows[0]?.body === body) return
-      await sql`create or replace function audit_events_append_only() returns trigger language plpgsql set search_path = pg_catalog as ${sql.lit(body)}`.execute(trx)
+      await sql`create or replace function audit_events_append_only() returns trigger language plpgsql set search_path = pg_catalog as ${sql.lit(body)}`.execute(
+        trx,
+      )
     })
     return
   }
   const trigger = sqliteGuardTrigger(days)
-  const { rows } = await sql<{ sql: string }>`select sql from sqlite_master where type = 'trigger' and name = 'audit_events_retention'`.execute(db)
+  const { rows } = await sql<{
+    sql: string
+  }>`select sql from sqlite_master where type = 'trigger' and name = 'audit_events_retention'`.execute(db)
   if (rows[0]?.sql === trigger) return
   await db.transaction().execute(async (trx) => {
     await sql`drop trigger if exists audit_events_retention`.execute(trx)

@@ -11,7 +11,17 @@ interface Log {
   error: (obj: object, msg: string) => void
 }
 
-export function createAuditRetention({ audit, days, log, everyMs = AUDIT_RETENTION_EVERY_MS }: { audit: Pick<AuditRepository, 'purge'>; days: number; log?: Log; everyMs?: number }) {
+export function createAuditRetention({
+  audit,
+  days,
+  log,
+  everyMs = AUDIT_RETENTION_EVERY_MS,
+}: {
+  audit: Pick<AuditRepository, 'purge'>
+  days: number
+  log?: Log
+  everyMs?: number
+}) {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<unknown> = Promise.resolve()
 
@@ -23,7 +33,9 @@ export function createAuditRetention({ audit, days, log, everyMs = AUDIT_RETENTI
   }
 
   function pass(): void {
-    running = run().catch((err: unknown) => log?.error({ err }, 'deleting audit log entries past their retention failed'))
+    running = run().catch((err: unknown) =>
+      log?.error({ err }, 'deleting audit log entries past their retention failed'),
+    )
   }
 
   return {

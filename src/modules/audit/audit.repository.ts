@@ -9,9 +9,19 @@ import type { AuditActor, AuditEntry, AuditEvent, AuditAction } from './audit-ev
 function actorColumns(actor: AuditActor) {
   switch (actor.kind) {
     case 'account':
-      return { actor_kind: actor.kind, actor_id: actor.accountId, actor_email: actor.email, actor_address: actor.address ?? null }
+      return {
+        actor_kind: actor.kind,
+        actor_id: actor.accountId,
+        actor_email: actor.email,
+        actor_address: actor.address ?? null,
+      }
     case 'operator':
-      return { actor_kind: actor.kind, actor_id: actor.operatorId, actor_email: actor.email, actor_address: actor.address ?? null }
+      return {
+        actor_kind: actor.kind,
+        actor_id: actor.operatorId,
+        actor_email: actor.email,
+        actor_address: actor.address ?? null,
+      }
     case 'cli':
       return { actor_kind: actor.kind, actor_id: actor.user, actor_email: null, actor_address: null }
     case 'system':
@@ -33,7 +43,12 @@ export function logAuditEntries(log: typeof entryLog): void {
 }
 
 /** Appends one entry, in `executor`'s transaction (the change's own). `at`: epoch ms (the change's clock). */
-export async function writeAudit(executor: Kysely<Database>, at: number, actor: AuditActor, entry: AuditEntry): Promise<void> {
+export async function writeAudit(
+  executor: Kysely<Database>,
+  at: number,
+  actor: AuditActor,
+  entry: AuditEntry,
+): Promise<void> {
   const row = {
     at: new Date(at).toISOString(),
     ...actorColumns(actor),
@@ -46,8 +61,23 @@ export async function writeAudit(executor: Kysely<Database>, at: number, actor: 
   if (entryLog === undefined) return void (await executor.insertInto('audit_events').values(row).execute())
   const { seq } = await executor.insertInto('audit_events').values(row).returning('seq').executeTakeFirstOrThrow()
   // The shape `audit list --json` prints.
-  const logged = { seq: String(seq), at: row.at, actor: { kind: row.actor_kind, id: row.actor_id, email: row.actor_email, address: row.actor_address } }
-  entryLog.info({ audit: { ...logged, action: entry.action, accountId: row.account_id, target: entry.target ?? null, changes: entry.changes ?? null } }, 'audit entry')
+  const logged = {
+    seq: String(seq),
+    at: row.at,
+    actor: { kind: row.actor_kind, id: row.actor_id, email: row.actor_email, address: row.actor_address },
+  }
+  entryLog.info(
+    {
+      audit: {
+        ...logged,
+        action: entry.action,
+        accountId: row.account_id,
+        target: entry.target ?? null,
+        changes: entry.changes ?? null,
+      },
+    },
+    'audit entry',
+  )
 }
 
 export interface AuditFilter {

@@ -27,7 +27,17 @@ const parseNumber = (text: string) => (/^-?\d+$/.test(text) && !isSafeNumber(tex
 const inProgress = () => new IdempotencyConflict('in_progress')
 
 /** `requestTimeoutMs`: REQUEST_TIMEOUT_MS; a claim older than it plus ABANDON_GRACE_MS is from a crashed request. */
-export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(db), requestTimeoutMs }: { db: Kysely<Database>; clock: Clock; engine?: Engine; requestTimeoutMs: number }) {
+export function createIdempotencyRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+  requestTimeoutMs,
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+  requestTimeoutMs: number
+}) {
   const abandonedAfterMs = requestTimeoutMs + ABANDON_GRACE_MS
   const where =
     (accountId: string, key: string) =>
@@ -38,14 +48,28 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
    * Claims the key for this request (`claimedAt`: the claim's created_at, its token), or returns the stored
    * response to replay; throws 409/422.
    */
-  async function claim(accountId: string, key: string, fingerprint: string): Promise<{ claimedAt: string } | { stored: StoredResponse }> {
+  async function claim(
+    accountId: string,
+    key: string,
+    fingerprint: string,
+  ): Promise<{ claimedAt: string } | { stored: StoredResponse }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = clock.now()
       // The claim is committed on its own, before the operation runs: a concurrent request with the same key sees it.
       const inserted = await engine.write((executor) =>
         executor
           .insertInto('idempotency_keys')
-          .values({ account_id: accountId, idempotency_key: key, fingerprint, state: 'in_progress', created_at: iso(now), expires_at: iso(now + IDEMPOTENCY_TTL_MS), response_status: null, response_body: null, response_location: null })
+          .values({
+            account_id: accountId,
+            idempotency_key: key,
+            fingerprint,
+            state: 'in_progress',
+            created_at: iso(now),
+            expires_at: iso(now + IDEMPOTENCY_TTL_MS),
+            response_status: null,
+            response_body: null,
+            response_location: null,
+          })
           .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
           .executeTakeFirst(),
       )
@@ -53,13 +77,24 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
       const row = await db.selectFrom('idempotency_keys').selectAll().$call(where(accountId, key)).executeTakeFirst()
       if (!row) continue
       if (row.expires_at <= iso(now)) {
-        await db.deleteFrom('idempotency_keys').$call(where(accountId, key)).where('expires_at', '=', row.expires_at).execute()
+        await db
+          .deleteFrom('idempotency_keys')
+          .$call(where(accountId, key))
+          .where('expires_at', '=', row.expires_at)
+          .execute()
         continue
       }
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyConflict('reused')
       }
-      if (row.state === 'done') return { stored: { status: Number(row.response_status), body: parse(row.response_body ?? 'null', null, parseNumber), location: row.response_location } }
+      if (row.state === 'done')
+        return {
+          stored: {
+            status: Number(row.response_status),
+            body: parse(row.response_body ?? 'null', null, parseNumber),
+            location: row.response_location,
+          },
+        }
       if (Date.parse(row.created_at) + abandonedAfterMs <= now) {
         const taken = await db
           .updateTable('idempotency_keys')
@@ -91,13 +126,23 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
       const claimed = await claim(input.accountId, input.key, input.fingerprint)
       if ('stored' in claimed) return { ...claimed.stored, replayed: true }
       const mine = <QB extends WhereInterface<Database, 'idempotency_keys'>>(qb: QB): QB =>
-        where(input.accountId, input.key)(qb).where('state', '=', 'in_progress').where('created_at', '=', claimed.claimedAt) as QB
+        where(
+          input.accountId,
+          input.key,
+        )(qb)
+          .where('state', '=', 'in_progress')
+          .where('created_at', '=', claimed.claimedAt) as QB
       try {
         const response = await engine.transaction(async (trx) => {
           const result = await operation(trx)
           const stored = await trx
             .updateTable('idempotency_keys')
-            .set({ state: 'done', response_status: result.status, response_body: stringify(result.body) ?? 'null', response_location: result.location })
+            .set({
+              state: 'done',
+              response_status: result.status,
+              response_body: stringify(result.body) ?? 'null',
+              response_location: result.location,
+            })
             .$call(mine)
             .executeTakeFirst()
           // A retry took the key over (this request outlived the takeover time): its run is the one that counts.
@@ -114,7 +159,10 @@ export function createIdempotencyRepository({ db, clock, engine = kyselyEngine(d
 
     /** Deletes expired records; returns how many. */
     async purgeExpired(): Promise<number> {
-      const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', iso(clock.now())).executeTakeFirst()
+      const result = await db
+        .deleteFrom('idempotency_keys')
+        .where('expires_at', '<=', iso(clock.now()))
+        .executeTakeFirst()
       return Number(result.numDeletedRows)
     },
   }

@@ -10,8 +10,23 @@ export function integratorActor(user: { account_id: string; email: string }, add
 }
 
 /** The audit entry of a password change (never the password or its hash): how it was changed. */
-export async function passwordChanged(trx: Kysely<Database>, at: number, userId: string, address: string | undefined, via: 'reset' | 'settings' | 'sign_up'): Promise<void> {
-  const user = await trx.selectFrom('portal_users').select(['account_id', 'email']).where('id', '=', userId).executeTakeFirst()
+export async function passwordChanged(
+  trx: Kysely<Database>,
+  at: number,
+  userId: string,
+  address: string | undefined,
+  via: 'reset' | 'settings' | 'sign_up',
+): Promise<void> {
+  const user = await trx
+    .selectFrom('portal_users')
+    .select(['account_id', 'email'])
+    .where('id', '=', userId)
+    .executeTakeFirst()
   if (!user) return
-  await writeAudit(trx, at, integratorActor(user, address), { action: 'account.password_changed', accountId: user.account_id, target: { kind: 'account', id: user.account_id }, changes: { via } })
+  await writeAudit(trx, at, integratorActor(user, address), {
+    action: 'account.password_changed',
+    accountId: user.account_id,
+    target: { kind: 'account', id: user.account_id },
+    changes: { via },
+  })
 }

@@ -10,12 +10,27 @@ import type { StoredSession } from '../sign-in/session-store.js'
 export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
   const now = () => clock.now()
   return {
-    async createSession(userId: string, maxAgeMs: number, client: { userAgent: string | null; address: string | null }): Promise<string> {
+    async createSession(
+      userId: string,
+      maxAgeMs: number,
+      client: { userAgent: string | null; address: string | null },
+    ): Promise<string> {
       const id = randomSecret()
       const at = now()
       // What the account page shows of a session; a user agent is the client's to choose, so it is bounded.
       const userAgent = client.userAgent === null ? null : client.userAgent.slice(0, 300)
-      await db.insertInto('portal_sessions').values({ id_hash: secretHash(id), user_id: userId, created_at: at, last_seen_at: at, expires_at: at + maxAgeMs, user_agent: userAgent, address: client.address }).execute()
+      await db
+        .insertInto('portal_sessions')
+        .values({
+          id_hash: secretHash(id),
+          user_id: userId,
+          created_at: at,
+          last_seen_at: at,
+          expires_at: at + maxAgeMs,
+          user_agent: userAgent,
+          address: client.address,
+        })
+        .execute()
       return id
     },
 
@@ -27,13 +42,26 @@ export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock
     },
 
     async findSession(id: string): Promise<StoredSession | undefined> {
-      const row = await db.selectFrom('portal_sessions').selectAll().where('id_hash', '=', secretHash(id)).executeTakeFirst()
+      const row = await db
+        .selectFrom('portal_sessions')
+        .selectAll()
+        .where('id_hash', '=', secretHash(id))
+        .executeTakeFirst()
       if (!row) return undefined
-      return { userId: row.user_id, createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at), expiresAt: Number(row.expires_at) }
+      return {
+        userId: row.user_id,
+        createdAt: Number(row.created_at),
+        lastSeenAt: Number(row.last_seen_at),
+        expiresAt: Number(row.expires_at),
+      }
     },
 
     touchSession: async (id: string): Promise<void> => {
-      await db.updateTable('portal_sessions').set({ last_seen_at: now() }).where('id_hash', '=', secretHash(id)).execute()
+      await db
+        .updateTable('portal_sessions')
+        .set({ last_seen_at: now() })
+        .where('id_hash', '=', secretHash(id))
+        .execute()
     },
 
     deleteSession: async (id: string): Promise<void> => {
@@ -43,7 +71,10 @@ export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock
     /** Sessions past their absolute expiry, or idle for longer than `idleMs`. */
     purgeSessions: async (idleMs: number): Promise<void> => {
       const at = now()
-      await db.deleteFrom('portal_sessions').where((eb) => eb.or([eb('expires_at', '<=', at), eb('last_seen_at', '<=', at - idleMs)])).execute()
+      await db
+        .deleteFrom('portal_sessions')
+        .where((eb) => eb.or([eb('expires_at', '<=', at), eb('last_seen_at', '<=', at - idleMs)]))
+        .execute()
     },
 
     /** Failed log-ins (counted by the log-in throttle, forgotten for an email after a reset). */

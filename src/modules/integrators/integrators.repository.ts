@@ -22,7 +22,17 @@ const emailKey = emailKeyOf
 /** Thrown inside a sign-up's transaction when the address was taken meanwhile: it undoes the account too. */
 class AddressTaken extends Error {}
 
-export function createPortalRepository({ db, clock, accounts, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; accounts: AccountsRepository; engine?: Engine }) {
+export function createPortalRepository({
+  db,
+  clock,
+  accounts,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  accounts: AccountsRepository
+  engine?: Engine
+}) {
   const now = () => clock.now()
   /** The user a usable token belongs to (to check a new password against their address), without using it. */
   async function tokenOwner(token: string, purpose: TokenPurpose): Promise<PortalUser | undefined> {
@@ -38,14 +48,20 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
   }
 
   return {
-    findUserByEmail: (email: string): Promise<PortalUser | undefined> => db.selectFrom('portal_users').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst(),
-    findUser: (id: string): Promise<PortalUser | undefined> => db.selectFrom('portal_users').selectAll().where('id', '=', id).executeTakeFirst(),
+    findUserByEmail: (email: string): Promise<PortalUser | undefined> =>
+      db.selectFrom('portal_users').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst(),
+    findUser: (id: string): Promise<PortalUser | undefined> =>
+      db.selectFrom('portal_users').selectAll().where('id', '=', id).executeTakeFirst(),
 
     /**
      * Creates the account (plan free) and its portal user; undefined if the address took an account meanwhile.
      * `email` is an address parseEmailAddress accepted (normalised).
      */
-    async createUser(input: { email: string; passwordHash: string; address?: string }): Promise<PortalUser | undefined> {
+    async createUser(input: {
+      email: string
+      passwordHash: string
+      address?: string
+    }): Promise<PortalUser | undefined> {
       const email = input.email
       const accountId = newId('acct')
       const user: PortalUser = {
@@ -66,7 +82,11 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
           plan: 'free',
           actor: integratorActor(user, input.address),
           within: async (trx) => {
-            const inserted = await trx.insertInto('portal_users').values(user).onConflict((oc) => oc.column('email_key').doNothing()).executeTakeFirst()
+            const inserted = await trx
+              .insertInto('portal_users')
+              .values(user)
+              .onConflict((oc) => oc.column('email_key').doNothing())
+              .executeTakeFirst()
             if (inserted.numInsertedOrUpdatedRows !== 1n) throw new AddressTaken()
           },
         })
@@ -88,7 +108,12 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
     replaceUnverified: (userId: string, passwordHash: string, address?: string): Promise<boolean> =>
       engine.transaction(async (trx) => {
         const at = now()
-        const updated = await trx.updateTable('portal_users').set({ password_hash: passwordHash }).where('id', '=', userId).where('verified_at', 'is', null).executeTakeFirst()
+        const updated = await trx
+          .updateTable('portal_users')
+          .set({ password_hash: passwordHash })
+          .where('id', '=', userId)
+          .where('verified_at', 'is', null)
+          .executeTakeFirst()
         if (updated.numUpdatedRows !== 1n) return false
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
         await voidLinkTokens(trx, userId, at - LINK_MIN_INTERVAL_MS)
@@ -100,7 +125,12 @@ export function createPortalRepository({ db, clock, accounts, engine = kyselyEng
      * A fresh emailed token (earlier ones of the same purpose stop working), or undefined when one was issued
      * less than `minIntervalMs` ago: nobody can have a mailbox flooded with links (link-tokens.ts).
      */
-    async issueToken(userId: string, purpose: TokenPurpose, ttlMs: number, minIntervalMs = LINK_MIN_INTERVAL_MS): Promise<string | undefined> {
+    async issueToken(
+      userId: string,
+      purpose: TokenPurpose,
+      ttlMs: number,
+      minIntervalMs = LINK_MIN_INTERVAL_MS,
+    ): Promise<string | undefined> {
       return issueLinkToken(engine, { userId, purpose, ttlMs, at: now(), minIntervalMs })
     },
 

@@ -25,7 +25,8 @@ export async function issueLinkToken(
   const issued = await engine.transaction(async (trx) => {
     // Two requests at once must not both find no recent link: on PostgreSQL the user's row is locked first (SQLite
     // runs one write transaction at a time).
-    if (dialectOf(trx) === 'postgres') await trx.selectFrom('portal_users').select('id').where('id', '=', userId).forUpdate().execute()
+    if (dialectOf(trx) === 'postgres')
+      await trx.selectFrom('portal_users').select('id').where('id', '=', userId).forUpdate().execute()
     const recent = await trx
       .selectFrom('portal_tokens')
       .select('token_hash')
@@ -35,7 +36,17 @@ export async function issueLinkToken(
       .executeTakeFirst()
     if (recent) return false
     await trx.deleteFrom('portal_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute()
-    await trx.insertInto('portal_tokens').values({ token_hash: secretHash(token), user_id: userId, purpose, created_at: at, expires_at: at + input.ttlMs, used_at: null }).execute()
+    await trx
+      .insertInto('portal_tokens')
+      .values({
+        token_hash: secretHash(token),
+        user_id: userId,
+        purpose,
+        created_at: at,
+        expires_at: at + input.ttlMs,
+        used_at: null,
+      })
+      .execute()
     return true
   })
   return issued ? token : undefined
@@ -48,7 +59,11 @@ export async function issueLinkToken(
  * sign-up that replaces an unverified account keeps one: verify links go to the account's own address, which an
  * unverified account cannot change, and the one-link-a-minute rule mails no second link within that minute.
  */
-export async function voidLinkTokens(trx: Kysely<Database>, userId: string, keepVerifyIssuedAfter?: number): Promise<void> {
+export async function voidLinkTokens(
+  trx: Kysely<Database>,
+  userId: string,
+  keepVerifyIssuedAfter?: number,
+): Promise<void> {
   let voided = trx.deleteFrom('portal_tokens').where('user_id', '=', userId)
   if (keepVerifyIssuedAfter !== undefined) {
     voided = voided.where((eb) => eb.or([eb('purpose', '!=', 'verify'), eb('created_at', '<=', keepVerifyIssuedAfter)]))

@@ -29,10 +29,24 @@ async function useToken(trx: Trx, token: string, purpose: LinkPurpose, at: numbe
 
 /** Marks the address verified, once: an account.verified entry the first time. */
 async function markVerified(trx: Trx, userId: string, at: number, address: string | undefined): Promise<void> {
-  const updated = await trx.updateTable('portal_users').set({ verified_at: new Date(at).toISOString() }).where('id', '=', userId).where('verified_at', 'is', null).executeTakeFirst()
+  const updated = await trx
+    .updateTable('portal_users')
+    .set({ verified_at: new Date(at).toISOString() })
+    .where('id', '=', userId)
+    .where('verified_at', 'is', null)
+    .executeTakeFirst()
   if (updated.numUpdatedRows !== 1n) return
-  const user = await trx.selectFrom('portal_users').select(['account_id', 'email']).where('id', '=', userId).executeTakeFirstOrThrow()
-  await writeAudit(trx, at, integratorActor(user, address), { action: 'account.verified', accountId: user.account_id, target: { kind: 'account', id: user.account_id }, changes: { email: user.email } })
+  const user = await trx
+    .selectFrom('portal_users')
+    .select(['account_id', 'email'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow()
+  await writeAudit(trx, at, integratorActor(user, address), {
+    action: 'account.verified',
+    accountId: user.account_id,
+    target: { kind: 'account', id: user.account_id },
+    changes: { email: user.email },
+  })
 }
 
 export function linkUses({ engine, clock }: { engine: Engine; clock: Clock }) {
@@ -57,7 +71,11 @@ export function linkUses({ engine, clock }: { engine: Engine; clock: Clock }) {
         const at = clock.now()
         const userId = await useToken(trx, token, 'reset', at)
         if (!userId) return undefined
-        await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: at }).where('id', '=', userId).execute()
+        await trx
+          .updateTable('portal_users')
+          .set({ password_hash: passwordHash, password_changed_at: at })
+          .where('id', '=', userId)
+          .execute()
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
         await passwordChanged(trx, at, userId, address, 'reset')
         await markVerified(trx, userId, at, address)

@@ -34,7 +34,15 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
 
-export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+export function createSettingsRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+}) {
   const now = () => clock.now()
 
   /** The token's row if it is a change-of-address token that works now. */
@@ -42,14 +50,25 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
     executor
       .selectFrom('portal_tokens')
       .innerJoin('portal_users', 'portal_users.id', 'portal_tokens.user_id')
-      .select(['portal_tokens.user_id', 'portal_tokens.new_email', 'portal_tokens.created_at', 'portal_users.password_changed_at'])
+      .select([
+        'portal_tokens.user_id',
+        'portal_tokens.new_email',
+        'portal_tokens.created_at',
+        'portal_users.password_changed_at',
+      ])
       .where('portal_tokens.token_hash', '=', secretHash(token))
       .where('portal_tokens.purpose', '=', 'email')
       .where('portal_tokens.used_at', 'is', null)
       .where('portal_tokens.expires_at', '>', now())
       .executeTakeFirst()
       // A password changed (or reset) after the request cancels it: "reset your password if this was not you".
-      .then((row) => (row && row.new_email !== null && (row.password_changed_at === null || Number(row.password_changed_at) <= Number(row.created_at)) ? { userId: row.user_id, newEmail: row.new_email } : undefined))
+      .then((row) =>
+        row &&
+        row.new_email !== null &&
+        (row.password_changed_at === null || Number(row.password_changed_at) <= Number(row.created_at))
+          ? { userId: row.user_id, newEmail: row.new_email }
+          : undefined,
+      )
 
   return {
     /** The user's sessions that still work (not past their absolute expiry, not idle for `idleMs`), newest first. */
@@ -64,12 +83,22 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
         .orderBy('last_seen_at', 'desc')
         .execute()
       const current = currentSessionId === undefined ? undefined : secretHash(currentSessionId)
-      return rows.map((r) => ({ createdAt: Number(r.created_at), lastSeenAt: Number(r.last_seen_at), userAgent: r.user_agent, address: r.address, current: r.id_hash === current }))
+      return rows.map((r) => ({
+        createdAt: Number(r.created_at),
+        lastSeenAt: Number(r.last_seen_at),
+        userAgent: r.user_agent,
+        address: r.address,
+        current: r.id_hash === current,
+      }))
     },
 
     /** Ends every session of the user but `keepSessionId` (the id, not its hash). */
     endOtherSessions: async (userId: string, keepSessionId: string): Promise<void> => {
-      await db.deleteFrom('portal_sessions').where('user_id', '=', userId).where('id_hash', '!=', secretHash(keepSessionId)).execute()
+      await db
+        .deleteFrom('portal_sessions')
+        .where('user_id', '=', userId)
+        .where('id_hash', '!=', secretHash(keepSessionId))
+        .execute()
     },
 
     /**
@@ -80,8 +109,16 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
     changePassword: (userId: string, passwordHash: string, keepSessionId: string, address?: string): Promise<void> =>
       engine.transaction(async (trx) => {
         const at = now()
-        await trx.updateTable('portal_users').set({ password_hash: passwordHash, password_changed_at: at }).where('id', '=', userId).execute()
-        await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).where('id_hash', '!=', secretHash(keepSessionId)).execute()
+        await trx
+          .updateTable('portal_users')
+          .set({ password_hash: passwordHash, password_changed_at: at })
+          .where('id', '=', userId)
+          .execute()
+        await trx
+          .deleteFrom('portal_sessions')
+          .where('user_id', '=', userId)
+          .where('id_hash', '!=', secretHash(keepSessionId))
+          .execute()
         await voidLinkTokens(trx, userId)
         await passwordChanged(trx, at, userId, address, 'settings')
       }),
@@ -90,45 +127,98 @@ export function createSettingsRepository({ db, clock, engine = kyselyEngine(db) 
      * A change-of-address token for `newEmail` (earlier ones stop working), or undefined when one was issued
      * less than `minIntervalMs` ago, so nobody can have an inbox flooded.
      */
-    async issueEmailToken(userId: string, newEmail: string, ttlMs: number, minIntervalMs = 60_000): Promise<string | undefined> {
+    async issueEmailToken(
+      userId: string,
+      newEmail: string,
+      ttlMs: number,
+      minIntervalMs = 60_000,
+    ): Promise<string | undefined> {
       const token = randomSecret()
       const at = now()
       const issued = await engine.transaction(async (trx) => {
-        const recent = await trx.selectFrom('portal_tokens').select('token_hash').where('user_id', '=', userId).where('purpose', '=', 'email').where('created_at', '>', at - minIntervalMs).executeTakeFirst()
+        const recent = await trx
+          .selectFrom('portal_tokens')
+          .select('token_hash')
+          .where('user_id', '=', userId)
+          .where('purpose', '=', 'email')
+          .where('created_at', '>', at - minIntervalMs)
+          .executeTakeFirst()
         if (recent) return false
         await trx.deleteFrom('portal_tokens').where('user_id', '=', userId).where('purpose', '=', 'email').execute()
-        await trx.insertInto('portal_tokens').values({ token_hash: secretHash(token), user_id: userId, purpose: 'email', created_at: at, expires_at: at + ttlMs, used_at: null, new_email: newEmail }).execute()
+        await trx
+          .insertInto('portal_tokens')
+          .values({
+            token_hash: secretHash(token),
+            user_id: userId,
+            purpose: 'email',
+            created_at: at,
+            expires_at: at + ttlMs,
+            used_at: null,
+            new_email: newEmail,
+          })
+          .execute()
         return true
       })
       return issued ? token : undefined
     },
 
     /** The address a change-of-address link would move its user to, if the link works now (to show its form). */
-    emailTokenTarget: async (token: string): Promise<string | undefined> => (await usableEmailToken(db, token))?.newEmail,
+    emailTokenTarget: async (token: string): Promise<string | undefined> =>
+      (await usableEmailToken(db, token))?.newEmail,
 
     /**
      * Opens a change-of-address link: uses it up and moves the user to the new address (and its unique key), in
      * one transaction. The address stays verified (the link proved it), the user's other emailed links die (they
      * went to the old address), and the account's name follows the address when it was the address.
      */
-    async applyEmailChange(token: string, keyOf: (email: string) => string, address?: string): Promise<EmailChangeResult> {
+    async applyEmailChange(
+      token: string,
+      keyOf: (email: string) => string,
+      address?: string,
+    ): Promise<EmailChangeResult> {
       let newEmail = ''
       try {
         return await engine.transaction(async (trx): Promise<EmailChangeResult> => {
           const target = await usableEmailToken(trx, token)
           if (!target) return { outcome: 'unusable' }
           // One statement decides who uses the link: a second click finds it used.
-          const used = await trx.updateTable('portal_tokens').set({ used_at: now() }).where('token_hash', '=', secretHash(token)).where('used_at', 'is', null).executeTakeFirst()
+          const used = await trx
+            .updateTable('portal_tokens')
+            .set({ used_at: now() })
+            .where('token_hash', '=', secretHash(token))
+            .where('used_at', 'is', null)
+            .executeTakeFirst()
           if (used.numUpdatedRows === 0n) return { outcome: 'unusable' }
           newEmail = target.newEmail
           const newKey = keyOf(target.newEmail)
-          const holder = await trx.selectFrom('portal_users').select('id').where('email_key', '=', newKey).executeTakeFirst()
+          const holder = await trx
+            .selectFrom('portal_users')
+            .select('id')
+            .where('email_key', '=', newKey)
+            .executeTakeFirst()
           if (holder && holder.id !== target.userId) return { outcome: 'taken', newEmail: target.newEmail }
-          const user = await trx.selectFrom('portal_users').select(['email', 'account_id', 'verified_at']).where('id', '=', target.userId).executeTakeFirstOrThrow()
+          const user = await trx
+            .selectFrom('portal_users')
+            .select(['email', 'account_id', 'verified_at'])
+            .where('id', '=', target.userId)
+            .executeTakeFirstOrThrow()
           const verifiedAt = user.verified_at ?? new Date(now()).toISOString()
-          await trx.updateTable('portal_users').set({ email: target.newEmail, email_key: newKey, verified_at: verifiedAt }).where('id', '=', target.userId).execute()
-          await trx.deleteFrom('portal_tokens').where('user_id', '=', target.userId).where('token_hash', '!=', secretHash(token)).execute()
-          await trx.updateTable('accounts').set({ name: target.newEmail }).where('id', '=', user.account_id).where('name', '=', user.email).execute()
+          await trx
+            .updateTable('portal_users')
+            .set({ email: target.newEmail, email_key: newKey, verified_at: verifiedAt })
+            .where('id', '=', target.userId)
+            .execute()
+          await trx
+            .deleteFrom('portal_tokens')
+            .where('user_id', '=', target.userId)
+            .where('token_hash', '!=', secretHash(token))
+            .execute()
+          await trx
+            .updateTable('accounts')
+            .set({ name: target.newEmail })
+            .where('id', '=', user.account_id)
+            .where('name', '=', user.email)
+            .execute()
           await writeAudit(trx, now(), integratorActor(user, address), {
             action: 'account.email_changed',
             accountId: user.account_id,

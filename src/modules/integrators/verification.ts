@@ -28,10 +28,24 @@ export interface PortalUserSummary {
   verifiedAt: string | null
 }
 
-export function createVerification({ db, clock, publicUrl, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; publicUrl: string; engine?: Engine }) {
+export function createVerification({
+  db,
+  clock,
+  publicUrl,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  publicUrl: string
+  engine?: Engine
+}) {
   return {
     async userOf(accountId: string): Promise<PortalUserSummary | undefined> {
-      const row = await db.selectFrom('portal_users').select(['id', 'email', 'verified_at']).where('account_id', '=', accountId).executeTakeFirst()
+      const row = await db
+        .selectFrom('portal_users')
+        .select(['id', 'email', 'verified_at'])
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
       return row && { id: row.id, email: row.email, verifiedAt: row.verified_at }
     },
 
@@ -41,7 +55,12 @@ export function createVerification({ db, clock, publicUrl, engine = kyselyEngine
      * PETSTORE_PUBLIC_URL, never from a request.
      */
     async freshLinkMessage(user: { id: string; email: string }): Promise<MailMessage | undefined> {
-      const token = await issueLinkToken(engine, { userId: user.id, purpose: 'verify', ttlMs: VERIFY_TTL_MS, at: clock.now() })
+      const token = await issueLinkToken(engine, {
+        userId: user.id,
+        purpose: 'verify',
+        ttlMs: VERIFY_TTL_MS,
+        at: clock.now(),
+      })
       return token === undefined ? undefined : verifyMessage(user.email, `${publicUrl}/portal/verify/${token}`)
     },
   }

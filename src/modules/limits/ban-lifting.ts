@@ -5,8 +5,19 @@ import type { AuditRepository } from '../audit/audit.repository.js'
 import type { RateLimitStore } from './rate-limit.store.js'
 import { keySubject } from './rate-limiter.js'
 
-export async function liftBan(input: { store: RateLimitStore; audit: AuditRepository; keyId: string; accountId: string; actor: AuditActor }): Promise<{ wasBanned: boolean }> {
+export async function liftBan(input: {
+  store: RateLimitStore
+  audit: AuditRepository
+  keyId: string
+  accountId: string
+  actor: AuditActor
+}): Promise<{ wasBanned: boolean }> {
   const wasBanned = await input.store.unban(keySubject(input.keyId))
-  if (wasBanned) await input.audit.record(input.actor, { action: 'ban.lifted', accountId: input.accountId, target: { kind: 'key', id: input.keyId } })
+  if (wasBanned)
+    await input.audit.record(input.actor, {
+      action: 'ban.lifted',
+      accountId: input.accountId,
+      target: { kind: 'key', id: input.keyId },
+    })
   return { wasBanned }
 }

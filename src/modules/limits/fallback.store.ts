@@ -43,10 +43,12 @@ export function createFallbackStore({
   const outage = createOutageLog({
     dependency: 'rate-limit store',
     log,
-    startMessage: (reason) => `rate-limit store unreachable (${reason}): limiting per process at 1/${divisor} of each quota until it is back`,
+    startMessage: (reason) =>
+      `rate-limit store unreachable (${reason}): limiting per process at 1/${divisor} of each quota until it is back`,
     endMessage: 'rate-limit store reachable again: limits are shared across instances again',
   })
-  const scaled = (windows: WindowSpec[]) => windows.map((w) => ({ ...w, limit: Math.max(1, Math.floor(w.limit / divisor)) }))
+  const scaled = (windows: WindowSpec[]) =>
+    windows.map((w) => ({ ...w, limit: Math.max(1, Math.floor(w.limit / divisor)) }))
 
   function open(err: unknown, quiet = false): void {
     if (down) return
@@ -104,10 +106,24 @@ export function createFallbackStore({
         () => fallback.consume({ ...input, windows: scaled(input.windows) }),
       )
     },
-    usage: (input) => attempt(() => primary.usage(input), () => fallback.usage({ ...input, windows: scaled(input.windows) })),
-    bannedUntil: (input) => attempt(() => primary.bannedUntil(input), () => fallback.bannedUntil(input)),
+    usage: (input) =>
+      attempt(
+        () => primary.usage(input),
+        () => fallback.usage({ ...input, windows: scaled(input.windows) }),
+      ),
+    bannedUntil: (input) =>
+      attempt(
+        () => primary.bannedUntil(input),
+        () => fallback.bannedUntil(input),
+      ),
     unban: async (subject) => {
-      const [a, b] = await Promise.all([attempt(() => primary.unban(subject), async () => false), fallback.unban(subject)])
+      const [a, b] = await Promise.all([
+        attempt(
+          () => primary.unban(subject),
+          async () => false,
+        ),
+        fallback.unban(subject),
+      ])
       return a || b
     },
     // Readiness: while the breaker is open the fallback serves (degraded, not down).

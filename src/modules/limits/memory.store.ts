@@ -1,6 +1,13 @@
 // The default store: counters in this process's memory. Every method's critical section is synchronous,
 // so concurrent requests cannot interleave inside a decision: admitted counts are exact.
-import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
+import {
+  windowBounds,
+  type ConsumeInput,
+  type ConsumeResult,
+  type RateLimitStore,
+  type WindowSpec,
+  type WindowState,
+} from './rate-limit.store.js'
 
 interface Counter {
   start: number
@@ -66,7 +73,10 @@ export function createMemoryStore(): MemoryStore {
     const result: { counter: Counter; state: WindowState }[] = []
     for (const w of windows) {
       const counter = counterFor(list, w, now)
-      result.push({ counter, state: { name: w.name, limit: w.limit, seconds: w.seconds, used: counter.count, resetAt: counter.end } })
+      result.push({
+        counter,
+        state: { name: w.name, limit: w.limit, seconds: w.seconds, used: counter.count, resetAt: counter.end },
+      })
     }
     return result
   }
@@ -91,7 +101,12 @@ export function createMemoryStore(): MemoryStore {
         refused.count += 1
         if (refused.count > ban.threshold) {
           bans.set(ban.subject, now + ban.durationMs)
-          return { admitted: false, windows: entries.map((e) => e.state), bannedUntil: now + ban.durationMs, banStarted: true }
+          return {
+            admitted: false,
+            windows: entries.map((e) => e.state),
+            bannedUntil: now + ban.durationMs,
+            banStarted: true,
+          }
         }
       }
       return { admitted: false, windows: entries.map((e) => e.state) }

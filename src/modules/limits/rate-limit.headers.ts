@@ -21,7 +21,11 @@ export function policyHeader(windows: WindowSpec[]): string {
 }
 
 /** `policy`: the policy of these windows, when the caller has it already (it only changes with the quota). */
-export function rateLimitHeaders(windows: WindowState[], now: number, policy = policyHeader(windows)): Record<string, string> {
+export function rateLimitHeaders(
+  windows: WindowState[],
+  now: number,
+  policy = policyHeader(windows),
+): Record<string, string> {
   const binding = bindingWindow(windows)
   const remaining = String(remainingOf(binding))
   return {
@@ -45,7 +49,12 @@ export function retryAfterSeconds(windows: WindowState[], now: number): { second
  * `Retry-After` all name that end. Reset is the ban's end rounded up to a whole second and Retry-After counts to
  * that second (Reset − the current whole second), so `Date` + `Retry-After` = `X-RateLimit-Reset`, exactly.
  */
-export function banHeaders(windows: WindowState[], bannedUntil: number, now: number, policy = policyHeader(windows)): { headers: Record<string, string>; seconds: number } {
+export function banHeaders(
+  windows: WindowState[],
+  bannedUntil: number,
+  now: number,
+  policy = policyHeader(windows),
+): { headers: Record<string, string>; seconds: number } {
   const reset = Math.ceil(bannedUntil / 1000)
   const seconds = Math.max(1, reset - Math.floor(now / 1000))
   const binding = bindingWindow(windows)

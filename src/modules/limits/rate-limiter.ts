@@ -42,7 +42,11 @@ const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
 
 interface LimitEvents {
   /** `limit`: what refused it (the account's `minute` or `day` window, the key's `ban`, the `address`'s limit); `plan`: the account's. */
-  refused?: (reason: 'rate_limit_exceeded' | 'temporarily_banned', subject: 'account' | 'address', by: { limit: 'minute' | 'day' | 'ban' | 'address'; plan?: string }) => void
+  refused?: (
+    reason: 'rate_limit_exceeded' | 'temporarily_banned',
+    subject: 'account' | 'address',
+    by: { limit: 'minute' | 'day' | 'ban' | 'address'; plan?: string },
+  ) => void
   banned?: () => void
 }
 
@@ -56,7 +60,17 @@ function policyOf(windows: WindowSpec[]): Policy {
   return { windows, header: policyHeader(windows) }
 }
 
-export function createRateLimiter({ store, clock, limits, events = {} }: { store: RateLimitStore; clock: Clock; limits: LimitsConfig; events?: LimitEvents }) {
+export function createRateLimiter({
+  store,
+  clock,
+  limits,
+  events = {},
+}: {
+  store: RateLimitStore
+  clock: Clock
+  limits: LimitsConfig
+  events?: LimitEvents
+}) {
   const addressPolicy = policyOf([{ name: 'minute', limit: limits.unauthenticatedPerMinute, seconds: 60 }])
   const accountPolicies = new Map<number, Map<number, Policy>>()
 
@@ -70,7 +84,9 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
 
   async function decide(subject: string, policy: Policy, banSubject?: string, plan?: string): Promise<LimitOutcome> {
     const now = clock.now()
-    const ban = banSubject ? { subject: banSubject, threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 } : undefined
+    const ban = banSubject
+      ? { subject: banSubject, threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 }
+      : undefined
     const result = await store.consume({ subject, windows: policy.windows, now, ban })
     // A store may enforce other limits than asked (the Redis fallback divides them): the headers say what holds.
     const asked = result.windows.every((w, i) => w.limit === policy.windows[i]?.limit)
@@ -79,13 +95,24 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
     const kind = subject.startsWith('account:') ? 'account' : 'address'
     if (result.banStarted) events.banned?.()
     const retry = retryAfterSeconds(result.windows, now)
-    const limit = kind === 'address' ? 'address' : result.bannedUntil !== undefined ? 'ban' : (retry.window.name as 'minute' | 'day')
-    events.refused?.(result.bannedUntil === undefined ? 'rate_limit_exceeded' : 'temporarily_banned', kind, { limit, plan })
+    const limit =
+      kind === 'address'
+        ? 'address'
+        : result.bannedUntil !== undefined
+          ? 'ban'
+          : (retry.window.name as 'minute' | 'day')
+    events.refused?.(result.bannedUntil === undefined ? 'rate_limit_exceeded' : 'temporarily_banned', kind, {
+      limit,
+      plan,
+    })
     if (result.bannedUntil !== undefined) {
       // The quota may be free again (a later minute) while the ban holds: the headers describe the ban.
       const ban = banHeaders(result.windows, result.bannedUntil, now, policyValue)
       const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${ban.seconds} s.`
-      return { headers: ban.headers, refusal: { reason: 'temporarily_banned', message, retryAfterSeconds: ban.seconds } }
+      return {
+        headers: ban.headers,
+        refusal: { reason: 'temporarily_banned', message, retryAfterSeconds: ban.seconds },
+      }
     }
     const headers = rateLimitHeaders(result.windows, now, policyValue)
     const message = `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated requests while limited lead to a temporary ban.`
@@ -94,7 +121,8 @@ export function createRateLimiter({ store, clock, limits, events = {} }: { store
 
   return {
     /** Counts one request of an authenticated key against its account's plan. */
-    forAccount: (input: { accountId: string; keyId: string; quota: Quota; plan?: string }) => decide(accountSubject(input.accountId), accountPolicy(input.quota), keySubject(input.keyId), input.plan),
+    forAccount: (input: { accountId: string; keyId: string; quota: Quota; plan?: string }) =>
+      decide(accountSubject(input.accountId), accountPolicy(input.quota), keySubject(input.keyId), input.plan),
     /** Counts one request that carries no valid key against the client address. */
     forAddress: (address: string) => decide(`address:${address}`, addressPolicy),
     /** The address's headers without counting anything (a request we failed to judge, e.g. the database is down). */

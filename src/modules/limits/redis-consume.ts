@@ -82,7 +82,9 @@ type Consume = (keys: string[], args: (string | number)[]) => Promise<number[]>
 /** `within`: bounds each call's wait for Redis (one deadline per call, not per request). */
 export function createBatchedConsume(client: Redis, within: Deadline): Consume {
   client.defineCommand('petstoreConsumeBatch', { lua: CONSUME_BATCH })
-  const call = (client as unknown as { petstoreConsumeBatch: (...args: (string | number)[]) => Promise<unknown[][]> }).petstoreConsumeBatch.bind(client)
+  const call = (
+    client as unknown as { petstoreConsumeBatch: (...args: (string | number)[]) => Promise<unknown[][]> }
+  ).petstoreConsumeBatch.bind(client)
   let pending: Pending[] = []
 
   function send(batch: Pending[]): void {

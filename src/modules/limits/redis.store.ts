@@ -12,7 +12,14 @@ import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
 import { createBatchedConsume } from './redis-consume.js'
 import { createDeadline } from './redis-deadline.js'
-import { windowBounds, type ConsumeInput, type ConsumeResult, type RateLimitStore, type WindowSpec, type WindowState } from './rate-limit.store.js'
+import {
+  windowBounds,
+  type ConsumeInput,
+  type ConsumeResult,
+  type RateLimitStore,
+  type WindowSpec,
+  type WindowState,
+} from './rate-limit.store.js'
 
 /** What a Redis that stops answering costs the requests that find out (one turn's; then the fallback's breaker opens). */
 const REDIS_COMMAND_TIMEOUT_MS = 50
@@ -79,10 +86,14 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
   const client = options.client ?? createRedisClient(options, { timer: false })
   // Every command of the store is bounded by this deadline instead of an event-loop timer: a busy process is not
   // a silent Redis (redis-deadline.ts).
-  const within = createDeadline({ timeoutMs: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS, lastHeardAt: lastHeard(client) })
+  const within = createDeadline({
+    timeoutMs: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
+    lastHeardAt: lastHeard(client),
+  })
   const consume = createBatchedConsume(client, within)
   const p = options.prefix
-  const counterKey = (subject: string, w: WindowSpec, start: number) => `${p}rl:${subject}:${w.name}:${w.seconds}:${start}`
+  const counterKey = (subject: string, w: WindowSpec, start: number) =>
+    `${p}rl:${subject}:${w.name}:${w.seconds}:${start}`
   const banKey = (subject: string) => `${p}ban:${subject}`
   // Refusals, one hash field per first-window start; the hash expires when the current window ends.
   const refusalKey = (subject: string) => `${p}rf:${subject}`
@@ -102,16 +113,34 @@ export function createRedisStore(options: RedisStoreOptions & { client?: Redis }
       const first = bounds[0] ?? { start: now, end: now + 60_000 }
       const keys = windows.map((w, i) => counterKey(subject, w, bounds[i]!.start))
       keys.push(ban ? refusalKey(ban.subject) : `${p}rf:none`, ban ? banKey(ban.subject) : `${p}ban:none`)
-      const args = [now, windows.length, ban ? '1' : '0', ban?.threshold ?? 0, ban?.durationMs ?? 0, first.end, first.start]
+      const args = [
+        now,
+        windows.length,
+        ban ? '1' : '0',
+        ban?.threshold ?? 0,
+        ban?.durationMs ?? 0,
+        first.end,
+        first.start,
+      ]
       windows.forEach((w, i) => args.push(w.limit, bounds[i]!.end))
       const [admitted, bannedUntil, banStarted, ...counts] = await consume(keys, args)
-      return { admitted: admitted === 1, windows: states(windows, now, counts), ...(bannedUntil ? { bannedUntil, banStarted: banStarted === 1 } : {}) }
+      return {
+        admitted: admitted === 1,
+        windows: states(windows, now, counts),
+        ...(bannedUntil ? { bannedUntil, banStarted: banStarted === 1 } : {}),
+      }
     },
 
     async usage({ subject, windows, now }) {
       const keys = windows.map((w) => counterKey(subject, w, windowBounds(now, w.seconds).start))
       const counts = keys.length === 0 ? [] : await within(client.mget(...keys))
-      return { windows: states(windows, now, counts.map((c) => Number(c ?? 0))) }
+      return {
+        windows: states(
+          windows,
+          now,
+          counts.map((c) => Number(c ?? 0)),
+        ),
+      }
     },
 
     async bannedUntil({ subject, now }) {

@@ -14,11 +14,19 @@ const redisLocation = (url: string) => {
  * In memory, or in Redis (with a per-process fallback) when REDIS_URL is set. Connects before returning.
  * `quiet`: say nothing if Redis is not reachable at start (a cluster worker: its primary has said it once).
  */
-export async function createRateLimitStore(config: Config, log: Logger, options: { quiet?: boolean } = {}): Promise<RateLimitStore> {
+export async function createRateLimitStore(
+  config: Config,
+  log: Logger,
+  options: { quiet?: boolean } = {},
+): Promise<RateLimitStore> {
   if (!config.redisUrl) return createMemoryStore()
   // Loaded only when configured: the Redis client costs ~20 MB of memory in a process that does not use it.
   const { createRedisStore } = await import('./redis.store.js')
-  const redis = createRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redisTimeoutMs })
+  const redis = createRedisStore({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    commandTimeoutMs: config.redisTimeoutMs,
+  })
   // Each worker process of this instance takes its share of the instance's share.
   const divisor = config.fallbackDivisor * config.workers
   const reachable = await redis.ready().then(
@@ -26,7 +34,9 @@ export async function createRateLimitStore(config: Config, log: Logger, options:
     (err: unknown) => {
       // One line naming what is missing; the stack would say nothing more.
       if (!options.quiet) {
-        log.warn(`Redis is not reachable at start (${redisLocation(config.redisUrl!)}: ${err instanceof Error ? err.message : String(err)}): limiting per process at 1/${divisor} of each quota until it is`)
+        log.warn(
+          `Redis is not reachable at start (${redisLocation(config.redisUrl!)}: ${err instanceof Error ? err.message : String(err)}): limiting per process at 1/${divisor} of each quota until it is`,
+        )
       }
       return false
     },

@@ -21,28 +21,63 @@ export interface QueuedMessage {
 }
 
 type Row = Pick<MessagesTable, 'id' | 'message' | 'status' | 'created_at'>
-const toMessage = (row: Row): Message => ({ id: row.id, message: row.message, status: row.status as MessageStatus, createdAt: row.created_at })
+const toMessage = (row: Row): Message => ({
+  id: row.id,
+  message: row.message,
+  status: row.status as MessageStatus,
+  createdAt: row.created_at,
+})
 
-export function createMessagesRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+export function createMessagesRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+}) {
   // On PostgreSQL, workers of several instances claim at once: rows another worker is claiming are skipped
   // (FOR UPDATE SKIP LOCKED), so no message is handed to two workers. SQLite has one writer at a time.
   const skipLocked = dialectOf(db) === 'postgres'
   const insertQuery = prepared({ db, engine }, (qb, _: null, p) =>
     qb
       .insertInto('messages')
-      .values({ id: p('id'), account_id: p('account_id'), message: p('message'), status: p('status'), next_attempt_at: p('next_attempt_at'), created_at: p('created_at') })
+      .values({
+        id: p('id'),
+        account_id: p('account_id'),
+        message: p('message'),
+        status: p('status'),
+        next_attempt_at: p('next_attempt_at'),
+        created_at: p('created_at'),
+      })
       .returning('seq'),
   )
   return {
-    async create({ accountId, message }: { accountId: string; message: string }, executor: Kysely<Database> = db): Promise<Message> {
+    async create(
+      { accountId, message }: { accountId: string; message: string },
+      executor: Kysely<Database> = db,
+    ): Promise<Message> {
       const now = clock.now()
-      const row = { id: `msg_${randomBytes(12).toString('hex')}`, account_id: accountId, message, status: 'queued' as const, next_attempt_at: BigInt(now), created_at: new Date(now).toISOString() }
+      const row = {
+        id: `msg_${randomBytes(12).toString('hex')}`,
+        account_id: accountId,
+        message,
+        status: 'queued' as const,
+        next_attempt_at: BigInt(now),
+        created_at: new Date(now).toISOString(),
+      }
       await insertQuery.rows(null, row, executor)
       return toMessage(row)
     },
 
     async get({ accountId, id }: { accountId: string; id: string }): Promise<Message | undefined> {
-      const row = await db.selectFrom('messages').select(['id', 'message', 'status', 'created_at']).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()
+      const row = await db
+        .selectFrom('messages')
+        .select(['id', 'message', 'status', 'created_at'])
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst()
       return row && toMessage(row)
     },
 
@@ -69,18 +104,33 @@ export function createMessagesRepository({ db, clock, engine = kyselyEngine(db) 
           .execute(),
       )
       return rows
-        .map((r) => ({ seq: BigInt(r.seq), id: r.id, accountId: r.account_id, message: r.message, createdAt: r.created_at, attempts: Number(r.attempts) }))
+        .map((r) => ({
+          seq: BigInt(r.seq),
+          id: r.id,
+          accountId: r.account_id,
+          message: r.message,
+          createdAt: r.created_at,
+          attempts: Number(r.attempts),
+        }))
         .sort((a, b) => (a.seq < b.seq ? -1 : 1))
     },
 
     async markDelivered(seq: bigint): Promise<void> {
-      const delivered = { status: 'delivered' as const, delivered_at: new Date(clock.now()).toISOString(), locked_until: null, last_error: null }
+      const delivered = {
+        status: 'delivered' as const,
+        delivered_at: new Date(clock.now()).toISOString(),
+        locked_until: null,
+        last_error: null,
+      }
       await engine.write((executor) => executor.updateTable('messages').set(delivered).where('seq', '=', seq).execute())
     },
 
     /** Schedules another attempt at `retryAt`, or marks the message failed when `retryAt` is undefined. */
     async markAttemptFailed(seq: bigint, error: string, retryAt: number | undefined): Promise<void> {
-      const set = retryAt === undefined ? { status: 'failed' as const, locked_until: null, last_error: error } : { next_attempt_at: BigInt(retryAt), locked_until: null, last_error: error }
+      const set =
+        retryAt === undefined
+          ? { status: 'failed' as const, locked_until: null, last_error: error }
+          : { next_attempt_at: BigInt(retryAt), locked_until: null, last_error: error }
       await engine.write((executor) => executor.updateTable('messages').set(set).where('seq', '=', seq).execute())
     },
   }

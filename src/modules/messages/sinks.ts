@@ -24,10 +24,19 @@ export function createLogSink(log: Logger, options: { text?: boolean } = {}): Me
 }
 
 function webhookPayload(m: QueuedMessage): string {
-  return JSON.stringify({ type: 'message.created', timestamp: m.createdAt, data: { id: m.id, message: m.message, status: 'queued', createdAt: m.createdAt } })
+  return JSON.stringify({
+    type: 'message.created',
+    timestamp: m.createdAt,
+    data: { id: m.id, message: m.message, status: 'queued', createdAt: m.createdAt },
+  })
 }
 
-export function createWebhookSink(input: { url: string; secret: string; timeoutMs: number; now?: () => number }): MessageSink {
+export function createWebhookSink(input: {
+  url: string
+  secret: string
+  timeoutMs: number
+  now?: () => number
+}): MessageSink {
   const signer = new Webhook(input.secret)
   const now = input.now ?? Date.now
   return {

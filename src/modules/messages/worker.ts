@@ -52,8 +52,22 @@ export function createMessageWorker(options: WorkerOptions) {
   // every poll. So is a receiver that keeps failing (each message's failed attempt still gets its own line).
   const reportEveryMs = options.outageReportEveryMs
   const database = options.databaseOutage ?? createOutageLog({ dependency: 'database', log, clock, reportEveryMs })
-  const steps = createOutageLog({ dependency: 'message worker', log, clock, reportEveryMs, withError: true, startMessage: (reason) => `message worker step failed: ${reason}` })
-  const receiver = createOutageLog({ dependency: 'message sink', log, clock, reportEveryMs, startMessage: (reason) => `message deliveries failing: ${reason}`, endMessage: 'message deliveries succeed again' })
+  const steps = createOutageLog({
+    dependency: 'message worker',
+    log,
+    clock,
+    reportEveryMs,
+    withError: true,
+    startMessage: (reason) => `message worker step failed: ${reason}`,
+  })
+  const receiver = createOutageLog({
+    dependency: 'message sink',
+    log,
+    clock,
+    reportEveryMs,
+    startMessage: (reason) => `message deliveries failing: ${reason}`,
+    endMessage: 'message deliveries succeed again',
+  })
 
   async function runOnce(): Promise<number> {
     const batch = await messages.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs ?? 60_000 })
@@ -68,9 +82,15 @@ export function createMessageWorker(options: WorkerOptions) {
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error)
         receiver.failed(error)
-        const retryAt = message.attempts >= maxAttempts ? undefined : clock.now() + retryDelay(retryScheduleMs, message.attempts, random)
+        const retryAt =
+          message.attempts >= maxAttempts
+            ? undefined
+            : clock.now() + retryDelay(retryScheduleMs, message.attempts, random)
         recorded.push(messages.markAttemptFailed(message.seq, reason, retryAt))
-        log.warn({ messageId: message.id, attempt: message.attempts, reason, final: retryAt === undefined }, 'message delivery failed')
+        log.warn(
+          { messageId: message.id, attempt: message.attempts, reason, final: retryAt === undefined },
+          'message delivery failed',
+        )
       }
     }
     await Promise.all(recorded)

@@ -35,7 +35,12 @@ export function codeAttempts({ db, clock }: { db: Kysely<Database>; clock: Clock
         .where('at', '>', at - LOGIN_WINDOW_MS)
         .executeTakeFirstOrThrow()
       // This attempt's own row, forgotten when it was not a wrong code (a success, or refused unchecked).
-      const release = async () => void (await db.deleteFrom('operator_login_failures').where('email_key', '=', key).where('address', '=', address).execute())
+      const release = async () =>
+        void (await db
+          .deleteFrom('operator_login_failures')
+          .where('email_key', '=', key)
+          .where('address', '=', address)
+          .execute())
       return { allowed: Number(row.count) <= LOGIN_FAILURES_ALLOWED, release }
     },
   }

@@ -38,12 +38,24 @@ export function operatorSetup({ db, clock, engine }: { db: Kysely<Database>; clo
      * A new secret for the browser whose setup cookie holds `browser`, kept with the password's hash; whatever an
      * earlier visit was offered is void. Undefined when the link is no longer usable.
      */
-    async offerSecret(token: string, input: { passwordHash: string; browser: string }): Promise<{ operator: Operator; secret: string } | undefined> {
+    async offerSecret(
+      token: string,
+      input: { passwordHash: string; browser: string },
+    ): Promise<{ operator: Operator; secret: string } | undefined> {
       const found = await usable(token)
       if (!found) return undefined
       const secret = newTotpSecret()
-      const pending = { pending_secret: secret, pending_password_hash: input.passwordHash, pending_browser: secretHash(input.browser) }
-      const updated = await db.updateTable('operator_tokens').set(pending).where('token_hash', '=', secretHash(token)).where('used_at', 'is', null).executeTakeFirst()
+      const pending = {
+        pending_secret: secret,
+        pending_password_hash: input.passwordHash,
+        pending_browser: secretHash(input.browser),
+      }
+      const updated = await db
+        .updateTable('operator_tokens')
+        .set(pending)
+        .where('token_hash', '=', secretHash(token))
+        .where('used_at', 'is', null)
+        .executeTakeFirst()
       return updated.numUpdatedRows === 1n ? { operator: operatorOf(found), secret } : undefined
     },
 
@@ -51,10 +63,14 @@ export function operatorSetup({ db, clock, engine }: { db: Kysely<Database>; clo
      * The secret this browser was offered, if its offer is still the current one (`secret` undefined when another
      * browser has sent a password since, or this one never did); undefined when the link is no longer usable.
      */
-    async offered(token: string, browser: string | undefined): Promise<{ operator: Operator; secret?: string } | undefined> {
+    async offered(
+      token: string,
+      browser: string | undefined,
+    ): Promise<{ operator: Operator; secret?: string } | undefined> {
       const found = await usable(token)
       if (!found) return undefined
-      const mine = browser !== undefined && found.pending_browser === secretHash(browser) && found.pending_secret !== null
+      const mine =
+        browser !== undefined && found.pending_browser === secretHash(browser) && found.pending_secret !== null
       return { operator: operatorOf(found), ...(mine ? { secret: found.pending_secret! } : {}) }
     },
 
@@ -64,7 +80,10 @@ export function operatorSetup({ db, clock, engine }: { db: Kysely<Database>; clo
      * become the operator's, `step` (the confirming code's) is recorded as used, 10 recovery codes are made and
      * returned (shown once). Undefined when the link is no longer usable or the offer is no longer this browser's.
      */
-    async completeSetup(token: string, input: { browser: string; secret: string; step: number; address: string }): Promise<{ operator: Operator; recoveryCodes: string[] } | undefined> {
+    async completeSetup(
+      token: string,
+      input: { browser: string; secret: string; step: number; address: string },
+    ): Promise<{ operator: Operator; recoveryCodes: string[] } | undefined> {
       const at = clock.now()
       const codes = newRecoveryCodes()
       return engine.transaction(async (trx) => {
@@ -82,15 +101,39 @@ export function operatorSetup({ db, clock, engine }: { db: Kysely<Database>; clo
         if (!used) return undefined
         const id = used.operator_id
         // The used token keeps neither the secret nor the password's hash.
-        await trx.updateTable('operator_tokens').set({ pending_secret: null, pending_password_hash: null, pending_browser: null }).where('token_hash', '=', secretHash(token)).execute()
-        const operatorValues = { password_hash: used.pending_password_hash!, totp_secret: input.secret, totp_last_step: input.step, password_changed_at: at }
-        const updated = await trx.updateTable('operators').set(operatorValues).where('id', '=', id).where('disabled_at', 'is', null).executeTakeFirst()
+        await trx
+          .updateTable('operator_tokens')
+          .set({ pending_secret: null, pending_password_hash: null, pending_browser: null })
+          .where('token_hash', '=', secretHash(token))
+          .execute()
+        const operatorValues = {
+          password_hash: used.pending_password_hash!,
+          totp_secret: input.secret,
+          totp_last_step: input.step,
+          password_changed_at: at,
+        }
+        const updated = await trx
+          .updateTable('operators')
+          .set(operatorValues)
+          .where('id', '=', id)
+          .where('disabled_at', 'is', null)
+          .executeTakeFirst()
         if (updated.numUpdatedRows !== 1n) return undefined
         await trx.deleteFrom('operator_recovery_codes').where('operator_id', '=', id).execute()
-        await trx.insertInto('operator_recovery_codes').values(codes.map((code) => ({ code_hash: recoveryCodeHash(code)!, operator_id: id, used_at: null }))).execute()
+        await trx
+          .insertInto('operator_recovery_codes')
+          .values(codes.map((code) => ({ code_hash: recoveryCodeHash(code)!, operator_id: id, used_at: null })))
+          .execute()
         await trx.deleteFrom('operator_sessions').where('operator_id', '=', id).execute()
-        const operator = operatorOf(await trx.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirstOrThrow())
-        await writeAudit(trx, at, { kind: 'operator', operatorId: id, email: operator.email, address: input.address }, { action: 'operator.setup_completed', target: { kind: 'operator', id } })
+        const operator = operatorOf(
+          await trx.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+        )
+        await writeAudit(
+          trx,
+          at,
+          { kind: 'operator', operatorId: id, email: operator.email, address: input.address },
+          { action: 'operator.setup_completed', target: { kind: 'operator', id } },
+        )
         return { operator, recoveryCodes: codes }
       })
     },

@@ -14,10 +14,12 @@ export interface Operator {
   setUp: boolean
 }
 
-export const isOperatorRole = (value: string): value is OperatorRole => (OPERATOR_ROLES as readonly string[]).includes(value)
+export const isOperatorRole = (value: string): value is OperatorRole =>
+  (OPERATOR_ROLES as readonly string[]).includes(value)
 
 /** Whether `role` may do what `needed` may: admin > support. */
-export const roleSuffices = (role: OperatorRole, needed: OperatorRole): boolean => needed === 'support' || role === 'admin'
+export const roleSuffices = (role: OperatorRole, needed: OperatorRole): boolean =>
+  needed === 'support' || role === 'admin'
 
 export const operatorOf = (row: OperatorsTable): Operator => ({
   id: row.id,

@@ -18,7 +18,15 @@ import { codeAttempts } from './code-attempts.js'
 
 export const SETUP_LINK_TTL_MS = 24 * 60 * 60 * 1000
 
-export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+export function createOperatorsRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+}) {
   const now = () => clock.now()
   const row = (id: string) => db.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirst()
   const target = (id: string) => ({ kind: 'operator' as const, id })
@@ -31,7 +39,13 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
    * two admins demoting themselves at once cannot both see the other as the one who stays (SQLite: one writer).
    */
   async function activeAdmins(trx: Kysely<Database>): Promise<string[]> {
-    let query = trx.selectFrom('operators').select('id').where('role', '=', 'admin').where('disabled_at', 'is', null).where('password_hash', 'is not', null).where('totp_secret', 'is not', null)
+    let query = trx
+      .selectFrom('operators')
+      .select('id')
+      .where('role', '=', 'admin')
+      .where('disabled_at', 'is', null)
+      .where('password_hash', 'is not', null)
+      .where('totp_secret', 'is not', null)
     if (onPostgres) query = query.forUpdate()
     return (await query.execute()).map((r) => r.id)
   }
@@ -43,17 +57,54 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
   }
 
   return {
-    async create({ email, role, actor }: { email: string; role: OperatorRole; actor: AuditActor }): Promise<{ operator: Operator; setupToken: string }> {
+    async create({
+      email,
+      role,
+      actor,
+    }: {
+      email: string
+      role: OperatorRole
+      actor: AuditActor
+    }): Promise<{ operator: Operator; setupToken: string }> {
       const parsed = parseEmailAddress(email)
       if ('problem' in parsed) throw new OperatorError('invalid_email', parsed.problem)
       const token = randomSecret()
       const at = now()
-      const values = { id: `op_${randomBytes(10).toString('hex')}`, email: parsed.email, email_key: parsed.key, role, password_hash: null, totp_secret: null, totp_last_step: null, created_at: new Date(at).toISOString(), disabled_at: null, password_changed_at: null }
+      const values = {
+        id: `op_${randomBytes(10).toString('hex')}`,
+        email: parsed.email,
+        email_key: parsed.key,
+        role,
+        password_hash: null,
+        totp_secret: null,
+        totp_last_step: null,
+        created_at: new Date(at).toISOString(),
+        disabled_at: null,
+        password_changed_at: null,
+      }
       const created = await engine.transaction(async (trx) => {
-        const inserted = await trx.insertInto('operators').values(values).onConflict((oc) => oc.column('email_key').doNothing()).executeTakeFirst()
+        const inserted = await trx
+          .insertInto('operators')
+          .values(values)
+          .onConflict((oc) => oc.column('email_key').doNothing())
+          .executeTakeFirst()
         if (inserted.numInsertedOrUpdatedRows !== 1n) return false
-        await trx.insertInto('operator_tokens').values({ token_hash: secretHash(token), operator_id: values.id, created_at: at, expires_at: at + SETUP_LINK_TTL_MS, used_at: null, pending_secret: null }).execute()
-        await writeAudit(trx, at, actor, { action: 'operator.created', target: target(values.id), changes: { after: { email: values.email, role } } })
+        await trx
+          .insertInto('operator_tokens')
+          .values({
+            token_hash: secretHash(token),
+            operator_id: values.id,
+            created_at: at,
+            expires_at: at + SETUP_LINK_TTL_MS,
+            used_at: null,
+            pending_secret: null,
+          })
+          .execute()
+        await writeAudit(trx, at, actor, {
+          action: 'operator.created',
+          target: target(values.id),
+          changes: { after: { email: values.email, role } },
+        })
         return true
       })
       if (!created) throw new OperatorError('email_taken', `an operator with the email ${parsed.email} exists`)
@@ -71,13 +122,24 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
     },
 
     findByEmail: async (email: string): Promise<Operator | undefined> => {
-      const found = await db.selectFrom('operators').selectAll().where('email_key', '=', emailKeyOf(email)).executeTakeFirst()
+      const found = await db
+        .selectFrom('operators')
+        .selectAll()
+        .where('email_key', '=', emailKeyOf(email))
+        .executeTakeFirst()
       return found && operatorOf(found)
     },
 
     /** What a log-in checks: the password hash and the TOTP secret of an enabled, set-up operator. */
-    async credentials(email: string): Promise<{ operator: Operator; passwordHash: string; totpSecret: string } | undefined> {
-      const found = await db.selectFrom('operators').selectAll().where('email_key', '=', emailKeyOf(email)).where('disabled_at', 'is', null).executeTakeFirst()
+    async credentials(
+      email: string,
+    ): Promise<{ operator: Operator; passwordHash: string; totpSecret: string } | undefined> {
+      const found = await db
+        .selectFrom('operators')
+        .selectAll()
+        .where('email_key', '=', emailKeyOf(email))
+        .where('disabled_at', 'is', null)
+        .executeTakeFirst()
       if (!found || found.password_hash === null || found.totp_secret === null) return undefined
       return { operator: operatorOf(found), passwordHash: found.password_hash, totpSecret: found.totp_secret }
     },
@@ -88,15 +150,30 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
      */
     async disable(id: string, actor: AuditActor): Promise<Operator> {
       const at = now()
-      if (isSelf(actor, id)) throw new OperatorError('self', 'You cannot disable yourself: ask another admin (or use the CLI).')
+      if (isSelf(actor, id))
+        throw new OperatorError('self', 'You cannot disable yourself: ask another admin (or use the CLI).')
       const before = await existing(id)
       if (before.disabled_at !== null) return operatorOf(before)
       const disabledAt = new Date(at).toISOString()
       await engine.transaction(async (trx) => {
-        await trx.updateTable('operators').set({ disabled_at: disabledAt }).where('id', '=', id).where('disabled_at', 'is', null).execute()
+        await trx
+          .updateTable('operators')
+          .set({ disabled_at: disabledAt })
+          .where('id', '=', id)
+          .where('disabled_at', 'is', null)
+          .execute()
         await trx.deleteFrom('operator_sessions').where('operator_id', '=', id).execute()
-        await trx.updateTable('operator_tokens').set({ used_at: at }).where('operator_id', '=', id).where('used_at', 'is', null).execute()
-        await writeAudit(trx, at, actor, { action: 'operator.disabled', target: target(id), changes: { email: before.email } })
+        await trx
+          .updateTable('operator_tokens')
+          .set({ used_at: at })
+          .where('operator_id', '=', id)
+          .where('used_at', 'is', null)
+          .execute()
+        await writeAudit(trx, at, actor, {
+          action: 'operator.disabled',
+          target: target(id),
+          changes: { email: before.email },
+        })
       })
       return operatorOf({ ...before, disabled_at: disabledAt })
     },
@@ -112,10 +189,17 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
       const at = now()
       await engine.transaction(async (trx) => {
         if (isSelf(actor, id) && role !== 'admin' && !(await activeAdmins(trx)).some((other) => other !== id)) {
-          throw new OperatorError('last_admin', 'You are the last active admin: make another operator admin before you change your own role.')
+          throw new OperatorError(
+            'last_admin',
+            'You are the last active admin: make another operator admin before you change your own role.',
+          )
         }
         await trx.updateTable('operators').set({ role }).where('id', '=', id).execute()
-        await writeAudit(trx, at, actor, { action: 'operator.role_changed', target: target(id), changes: { email: before.email, before: { role: before.role }, after: { role } } })
+        await writeAudit(trx, at, actor, {
+          action: 'operator.role_changed',
+          target: target(id),
+          changes: { email: before.email, before: { role: before.role }, after: { role } },
+        })
       })
       return operatorOf({ ...before, role })
     },
@@ -135,13 +219,24 @@ export function createOperatorsRepository({ db, clock, engine = kyselyEngine(db)
     async useRecoveryCode(id: string, code: string): Promise<boolean> {
       const hash = recoveryCodeHash(code)
       if (hash === undefined) return false
-      const result = await db.updateTable('operator_recovery_codes').set({ used_at: now() }).where('operator_id', '=', id).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst()
+      const result = await db
+        .updateTable('operator_recovery_codes')
+        .set({ used_at: now() })
+        .where('operator_id', '=', id)
+        .where('code_hash', '=', hash)
+        .where('used_at', 'is', null)
+        .executeTakeFirst()
       return result.numUpdatedRows === 1n
     },
 
     /** How many unused recovery codes the operator has left. */
     async recoveryCodesLeft(id: string): Promise<number> {
-      const rows = await db.selectFrom('operator_recovery_codes').select('code_hash').where('operator_id', '=', id).where('used_at', 'is', null).execute()
+      const rows = await db
+        .selectFrom('operator_recovery_codes')
+        .select('code_hash')
+        .where('operator_id', '=', id)
+        .where('used_at', 'is', null)
+        .execute()
       return rows.length
     },
 

@@ -14,7 +14,14 @@ const TOTP_ISSUER = 'Petstore console'
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32
 
 const totpOf = (secret: string, label = 'operator') =>
-  new TOTP({ issuer: TOTP_ISSUER, label, secret: Secret.fromBase32(secret), algorithm: ALGORITHM, digits: DIGITS, period: PERIOD_S })
+  new TOTP({
+    issuer: TOTP_ISSUER,
+    label,
+    secret: Secret.fromBase32(secret),
+    algorithm: ALGORITHM,
+    digits: DIGITS,
+    period: PERIOD_S,
+  })
 
 /** The `otpauth://totp/…` URI an authenticator app reads from the QR code (or typed in). */
 export const totpUri = (secret: string, email: string): string => totpOf(secret, email).toString()

@@ -12,7 +12,15 @@ import type { NewOrder, Order, OrderStatus } from './order.js'
 const COLUMNS = ['id', 'pet_id', 'quantity', 'ship_date', 'status', 'complete', 'created_at'] as const
 
 // Integers: bigint from SQLite (safeIntegers), number from PostgreSQL's int4; ids are bigint from both.
-function toOrder(row: { id: bigint; pet_id: bigint; quantity: number | bigint; ship_date: string | null; status: string; complete: number | bigint; created_at: string }): Order {
+function toOrder(row: {
+  id: bigint
+  pet_id: bigint
+  quantity: number | bigint
+  ship_date: string | null
+  status: string
+  complete: number | bigint
+  created_at: string
+}): Order {
   const base = { id: row.id, petId: row.pet_id, quantity: Number(row.quantity) }
   const rest = { status: row.status as OrderStatus, complete: Number(row.complete) === 1, createdAt: row.created_at }
   return row.ship_date === null ? { ...base, ...rest } : { ...base, shipDate: row.ship_date, ...rest }
@@ -29,11 +37,21 @@ function normaliseShipDate(text: string): string {
   return iso
 }
 
-export function createOrdersRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+export function createOrdersRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+}) {
   const live = (qb: Kysely<Database>, p: <T>(name: string) => T) =>
     qb.selectFrom('orders').where('account_id', '=', p<string>('accountId')).where('cancelled_at', 'is', null)
 
-  const getQuery = prepared({ db, engine }, (qb, _: null, p) => live(qb, p).select(COLUMNS).where('id', '=', p<bigint>('id')))
+  const getQuery = prepared({ db, engine }, (qb, _: null, p) =>
+    live(qb, p).select(COLUMNS).where('id', '=', p<bigint>('id')),
+  )
 
   // One page and the first order of the next: `limit + 1` rows on the index, whatever the depth. The page size is
   // part of the SQL text (a literal, validated 1–100), so each size is one prepared statement.
@@ -82,7 +100,10 @@ export function createOrdersRepository({ db, clock, engine = kyselyEngine(db) }:
      * Places the order (given a transaction, in it; it is one statement); throws 400 `invalid_body` naming
      * `petId` when that is not a pet of the account.
      */
-    async place({ accountId, order }: { accountId: string; order: NewOrder }, executor: Kysely<Database>): Promise<Order> {
+    async place(
+      { accountId, order }: { accountId: string; order: NewOrder },
+      executor: Kysely<Database>,
+    ): Promise<Order> {
       const shipDate = order.shipDate === undefined ? null : normaliseShipDate(order.shipDate)
       const values = {
         accountId,
@@ -95,7 +116,15 @@ export function createOrdersRepository({ db, clock, engine = kyselyEngine(db) }:
       }
       const row = await insertQuery.first(null, values, executor)
       if (row === undefined) throw new OrderRefused('petId', String(order.petId))
-      return toOrder({ id: row.id, pet_id: order.petId, quantity: values.quantity, ship_date: shipDate, status: values.status, complete: values.complete, created_at: values.createdAt })
+      return toOrder({
+        id: row.id,
+        pet_id: order.petId,
+        quantity: values.quantity,
+        ship_date: shipDate,
+        status: values.status,
+        complete: values.complete,
+        created_at: values.createdAt,
+      })
     },
 
     async get({ accountId, id }: { accountId: string; id: bigint }): Promise<Order | undefined> {
@@ -104,7 +133,12 @@ export function createOrdersRepository({ db, clock, engine = kyselyEngine(db) }:
     },
 
     /** Up to `limit` live orders with id > afterId, by id; `lastId` is the page's last, `hasMore` whether more follow. */
-    async page(input: { accountId: string; status?: OrderStatus; afterId?: bigint; limit: number }): Promise<{ orders: Order[]; lastId?: bigint; hasMore: boolean }> {
+    async page(input: {
+      accountId: string
+      status?: OrderStatus
+      afterId?: bigint
+      limit: number
+    }): Promise<{ orders: Order[]; lastId?: bigint; hasMore: boolean }> {
       const shape = { status: input.status !== undefined, after: input.afterId !== undefined, limit: input.limit }
       const rows = await pageQuery.rows(shape, input)
       const orders = rows.slice(0, input.limit).map(toOrder)

@@ -17,9 +17,21 @@ function toPet(row: Pick<PetRow, 'id' | 'name' | 'category_id' | 'status'>): Pet
     : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status as PetStatus }
 }
 
-export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: { db: Kysely<Database>; clock: Clock; engine?: Engine }) {
+export function createPetsRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+}) {
   const getQuery = prepared({ db, engine }, (qb, _: null, p) =>
-    qb.selectFrom('pets').select(['id', 'name', 'category_id', 'status']).where('account_id', '=', p<string>('accountId')).where('id', '=', p<bigint>('id')),
+    qb
+      .selectFrom('pets')
+      .select(['id', 'name', 'category_id', 'status'])
+      .where('account_id', '=', p<string>('accountId'))
+      .where('id', '=', p<bigint>('id')),
   )
   // A page comes back from the database as the response body itself: one JSON text built by the database (see
   // pets-json.ts), the id of its last pet and whether more follow, in one statement and so one snapshot. The page
@@ -39,20 +51,39 @@ export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: {
           .select((eb) => [petsJson.as('body'), eb.fn.max('id').as('last_id')])
           .as('page'),
       )
-      .select((eb) => ['body', 'last_id', eb.exists(later.where('pets.id', '>', sql.ref<bigint>('page.last_id'))).as('more')])
+      .select((eb) => [
+        'body',
+        'last_id',
+        eb.exists(later.where('pets.id', '>', sql.ref<bigint>('page.last_id'))).as('more'),
+      ])
   })
 
   const insertQuery = prepared({ db, engine }, (qb, _: null, p) =>
     qb
       .insertInto('pets')
-      .values({ account_id: p('accountId'), name: p('name'), category_id: p('categoryId'), status: p('status'), created_at: p('createdAt') })
+      .values({
+        account_id: p('accountId'),
+        name: p('name'),
+        category_id: p('categoryId'),
+        status: p('status'),
+        created_at: p('createdAt'),
+      })
       .returning('id'),
   )
 
   return {
     /** Inserts the pet; resolves once the row is committed (or, given a transaction, written in it). */
-    async create({ accountId, pet }: { accountId: string; pet: NewPet }, executor: Kysely<Database> = db): Promise<Pet> {
-      const values = { accountId, name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null, createdAt: new Date(clock.now()).toISOString() }
+    async create(
+      { accountId, pet }: { accountId: string; pet: NewPet },
+      executor: Kysely<Database> = db,
+    ): Promise<Pet> {
+      const values = {
+        accountId,
+        name: pet.name,
+        categoryId: pet.categoryId,
+        status: pet.status ?? null,
+        createdAt: new Date(clock.now()).toISOString(),
+      }
       const row = await insertQuery.first(null, values, executor)
       if (row === undefined) throw new Error('INSERT … RETURNING returned no row')
       return toPet({ id: row.id, name: pet.name, category_id: pet.categoryId, status: pet.status ?? null })
@@ -67,7 +98,12 @@ export function createPetsRepository({ db, clock, engine = kyselyEngine(db) }: {
      * Up to `limit` pets with id > afterId, ordered by id, as the JSON text of the response body; `lastId` is the
      * id of the page's last pet, `hasMore` whether another page follows it.
      */
-    async page(input: { accountId: string; status?: PetStatus; afterId?: bigint; limit: number }): Promise<{ json: string; lastId?: bigint; hasMore: boolean }> {
+    async page(input: {
+      accountId: string
+      status?: PetStatus
+      afterId?: bigint
+      limit: number
+    }): Promise<{ json: string; lastId?: bigint; hasMore: boolean }> {
       const shape = { status: input.status !== undefined, after: input.afterId !== undefined, limit: input.limit }
       const row = await pageQuery.first(shape, input)
       if (row === undefined) throw new Error('the page query returned no row')

@@ -25,20 +25,28 @@ export function higherPlans(current: string): Plan[] {
   return PLANS.filter((_, i) => i > rank)
 }
 
-export const isHigherPlan = (plan: string, current: string): boolean => (higherPlans(current) as string[]).includes(plan)
+export const isHigherPlan = (plan: string, current: string): boolean =>
+  (higherPlans(current) as string[]).includes(plan)
 
 /** The plan asked for: one of the plans above `current`. */
 export function checkRequestedPlan(plan: string, current: string): Plan {
-  if (!isPlan(plan)) throw new PlanRequestError('input', `There is no plan called "${plan}"; choose one of ${PLANS.join(', ')}.`)
-  if (current === 'enterprise') throw new PlanRequestError('input', 'Your account is already on the enterprise plan, the highest there is.')
-  if (!isHigherPlan(plan, current)) throw new PlanRequestError('input', `Your account is on the ${current} plan: ask for a higher one (${higherPlans(current).join(', ')}).`)
+  if (!isPlan(plan))
+    throw new PlanRequestError('input', `There is no plan called "${plan}"; choose one of ${PLANS.join(', ')}.`)
+  if (current === 'enterprise')
+    throw new PlanRequestError('input', 'Your account is already on the enterprise plan, the highest there is.')
+  if (!isHigherPlan(plan, current))
+    throw new PlanRequestError(
+      'input',
+      `Your account is on the ${current} plan: ask for a higher one (${higherPlans(current).join(', ')}).`,
+    )
   return plan
 }
 
 /** Text over one or more lines: CR LF made LF, trimmed, at most `max` characters, plain text on every line. */
 function checkText(what: string, value: string, max: number): string {
   const text = value.replace(/\r\n?/g, '\n').trim()
-  if ([...text].length > max) throw new PlanRequestError('input', `The ${what} has at most ${max} characters; this one has ${[...text].length}.`)
+  if ([...text].length > max)
+    throw new PlanRequestError('input', `The ${what} has at most ${max} characters; this one has ${[...text].length}.`)
   for (const line of text.split('\n')) {
     const problem = plainTextProblem(line)
     if (problem) throw new PlanRequestError('input', `The ${what} ${problem}.`)
@@ -57,9 +65,17 @@ export function checkDeclineReason(reason: string): string {
 }
 
 /** Enterprise figures an operator sets when approving: whole numbers above zero, at most as many a minute as a day. */
-export function checkEnterpriseFigures(perMinute: number | undefined, perDay: number | undefined): { perMinute: number; perDay: number } {
+export function checkEnterpriseFigures(
+  perMinute: number | undefined,
+  perDay: number | undefined,
+): { perMinute: number; perDay: number } {
   const ok = (n: number | undefined): n is number => n !== undefined && Number.isSafeInteger(n) && n > 0
-  if (!ok(perMinute) || !ok(perDay)) throw new PlanRequestError('input', 'The enterprise plan needs its quotas: a whole number of requests per minute and per day, each above zero.')
-  if (perMinute > perDay) throw new PlanRequestError('input', `${perMinute} requests per minute is more than the ${perDay} per day.`)
+  if (!ok(perMinute) || !ok(perDay))
+    throw new PlanRequestError(
+      'input',
+      'The enterprise plan needs its quotas: a whole number of requests per minute and per day, each above zero.',
+    )
+  if (perMinute > perDay)
+    throw new PlanRequestError('input', `${perMinute} requests per minute is more than the ${perDay} per day.`)
   return { perMinute, perDay }
 }

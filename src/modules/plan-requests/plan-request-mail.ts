@@ -20,7 +20,10 @@ function asciiText(text: string): string {
     .replace(/[^\x20-\x7e\n]/g, '?')
 }
 
-export function planApprovedMessage(to: string, input: { plan: string; perMinute: number; perDay: number; usageLink: string }): MailMessage {
+export function planApprovedMessage(
+  to: string,
+  input: { plan: string; perMinute: number; perDay: number; usageLink: string },
+): MailMessage {
   return {
     to,
     subject: `Your plan request was approved: ${input.plan}`,
@@ -31,7 +34,10 @@ export function planApprovedMessage(to: string, input: { plan: string; perMinute
   }
 }
 
-export function planDeclinedMessage(to: string, input: { plan: string; currentPlan: string; reason: string; usageLink: string }): MailMessage {
+export function planDeclinedMessage(
+  to: string,
+  input: { plan: string; currentPlan: string; reason: string; usageLink: string },
+): MailMessage {
   return {
     to,
     subject: `Your plan request was declined: ${input.plan}`,

@@ -23,7 +23,14 @@ export interface PlanRequest {
 
 /** A request as the console lists it: with its account's current plan, name, age and owner's address. */
 export interface PlanRequestListing extends PlanRequest {
-  account: { name: string; plan: string; perMinute: number | null; perDay: number | null; deleted: boolean; createdAt: string }
+  account: {
+    name: string
+    plan: string
+    perMinute: number | null
+    perDay: number | null
+    deleted: boolean
+    createdAt: string
+  }
   /** The portal user's address (none for an account made by the CLI). */
   email: string | null
   /** Whether that address was verified (false too when there is none). */
@@ -55,7 +62,17 @@ function toRequest(row: PlanRequestsTable): PlanRequest {
   }
 }
 
-const columns = ['id', 'account_id', 'plan', 'note', 'state', 'created_at', 'decided_at', 'decided_by', 'reason'] as const
+const columns = [
+  'id',
+  'account_id',
+  'plan',
+  'note',
+  'state',
+  'created_at',
+  'decided_at',
+  'decided_by',
+  'reason',
+] as const
 
 interface ListingRow extends PlanRequestsTable {
   account_name: string
@@ -92,11 +109,33 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
       .innerJoin('accounts', 'accounts.id', 'plan_requests.account_id')
       .leftJoin('portal_users', 'portal_users.account_id', 'plan_requests.account_id')
       .select(columns.map((c) => `plan_requests.${c}` as const))
-      .select(['accounts.name as account_name', 'accounts.plan as account_plan', 'accounts.per_minute', 'accounts.per_day', 'accounts.deleted_at', 'accounts.created_at as account_created_at', 'portal_users.email', 'portal_users.verified_at'])
+      .select([
+        'accounts.name as account_name',
+        'accounts.plan as account_plan',
+        'accounts.per_minute',
+        'accounts.per_day',
+        'accounts.deleted_at',
+        'accounts.created_at as account_created_at',
+        'portal_users.email',
+        'portal_users.verified_at',
+      ])
   return {
     async insert(executor: Kysely<Database>, request: PlanRequest): Promise<void> {
       const { id, accountId, plan, note, state, createdAt } = request
-      await executor.insertInto('plan_requests').values({ id, account_id: accountId, plan, note, state, created_at: createdAt, decided_at: null, decided_by: null, reason: null }).execute()
+      await executor
+        .insertInto('plan_requests')
+        .values({
+          id,
+          account_id: accountId,
+          plan,
+          note,
+          state,
+          created_at: createdAt,
+          decided_at: null,
+          decided_by: null,
+          reason: null,
+        })
+        .execute()
     },
 
     async get(id: string, executor: Kysely<Database> = db): Promise<PlanRequest | undefined> {
@@ -106,20 +145,37 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
 
     /** The account's pending requests, oldest first. */
     async pendingOf(accountId: string, executor: Kysely<Database> = db): Promise<PlanRequest[]> {
-      const rows = await executor.selectFrom('plan_requests').select(columns).where('account_id', '=', accountId).where('state', '=', 'pending').orderBy('created_at').orderBy('id').execute()
+      const rows = await executor
+        .selectFrom('plan_requests')
+        .select(columns)
+        .where('account_id', '=', accountId)
+        .where('state', '=', 'pending')
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
       return rows.map(toRequest)
     },
 
     /** The account's newest request, pending or decided. */
     async latestOf(accountId: string): Promise<PlanRequest | undefined> {
-      const row = await db.selectFrom('plan_requests').select(columns).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()
+      const row = await db
+        .selectFrom('plan_requests')
+        .select(columns)
+        .where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst()
       return row && toRequest(row)
     },
 
     /** Pending requests (oldest first: a queue) or decided ones (most recently decided first). */
     async list(state: 'pending' | 'decided', limit: number): Promise<PlanRequestListing[]> {
       const q = listing()
-      const ordered = state === 'pending' ? q.where('plan_requests.state', '=', 'pending').orderBy('plan_requests.created_at', 'asc') : q.where('plan_requests.state', '<>', 'pending').orderBy('plan_requests.decided_at', 'desc')
+      const ordered =
+        state === 'pending'
+          ? q.where('plan_requests.state', '=', 'pending').orderBy('plan_requests.created_at', 'asc')
+          : q.where('plan_requests.state', '<>', 'pending').orderBy('plan_requests.decided_at', 'desc')
       return (await ordered.orderBy('plan_requests.id').limit(limit).execute()).map(toListing)
     },
 
@@ -128,21 +184,37 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
      * (a keyset: it may have been decided since, its place stays); undefined when `after` names no request.
      */
     async pendingPage(limit: number, after?: string): Promise<PendingPage | undefined> {
-      const from = after === undefined ? undefined : await db.selectFrom('plan_requests').select(['created_at', 'id']).where('id', '=', after).executeTakeFirst()
+      const from =
+        after === undefined
+          ? undefined
+          : await db.selectFrom('plan_requests').select(['created_at', 'id']).where('id', '=', after).executeTakeFirst()
       if (after !== undefined && !from) return undefined
       const pending = () => db.selectFrom('plan_requests').where('plan_requests.state', '=', 'pending')
-      const count = (q: ReturnType<typeof pending>) => q.select((eb) => eb.fn.countAll<number | bigint | string>().as('n')).executeTakeFirstOrThrow()
+      const count = (q: ReturnType<typeof pending>) =>
+        q.select((eb) => eb.fn.countAll<number | bigint | string>().as('n')).executeTakeFirstOrThrow()
       const afterStart = (eb: ExpressionBuilder<Database, 'plan_requests'>) =>
-        eb.or([eb('plan_requests.created_at', '>', from!.created_at), eb.and([eb('plan_requests.created_at', '=', from!.created_at), eb('plan_requests.id', '>', from!.id)])])
+        eb.or([
+          eb('plan_requests.created_at', '>', from!.created_at),
+          eb.and([eb('plan_requests.created_at', '=', from!.created_at), eb('plan_requests.id', '>', from!.id)]),
+        ])
       let page = listing().where('plan_requests.state', '=', 'pending')
       if (from) page = page.where(afterStart)
       const [rows, total, rest] = await Promise.all([
-        page.orderBy('plan_requests.created_at').orderBy('plan_requests.id').limit(limit + 1).execute(),
+        page
+          .orderBy('plan_requests.created_at')
+          .orderBy('plan_requests.id')
+          .limit(limit + 1)
+          .execute(),
         count(pending()),
         from ? count(pending().where(afterStart)) : undefined,
       ])
       const all = Number(total.n)
-      return { requests: rows.slice(0, limit).map(toListing), total: all, before: rest === undefined ? 0 : all - Number(rest.n), more: rows.length > limit }
+      return {
+        requests: rows.slice(0, limit).map(toListing),
+        total: all,
+        before: rest === undefined ? 0 : all - Number(rest.n),
+        more: rows.length > limit,
+      }
     },
 
     /** One request as the console shows it. */
@@ -152,10 +224,19 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
     },
 
     /** Decides a pending request; false when it was not pending any more (someone else decided it first). */
-    async decide(executor: Kysely<Database>, id: string, decision: { state: 'approved' | 'declined'; decidedAt: string; decidedBy: string; reason: string | null }): Promise<boolean> {
+    async decide(
+      executor: Kysely<Database>,
+      id: string,
+      decision: { state: 'approved' | 'declined'; decidedAt: string; decidedBy: string; reason: string | null },
+    ): Promise<boolean> {
       const result = await executor
         .updateTable('plan_requests')
-        .set({ state: decision.state, decided_at: decision.decidedAt, decided_by: decision.decidedBy, reason: decision.reason })
+        .set({
+          state: decision.state,
+          decided_at: decision.decidedAt,
+          decided_by: decision.decidedBy,
+          reason: decision.reason,
+        })
         .where('id', '=', id)
         .where('state', '=', 'pending')
         .executeTakeFirst()
@@ -164,7 +245,11 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
 
     /** The address of the account's portal user, to mail a decision to (none for an account made by the CLI). */
     async ownerEmail(accountId: string): Promise<string | undefined> {
-      const row = await db.selectFrom('portal_users').select('email').where('account_id', '=', accountId).executeTakeFirst()
+      const row = await db
+        .selectFrom('portal_users')
+        .select('email')
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
       return row?.email
     },
   }

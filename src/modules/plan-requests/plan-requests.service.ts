@@ -12,7 +12,15 @@ import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
 import type { Mailer } from '../../mail/mail.js'
 import { planApprovedMessage, planDeclinedMessage } from './plan-request-mail.js'
-import { checkDeclineReason, checkEnterpriseFigures, checkNote, checkRequestedPlan, isHigherPlan, PENDING_PER_ACCOUNT, PlanRequestError } from './plan-request-input.js'
+import {
+  checkDeclineReason,
+  checkEnterpriseFigures,
+  checkNote,
+  checkRequestedPlan,
+  isHigherPlan,
+  PENDING_PER_ACCOUNT,
+  PlanRequestError,
+} from './plan-request-input.js'
 import { createPlanRequestsRepository, type PlanRequest } from './plan-requests.repository.js'
 import { reasonOf } from '../../kernel/reason.js'
 
@@ -24,7 +32,14 @@ interface PlanRequestsOptions {
   engine?: Engine
   accounts: {
     getAccount(id: string): Promise<Account>
-    setPlan(input: { id: string; plan: string; perMinute?: number; perDay?: number; actor: AuditActor; within?: (trx: Kysely<Database>, current: Account) => Promise<void> }): Promise<Account>
+    setPlan(input: {
+      id: string
+      plan: string
+      perMinute?: number
+      perDay?: number
+      actor: AuditActor
+      within?: (trx: Kysely<Database>, current: Account) => Promise<void>
+    }): Promise<Account>
   }
   /** Mails the decisions (absent: none are sent). */
   mailer?: Mailer
@@ -50,7 +65,15 @@ function actorLabel(actor: AuditActor): string {
 
 const day = (iso: string) => iso.slice(0, 10)
 
-export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accounts, mailer, publicUrl, log }: PlanRequestsOptions) {
+export function createPlanRequests({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+  accounts,
+  mailer,
+  publicUrl,
+  log,
+}: PlanRequestsOptions) {
   const repo = createPlanRequestsRepository({ db })
   const onPostgres = dialectOf(db) === 'postgres'
   const usageLink = `${publicUrl}/portal/usage`
@@ -64,16 +87,29 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
     return request
   }
   const alreadyDecided = (r: PlanRequest) =>
-    new PlanRequestError('decided', `This request was already ${r.state}${r.decidedBy ? ` by ${r.decidedBy}` : ''}${r.decidedAt ? ` at ${r.decidedAt}` : ''}; nothing was changed.`)
+    new PlanRequestError(
+      'decided',
+      `This request was already ${r.state}${r.decidedBy ? ` by ${r.decidedBy}` : ''}${r.decidedAt ? ` at ${r.decidedAt}` : ''}; nothing was changed.`,
+    )
 
   /** Declines; a request decided meanwhile by someone else is refused, and nothing changes. */
   async function declineOnce(request: PlanRequest, reason: string, actor: AuditActor): Promise<PlanRequest> {
     const at = clock.now()
-    const decided = { state: 'declined' as const, decidedAt: new Date(at).toISOString(), decidedBy: actorLabel(actor), reason }
+    const decided = {
+      state: 'declined' as const,
+      decidedAt: new Date(at).toISOString(),
+      decidedBy: actorLabel(actor),
+      reason,
+    }
     const won = await engine.transaction(async (trx) => {
       if (!(await repo.decide(trx, request.id, decided))) return false
       const changes = { plan: request.plan, reason }
-      await writeAudit(trx, at, actor, { action: 'plan_request.declined', accountId: request.accountId, target: { kind: 'plan_request', id: request.id }, changes })
+      await writeAudit(trx, at, actor, {
+        action: 'plan_request.declined',
+        accountId: request.accountId,
+        target: { kind: 'plan_request', id: request.id },
+        changes,
+      })
       return true
     })
     if (!won) throw alreadyDecided((await repo.get(request.id)) ?? request)
@@ -97,7 +133,13 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
      * (the portal's per-address throttle), runs once the request would be stored, so a refused one is not counted;
      * it throws to refuse, and nothing is stored.
      */
-    async create(input: { accountId: string; plan: string; note: string; actor: AuditActor; admit?: () => Promise<void> }): Promise<PlanRequest> {
+    async create(input: {
+      accountId: string
+      plan: string
+      note: string
+      actor: AuditActor
+      admit?: () => Promise<void>
+    }): Promise<PlanRequest> {
       const note = checkNote(input.note)
       const at = clock.now()
       return engine.transaction(async (trx) => {
@@ -106,20 +148,42 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
         let query = trx.selectFrom('accounts').select(['plan', 'deleted_at']).where('id', '=', input.accountId)
         if (onPostgres) query = query.forUpdate()
         const account = await query.executeTakeFirst()
-        if (!account || account.deleted_at !== null) throw new PlanRequestError('not_found', 'This account does not exist any more.')
+        if (!account || account.deleted_at !== null)
+          throw new PlanRequestError('not_found', 'This account does not exist any more.')
         const plan = checkRequestedPlan(input.plan, account.plan)
         const waiting = await repo.pendingOf(input.accountId, trx)
         if (waiting.length >= PENDING_PER_ACCOUNT) {
-          throw new PlanRequestError('state', `Your account has ${waiting.length} requests waiting for an operator, the most it may have. You can ask again once one is decided.`)
+          throw new PlanRequestError(
+            'state',
+            `Your account has ${waiting.length} requests waiting for an operator, the most it may have. You can ask again once one is decided.`,
+          )
         }
         const same = waiting.find((w) => w.plan === plan)
         if (same) {
-          throw new PlanRequestError('state', `Your request for the ${same.plan} plan, sent on ${day(same.createdAt)}, is still waiting for an operator. You can ask again once it is decided.`)
+          throw new PlanRequestError(
+            'state',
+            `Your request for the ${same.plan} plan, sent on ${day(same.createdAt)}, is still waiting for an operator. You can ask again once it is decided.`,
+          )
         }
         await input.admit?.()
-        const request: PlanRequest = { id: `preq_${randomBytes(10).toString('hex')}`, accountId: input.accountId, plan, note, state: 'pending', createdAt: new Date(at).toISOString(), decidedAt: null, decidedBy: null, reason: null }
+        const request: PlanRequest = {
+          id: `preq_${randomBytes(10).toString('hex')}`,
+          accountId: input.accountId,
+          plan,
+          note,
+          state: 'pending',
+          createdAt: new Date(at).toISOString(),
+          decidedAt: null,
+          decidedBy: null,
+          reason: null,
+        }
         await repo.insert(trx, request)
-        await writeAudit(trx, at, input.actor, { action: 'plan_request.created', accountId: input.accountId, target: { kind: 'plan_request', id: request.id }, changes: { plan, currentPlan: account.plan, note } })
+        await writeAudit(trx, at, input.actor, {
+          action: 'plan_request.created',
+          accountId: input.accountId,
+          target: { kind: 'plan_request', id: request.id },
+          changes: { plan, currentPlan: account.plan, note },
+        })
         return request
       })
     },
@@ -129,11 +193,21 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
      * One transaction (the plan change's, with the account locked) decides the request, checks the account can
      * still take that plan, changes it and writes both entries: of two operators deciding at once, one wins whole.
      */
-    async approve(input: { id: string; actor: AuditActor; perMinute?: number; perDay?: number }): Promise<{ request: PlanRequest; account: Account }> {
+    async approve(input: {
+      id: string
+      actor: AuditActor
+      perMinute?: number
+      perDay?: number
+    }): Promise<{ request: PlanRequest; account: Account }> {
       const request = await pending(input.id)
       const figures = request.plan === 'enterprise' ? checkEnterpriseFigures(input.perMinute, input.perDay) : {}
       const at = clock.now()
-      const decided = { state: 'approved' as const, decidedAt: new Date(at).toISOString(), decidedBy: actorLabel(input.actor), reason: null }
+      const decided = {
+        state: 'approved' as const,
+        decidedAt: new Date(at).toISOString(),
+        decidedBy: actorLabel(input.actor),
+        reason: null,
+      }
       let lost = false
       let account: Account
       try {
@@ -143,15 +217,25 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
           ...figures,
           actor: input.actor,
           within: async (trx, current) => {
-            if (current.deletedAt !== null) throw new PlanRequestError('state', 'The account was deleted: decline the request instead.')
+            if (current.deletedAt !== null)
+              throw new PlanRequestError('state', 'The account was deleted: decline the request instead.')
             // An operator may have changed the plan since: approving must not move the account down.
-            if (!isHigherPlan(request.plan, current.plan)) throw new PlanRequestError('state', `The account is already on the ${current.plan} plan, not below ${request.plan}: decline the request instead.`)
+            if (!isHigherPlan(request.plan, current.plan))
+              throw new PlanRequestError(
+                'state',
+                `The account is already on the ${current.plan} plan, not below ${request.plan}: decline the request instead.`,
+              )
             if (!(await repo.decide(trx, request.id, decided))) {
               lost = true
               throw new PlanRequestError('decided', 'decided meanwhile')
             }
             const changes = { before: { plan: current.plan }, after: { plan: request.plan, ...figures } }
-            await writeAudit(trx, at, input.actor, { action: 'plan_request.approved', accountId: request.accountId, target: { kind: 'plan_request', id: request.id }, changes })
+            await writeAudit(trx, at, input.actor, {
+              action: 'plan_request.approved',
+              accountId: request.accountId,
+              target: { kind: 'plan_request', id: request.id },
+              changes,
+            })
           },
         })
       } catch (error) {
@@ -172,8 +256,13 @@ export function createPlanRequests({ db, clock, engine = kyselyEngine(db), accou
       const request = await pending(input.id)
       const decided = await declineOnce(request, reason, input.actor)
       mailer?.sendLater(async () => {
-        const [to, account] = await Promise.all([repo.ownerEmail(request.accountId), accounts.getAccount(request.accountId)])
-        return to ? planDeclinedMessage(to, { plan: request.plan, currentPlan: account.plan, reason, usageLink }) : undefined
+        const [to, account] = await Promise.all([
+          repo.ownerEmail(request.accountId),
+          accounts.getAccount(request.accountId),
+        ])
+        return to
+          ? planDeclinedMessage(to, { plan: request.plan, currentPlan: account.plan, reason, usageLink })
+          : undefined
       }, mailFailed)
       return decided
     },

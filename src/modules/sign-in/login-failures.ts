@@ -7,9 +7,21 @@ import type { Database } from '../../db/schema.js'
 import { emailKeyOf } from '../../kernel/email-address.js'
 import type { LoginFailuresStore } from './login-throttle.js'
 
-export function loginFailuresStore({ db, clock, table }: { db: Kysely<Database>; clock: Clock; table: 'portal_login_failures' | 'operator_login_failures' }): LoginFailuresStore & { clearFailures(email: string): Promise<void> } {
+export function loginFailuresStore({
+  db,
+  clock,
+  table,
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  table: 'portal_login_failures' | 'operator_login_failures'
+}): LoginFailuresStore & { clearFailures(email: string): Promise<void> } {
   /** How many failures match, and the oldest's time. */
-  async function countSince(input: { email?: string; address: string; since: number }): Promise<{ count: number; oldest: number | undefined }> {
+  async function countSince(input: {
+    email?: string
+    address: string
+    since: number
+  }): Promise<{ count: number; oldest: number | undefined }> {
     let query = db
       .selectFrom(table)
       .select((eb) => [eb.fn.countAll<number | bigint | string>().as('count'), eb.fn.min('at').as('oldest')])
@@ -27,7 +39,11 @@ export function loginFailuresStore({ db, clock, table }: { db: Kysely<Database>;
     /** Failed log-ins from one client address, for any email, since `since` (password spraying). */
     failuresFromAddressSince: (input: { address: string; since: number }) => countSince(input),
     recordFailure: async (input: { email: string; address: string }) => {
-      const { seq } = await db.insertInto(table).values({ email_key: emailKeyOf(input.email), address: input.address, at: clock.now() }).returning('seq').executeTakeFirstOrThrow()
+      const { seq } = await db
+        .insertInto(table)
+        .values({ email_key: emailKeyOf(input.email), address: input.address, at: clock.now() })
+        .returning('seq')
+        .executeTakeFirstOrThrow()
       return { forget: async () => void (await db.deleteFrom(table).where('seq', '=', seq).execute()) }
     },
     purgeFailures: async (before: number): Promise<void> => {

@@ -18,8 +18,15 @@ export const LOGIN_WINDOW_MS = 15 * 60 * 1000
 
 /** Where a site keeps its failed log-ins (portal_login_failures, operator_login_failures). */
 export interface LoginFailuresStore {
-  failuresSince(input: { email: string; address: string; since: number }): Promise<{ count: number; oldest: number | undefined }>
-  failuresFromAddressSince(input: { address: string; since: number }): Promise<{ count: number; oldest: number | undefined }>
+  failuresSince(input: {
+    email: string
+    address: string
+    since: number
+  }): Promise<{ count: number; oldest: number | undefined }>
+  failuresFromAddressSince(input: {
+    address: string
+    since: number
+  }): Promise<{ count: number; oldest: number | undefined }>
   /** Records a failed log-in; `forget` removes that one row again. */
   recordFailure(input: { email: string; address: string }): Promise<{ forget: () => Promise<void> }>
   purgeFailures(before: number): Promise<void>
@@ -33,7 +40,15 @@ interface LoginAttempt {
 }
 
 /** `advice`: what the 429 page suggests besides waiting (the portal: resetting the password). */
-export function createLoginThrottle({ store, clock, advice = '' }: { store: LoginFailuresStore; clock: Clock; advice?: string }) {
+export function createLoginThrottle({
+  store,
+  clock,
+  advice = '',
+}: {
+  store: LoginFailuresStore
+  clock: Clock
+  advice?: string
+}) {
   const refuse = (oldest: number, now: number, what: string) => {
     const retryAfter = Math.max(1, Math.ceil((oldest + LOGIN_WINDOW_MS - now) / 1000))
     return new TooManyLogins(retryAfter, what, advice)

@@ -12,7 +12,11 @@ export interface SessionStore<User> {
   findSession(id: string): Promise<StoredSession | undefined>
   /** The session's user, or undefined when it may no longer be signed in (then the session ends). */
   findUser(userId: string): Promise<User | undefined>
-  createSession(userId: string, maxAgeMs: number, client: { userAgent: string | null; address: string | null }): Promise<string>
+  createSession(
+    userId: string,
+    maxAgeMs: number,
+    client: { userAgent: string | null; address: string | null },
+  ): Promise<string>
   touchSession(id: string): Promise<void>
   deleteSession(id: string): Promise<void>
   deleteSessionsOf(userId: string, keepId?: string): Promise<void>

@@ -49,7 +49,19 @@ export function createUsageBuffer() {
       let keys = minutes.get(minute)
       if (keys === undefined) minutes.set(minute, (keys = new Map()))
       let count = keys.get(e.keyId)
-      if (count === undefined) keys.set(e.keyId, (count = { accountId: e.accountId, keyId: e.keyId, minute, admitted: 0, refused: 0, clientErrors: 0, serverErrors: 0 }))
+      if (count === undefined)
+        keys.set(
+          e.keyId,
+          (count = {
+            accountId: e.accountId,
+            keyId: e.keyId,
+            minute,
+            admitted: 0,
+            refused: 0,
+            clientErrors: 0,
+            serverErrors: 0,
+          }),
+        )
       const status = e.status
       if (status === 429) count.refused++
       else {

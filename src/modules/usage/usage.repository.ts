@@ -28,7 +28,12 @@ interface Row extends Counts {
   at: string
 }
 
-const countsOf = (c: MinuteCount): Counts => ({ admitted: c.admitted, refused: c.refused, client_errors: c.clientErrors, server_errors: c.serverErrors })
+const countsOf = (c: MinuteCount): Counts => ({
+  admitted: c.admitted,
+  refused: c.refused,
+  client_errors: c.clientErrors,
+  server_errors: c.serverErrors,
+})
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -41,11 +46,13 @@ function rowsOf(counts: MinuteCount[]): { minutes: Row[]; days: Row[] } {
     minutes.push({ key_id: c.keyId, account_id: c.accountId, at: iso(c.minute), ...figures })
     const day = iso(c.minute - (c.minute % DAY_MS))
     const held = days.get(`${c.keyId} ${day}`)
-    if (held === undefined) days.set(`${c.keyId} ${day}`, { key_id: c.keyId, account_id: c.accountId, at: day, ...figures })
+    if (held === undefined)
+      days.set(`${c.keyId} ${day}`, { key_id: c.keyId, account_id: c.accountId, at: day, ...figures })
     else for (const column of COUNTS) held[column] += figures[column]
   }
   // One order for every writer: two instances adding to the same rows cannot deadlock on PostgreSQL.
-  const order = (a: Row, b: Row) => (a.key_id === b.key_id ? (a.at < b.at ? -1 : a.at > b.at ? 1 : 0) : a.key_id < b.key_id ? -1 : 1)
+  const order = (a: Row, b: Row) =>
+    a.key_id === b.key_id ? (a.at < b.at ? -1 : a.at > b.at ? 1 : 0) : a.key_id < b.key_id ? -1 : 1
   return { minutes: minutes.sort(order), days: [...days.values()].sort(order) }
 }
 
@@ -57,7 +64,9 @@ async function addRows(trx: Kysely<Database>, { table, column }: Period, rows: R
       [column]: r.at,
       ...Object.fromEntries(COUNTS.map((c) => [c, BigInt(r[c])])),
     }))
-    const increments = Object.fromEntries(COUNTS.map((c) => [c, sql`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]))
+    const increments = Object.fromEntries(
+      COUNTS.map((c) => [c, sql`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`]),
+    )
     await trx
       .insertInto(table as 'usage_minutes')
       .values(values as never)
@@ -79,19 +88,33 @@ export function createUsageRepository({ db, engine }: { db: Kysely<Database>; en
     },
 
     /** Counts per period start in [from, to] (ISO instants), for the account or one of its keys. */
-    async series(period: Period, q: { accountId: string; keyId?: string; from: string; to: string }): Promise<Map<string, Counts>> {
+    async series(
+      period: Period,
+      q: { accountId: string; keyId?: string; from: string; to: string },
+    ): Promise<Map<string, Counts>> {
       const at = sql.ref(period.column)
       const { rows } = await sql<{ at: string } & Record<(typeof COUNTS)[number], unknown>>`
         select ${at} as at, sum(admitted) as admitted, sum(refused) as refused, sum(client_errors) as client_errors, sum(server_errors) as server_errors
         from ${sql.table(period.table)}
         where account_id = ${q.accountId} ${q.keyId === undefined ? sql`` : sql`and key_id = ${q.keyId}`} and ${at} >= ${q.from} and ${at} <= ${q.to}
         group by ${at}`.execute(db)
-      return new Map(rows.map((r) => [r.at, { admitted: Number(r.admitted), refused: Number(r.refused), client_errors: Number(r.client_errors), server_errors: Number(r.server_errors) }]))
+      return new Map(
+        rows.map((r) => [
+          r.at,
+          {
+            admitted: Number(r.admitted),
+            refused: Number(r.refused),
+            client_errors: Number(r.client_errors),
+            server_errors: Number(r.server_errors),
+          },
+        ]),
+      )
     },
 
     /** Deletes the rows of periods that started before `before` (ISO instant). */
     async purge(period: Period, before: string): Promise<number> {
-      const result = await sql`delete from ${sql.table(period.table)} where ${sql.ref(period.column)} < ${before}`.execute(db)
+      const result =
+        await sql`delete from ${sql.table(period.table)} where ${sql.ref(period.column)} < ${before}`.execute(db)
       return Number(result.numAffectedRows ?? 0n)
     },
   }

@@ -36,7 +36,13 @@ interface UsagePoint {
 
 function pointOf(at: string, c: Counts | undefined): UsagePoint {
   if (c === undefined) return { at, success: 0, clientErrors: 0, refused: 0, serverErrors: 0 }
-  return { at, success: c.admitted - c.client_errors - c.server_errors, clientErrors: c.client_errors, refused: c.refused, serverErrors: c.server_errors }
+  return {
+    at,
+    success: c.admitted - c.client_errors - c.server_errors,
+    clientErrors: c.client_errors,
+    refused: c.refused,
+    serverErrors: c.server_errors,
+  }
 }
 
 interface UsageWindow {
@@ -47,7 +53,17 @@ interface UsageWindow {
   resetsAt: string
 }
 
-export function createUsage({ db, engine, accounts, store }: { db: Kysely<Database>; engine: Engine; accounts: AccountsRepository; store: RateLimitStore }) {
+export function createUsage({
+  db,
+  engine,
+  accounts,
+  store,
+}: {
+  db: Kysely<Database>
+  engine: Engine
+  accounts: AccountsRepository
+  store: RateLimitStore
+}) {
   const buffer = createUsageBuffer()
   const repository = createUsageRepository({ db, engine })
   // Writes run one after another: a flush asked for during another waits for it, then writes what came since.
@@ -68,11 +84,21 @@ export function createUsage({ db, engine, accounts, store }: { db: Kysely<Databa
   }
 
   /** Zero-filled points for the `count` periods of `size` ms ending with the one containing `now`. */
-  async function series(period: Period, size: number, count: number, q: { accountId: string; keyId?: string; now: number }): Promise<UsagePoint[]> {
+  async function series(
+    period: Period,
+    size: number,
+    count: number,
+    q: { accountId: string; keyId?: string; now: number },
+  ): Promise<UsagePoint[]> {
     await flush() // this instance's latest requests count at once; other instances' within one flush interval
     const last = q.now - (q.now % size)
     const starts = Array.from({ length: count }, (_, i) => new Date(last - (count - 1 - i) * size).toISOString())
-    const found = await repository.series(period, { accountId: q.accountId, keyId: q.keyId, from: starts[0]!, to: starts[count - 1]! })
+    const found = await repository.series(period, {
+      accountId: q.accountId,
+      keyId: q.keyId,
+      from: starts[0]!,
+      to: starts[count - 1]!,
+    })
     return starts.map((at) => pointOf(at, found.get(at)))
   }
 
@@ -94,7 +120,11 @@ export function createUsage({ db, engine, accounts, store }: { db: Kysely<Databa
     /** The plan's limits beside the rate limiter's live counts of the current minute and day. */
     async current(accountId: string, now: number): Promise<{ plan: string; windows: UsageWindow[] }> {
       const account = await accounts.getAccount(accountId)
-      const { windows } = await store.usage({ subject: accountSubject(account.id), windows: accountWindows(account.quota), now })
+      const { windows } = await store.usage({
+        subject: accountSubject(account.id),
+        windows: accountWindows(account.quota),
+        now,
+      })
       return {
         plan: account.plan,
         windows: windows.map((w) => ({
@@ -118,6 +148,9 @@ export function createUsage({ db, engine, accounts, store }: { db: Kysely<Databa
 export type Usage = ReturnType<typeof createUsage>
 
 /** For an app that built its own services: write the buffered counts as it closes; a failure is logged, not thrown. */
-export async function flushUsageOnClose(app: { log: { error: (obj: object, msg: string) => void } }, services: { usage: Usage }): Promise<void> {
+export async function flushUsageOnClose(
+  app: { log: { error: (obj: object, msg: string) => void } },
+  services: { usage: Usage },
+): Promise<void> {
   await services.usage.flush().catch((err: unknown) => app.log.error({ err }, 'writing usage counts at close failed'))
 }

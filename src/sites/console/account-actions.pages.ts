@@ -17,14 +17,23 @@ const number = (n: number) => n.toLocaleString('en-US')
 const about = (account: Account) =>
   html`<p>Account <strong>${account.name}</strong> (<code>${account.id}</code>), plan ${planText(account)}. State: ${stateText(account)}.</p>`
 
-function confirmForm(input: { csrf: string; account: Account; action: string; button: string; danger?: boolean; fields?: Html }): Html {
+function confirmForm(input: {
+  csrf: string
+  account: Account
+  action: string
+  button: string
+  danger?: boolean
+  fields?: Html
+}): Html {
   return html`<form method="post" action="${accountHref(input.account)}/${input.action}" class="stacked">${csrfField(input.csrf)}${input.fields ?? ''}
 <div class="row-actions"><button type="submit"${input.danger ? html` class="danger"` : ''}>${input.button}</button><a href="${accountHref(input.account)}">Cancel</a></div>
 </form>`
 }
 
 const planLabel = (plan: string) =>
-  plan === 'enterprise' ? 'enterprise (its own quotas, below)' : `${plan} (${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perMinute)} per minute, ${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perDay)} per day)`
+  plan === 'enterprise'
+    ? 'enterprise (its own quotas, below)'
+    : `${plan} (${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perMinute)} per minute, ${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perDay)} per day)`
 
 interface PlanValues {
   plan?: string
@@ -48,12 +57,20 @@ ${confirmForm({ csrf, account, action: 'plan', button: 'Change plan', fields })}
 }
 
 /** Suspend and Delete account: a reason is required; it goes into the audit log (and, for a suspension, to the owner). */
-export function reasonPage(csrf: string, account: Account, kind: 'suspend' | 'delete', values: { reason?: string; error?: string } = {}): Html {
+export function reasonPage(
+  csrf: string,
+  account: Account,
+  kind: 'suspend' | 'delete',
+  values: { reason?: string; error?: string } = {},
+): Html {
   const what =
     kind === 'suspend'
       ? html`<p>Suspending refuses every API and messages request with any of its keys (403 <code>account_suspended</code>) on every instance from the next request on. Its keys are kept as they are: reactivating restores them. The owner can still log in to the portal and sees the reason.</p>`
       : html`<p><strong>Deleting cannot be undone.</strong> Every key is revoked, the portal user and its sessions are removed (the address can sign up again), and its pets, orders and messages are removed within a day.</p>`
-  const hint = kind === 'suspend' ? 'Kept in the audit log and shown to the account\'s owner in the portal.' : 'Kept in the audit log.'
+  const hint =
+    kind === 'suspend'
+      ? "Kept in the audit log and shown to the account's owner in the portal."
+      : 'Kept in the audit log.'
   const fields = html`<div><label for="reason">Reason</label><span class="hint" id="reason-hint">${hint} At most ${REASON_MAX} characters.</span>
 <input id="reason" name="reason" type="text" required maxlength="${REASON_MAX}" value="${values.reason ?? ''}" aria-describedby="reason-hint"${values.error ? html` aria-invalid="true"` : ''} autofocus></div>`
   return html`${notice('error', values.error)}${about(account)}${what}
@@ -65,7 +82,8 @@ export function reactivatePage(csrf: string, account: Account): Html {
 ${confirmForm({ csrf, account, action: 'reactivate', button: 'Reactivate' })}`
 }
 
-const keyAbout = (key: ApiKeyInfo) => html`<strong class="key-name">${keyLabel(key)}</strong> (<code>${key.prefix}…</code>, id <code>${key.id}</code>)`
+const keyAbout = (key: ApiKeyInfo) =>
+  html`<strong class="key-name">${keyLabel(key)}</strong> (<code>${key.prefix}…</code>, id <code>${key.id}</code>)`
 
 export function revokePage(csrf: string, account: Account, key: ApiKeyInfo): Html {
   return html`${about(account)}<p>Revoking ${keyAbout(key)} refuses it from its next request on, on every instance. This cannot be undone: its owner can create a new key.</p>
@@ -73,7 +91,10 @@ ${confirmForm({ csrf, account, action: `keys/${encodeURIComponent(key.id)}/revok
 }
 
 export function liftBanPage(csrf: string, account: Account, key: ApiKeyInfo, until: string | undefined): Html {
-  const state = until === undefined ? html`It is not banned now (the ban may have ended).` : html`It is banned until ${when(until)} for sending too many refused requests.`
+  const state =
+    until === undefined
+      ? html`It is not banned now (the ban may have ended).`
+      : html`It is banned until ${when(until)} for sending too many refused requests.`
   return html`${about(account)}<p>${keyAbout(key)}: ${state}</p><p>Lifting the ban admits the key again at once, within its quota.</p>
 ${confirmForm({ csrf, account, action: `keys/${encodeURIComponent(key.id)}/unban`, button: 'Lift ban' })}`
 }

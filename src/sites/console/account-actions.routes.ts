@@ -22,101 +22,149 @@ const confirmResponses = pageResponses({ 200: 'The confirmation step' })
 const actionResponses = pageResponses({})
 
 /** The message of a refused change, as a sentence. */
-const sentence = (message: string) => `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`
+const sentence = (message: string) =>
+  `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`
 
 export async function accountActionsRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
   // Change plan (admin).
-  r.get('/accounts/:id/plan', { schema: { hide, params: AccountParams, response: confirmResponses } }, async (request, reply) => {
-    c.require(request, 'admin')
-    const ctx = c.context(request, reply)
-    const account = await liveAccount(c, request.params.id)
-    return confirmPage(reply, ctx, 'Change plan', 200, planPage(ctx.csrf, account))
-  })
-  r.post('/accounts/:id/plan', { schema: { hide, params: AccountParams, body: PlanBody, response: actionResponses } }, async (request, reply) => {
-    c.require(request, 'admin')
-    const account = await liveAccount(c, request.params.id)
-    const { plan, per_minute: perMinute, per_day: perDay } = request.body
-    const parsed = parsePlan(plan, perMinute, perDay)
-    if ('problem' in parsed) {
+  r.get(
+    '/accounts/:id/plan',
+    { schema: { hide, params: AccountParams, response: confirmResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
       const ctx = c.context(request, reply)
-      return confirmPage(reply, ctx, 'Change plan', 400, planPage(ctx.csrf, account, { plan, perMinute, perDay, error: parsed.problem }))
-    }
-    const changed = await c.accounts.setPlan({ id: account.id, ...parsed, actor: c.actor(request) })
-    const same = changed.plan === account.plan && changed.quota.perMinute === account.quota.perMinute && changed.quota.perDay === account.quota.perDay
-    return backToAccount(reply, account, same ? 'unchanged' : 'plan')
-  })
+      const account = await liveAccount(c, request.params.id)
+      return confirmPage(reply, ctx, 'Change plan', 200, planPage(ctx.csrf, account))
+    },
+  )
+  r.post(
+    '/accounts/:id/plan',
+    { schema: { hide, params: AccountParams, body: PlanBody, response: actionResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      const account = await liveAccount(c, request.params.id)
+      const { plan, per_minute: perMinute, per_day: perDay } = request.body
+      const parsed = parsePlan(plan, perMinute, perDay)
+      if ('problem' in parsed) {
+        const ctx = c.context(request, reply)
+        return confirmPage(
+          reply,
+          ctx,
+          'Change plan',
+          400,
+          planPage(ctx.csrf, account, { plan, perMinute, perDay, error: parsed.problem }),
+        )
+      }
+      const changed = await c.accounts.setPlan({ id: account.id, ...parsed, actor: c.actor(request) })
+      const same =
+        changed.plan === account.plan &&
+        changed.quota.perMinute === account.quota.perMinute &&
+        changed.quota.perDay === account.quota.perDay
+      return backToAccount(reply, account, same ? 'unchanged' : 'plan')
+    },
+  )
 
   // Suspend and Delete account (admin): each needs a reason.
   for (const kind of ['suspend', 'delete'] as const) {
     const title = kind === 'suspend' ? 'Suspend the account' : 'Delete the account'
-    r.get(`/accounts/:id/${kind}`, { schema: { hide, params: AccountParams, response: confirmResponses } }, async (request, reply) => {
-      c.require(request, 'admin')
-      const ctx = c.context(request, reply)
-      const account = await liveAccount(c, request.params.id)
-      return confirmPage(reply, ctx, title, 200, reasonPage(ctx.csrf, account, kind))
-    })
-    r.post(`/accounts/:id/${kind}`, { schema: { hide, params: AccountParams, body: ReasonBody, response: actionResponses } }, async (request, reply) => {
-      c.require(request, 'admin')
-      const account = await liveAccount(c, request.params.id)
-      const typed = request.body.reason ?? ''
-      let reason: string
-      try {
-        reason = checkReason(typed, true)!
-      } catch (error) {
-        if (!(error instanceof AccountInputError)) throw error
+    r.get(
+      `/accounts/:id/${kind}`,
+      { schema: { hide, params: AccountParams, response: confirmResponses } },
+      async (request, reply) => {
+        c.require(request, 'admin')
         const ctx = c.context(request, reply)
-        const problem = typed.trim() === '' ? 'Give a reason: it is kept in the audit log.' : sentence(error.message)
-        return confirmPage(reply, ctx, title, 400, reasonPage(ctx.csrf, account, kind, { reason: typed, error: problem }))
-      }
-      const actor = c.actor(request)
-      if (kind === 'delete') {
-        await c.accounts.deleteAccount(account.id, { actor, reason })
-        return backToAccount(reply, account, 'deleted')
-      }
-      if (account.suspendedAt !== null) return backToAccount(reply, account, 'unchanged')
-      try {
-        await c.accounts.suspend({ accountId: account.id, reason, actor })
-      } catch (error) {
-        if (error instanceof AccountStateError) throw new PageError(400, 'Not suspended', sentence(error.message))
-        throw error
-      }
-      return backToAccount(reply, account, 'suspended')
-    })
+        const account = await liveAccount(c, request.params.id)
+        return confirmPage(reply, ctx, title, 200, reasonPage(ctx.csrf, account, kind))
+      },
+    )
+    r.post(
+      `/accounts/:id/${kind}`,
+      { schema: { hide, params: AccountParams, body: ReasonBody, response: actionResponses } },
+      async (request, reply) => {
+        c.require(request, 'admin')
+        const account = await liveAccount(c, request.params.id)
+        const typed = request.body.reason ?? ''
+        let reason: string
+        try {
+          reason = checkReason(typed, true)!
+        } catch (error) {
+          if (!(error instanceof AccountInputError)) throw error
+          const ctx = c.context(request, reply)
+          const problem = typed.trim() === '' ? 'Give a reason: it is kept in the audit log.' : sentence(error.message)
+          return confirmPage(
+            reply,
+            ctx,
+            title,
+            400,
+            reasonPage(ctx.csrf, account, kind, { reason: typed, error: problem }),
+          )
+        }
+        const actor = c.actor(request)
+        if (kind === 'delete') {
+          await c.accounts.deleteAccount(account.id, { actor, reason })
+          return backToAccount(reply, account, 'deleted')
+        }
+        if (account.suspendedAt !== null) return backToAccount(reply, account, 'unchanged')
+        try {
+          await c.accounts.suspend({ accountId: account.id, reason, actor })
+        } catch (error) {
+          if (error instanceof AccountStateError) throw new PageError(400, 'Not suspended', sentence(error.message))
+          throw error
+        }
+        return backToAccount(reply, account, 'suspended')
+      },
+    )
   }
 
   // Reactivate (admin).
-  r.get('/accounts/:id/reactivate', { schema: { hide, params: AccountParams, response: confirmResponses } }, async (request, reply) => {
-    c.require(request, 'admin')
-    const ctx = c.context(request, reply)
-    const account = await liveAccount(c, request.params.id)
-    return confirmPage(reply, ctx, 'Reactivate the account', 200, reactivatePage(ctx.csrf, account))
-  })
-  r.post('/accounts/:id/reactivate', { schema: { hide, params: AccountParams, body: ConfirmBody, response: actionResponses } }, async (request, reply) => {
-    c.require(request, 'admin')
-    const account = await liveAccount(c, request.params.id)
-    if (account.suspendedAt === null) return backToAccount(reply, account, 'unchanged')
-    await c.accounts.reactivate({ accountId: account.id, actor: c.actor(request) })
-    return backToAccount(reply, account, 'reactivated')
-  })
+  r.get(
+    '/accounts/:id/reactivate',
+    { schema: { hide, params: AccountParams, response: confirmResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      const ctx = c.context(request, reply)
+      const account = await liveAccount(c, request.params.id)
+      return confirmPage(reply, ctx, 'Reactivate the account', 200, reactivatePage(ctx.csrf, account))
+    },
+  )
+  r.post(
+    '/accounts/:id/reactivate',
+    { schema: { hide, params: AccountParams, body: ConfirmBody, response: actionResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      const account = await liveAccount(c, request.params.id)
+      if (account.suspendedAt === null) return backToAccount(reply, account, 'unchanged')
+      await c.accounts.reactivate({ accountId: account.id, actor: c.actor(request) })
+      return backToAccount(reply, account, 'reactivated')
+    },
+  )
 
   // Revoke a key (admin).
-  r.get('/accounts/:id/keys/:keyId/revoke', { schema: { hide, params: AccountKeyParams, response: confirmResponses } }, async (request, reply) => {
-    c.require(request, 'admin')
-    const ctx = c.context(request, reply)
-    const account = await liveAccount(c, request.params.id)
-    const key = await keyOf(c, account, request.params.keyId)
-    return confirmPage(reply, ctx, 'Revoke a key', 200, revokePage(ctx.csrf, account, key))
-  })
-  r.post('/accounts/:id/keys/:keyId/revoke', { schema: { hide, params: AccountKeyParams, body: ConfirmBody, response: actionResponses } }, async (request, reply) => {
-    c.require(request, 'admin')
-    const account = await liveAccount(c, request.params.id)
-    const key = await keyOf(c, account, request.params.keyId)
-    if (key.revokedAt !== null) return backToAccount(reply, account, 'unchanged')
-    await c.accounts.revokeApiKey(key.id, { accountId: account.id, actor: c.actor(request) })
-    return backToAccount(reply, account, 'revoked')
-  })
+  r.get(
+    '/accounts/:id/keys/:keyId/revoke',
+    { schema: { hide, params: AccountKeyParams, response: confirmResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      const ctx = c.context(request, reply)
+      const account = await liveAccount(c, request.params.id)
+      const key = await keyOf(c, account, request.params.keyId)
+      return confirmPage(reply, ctx, 'Revoke a key', 200, revokePage(ctx.csrf, account, key))
+    },
+  )
+  r.post(
+    '/accounts/:id/keys/:keyId/revoke',
+    { schema: { hide, params: AccountKeyParams, body: ConfirmBody, response: actionResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      const account = await liveAccount(c, request.params.id)
+      const key = await keyOf(c, account, request.params.keyId)
+      if (key.revokedAt !== null) return backToAccount(reply, account, 'unchanged')
+      await c.accounts.revokeApiKey(key.id, { accountId: account.id, actor: c.actor(request) })
+      return backToAccount(reply, account, 'revoked')
+    },
+  )
 
   await supportActionsRoutes(app, c)
 }

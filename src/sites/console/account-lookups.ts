@@ -10,7 +10,8 @@ export async function accountOr404(c: Pick<OperatorConsole, 'accounts'>, id: str
   try {
     return await c.accounts.getAccount(id)
   } catch (error) {
-    if (error instanceof NotFoundError) throw new PageError(404, 'No such account', `There is no account with the id ${id}.`)
+    if (error instanceof NotFoundError)
+      throw new PageError(404, 'No such account', `There is no account with the id ${id}.`)
     throw error
   }
 }
@@ -18,23 +19,40 @@ export async function accountOr404(c: Pick<OperatorConsole, 'accounts'>, id: str
 /** The account an action is for, which must not be deleted (nothing can be changed on a deleted account). */
 export async function liveAccount(c: Pick<OperatorConsole, 'accounts'>, id: string): Promise<Account> {
   const account = await accountOr404(c, id)
-  if (account.deletedAt !== null) throw new PageError(400, 'Account deleted', `The account ${account.id} was deleted: nothing can be changed on it any more.`)
+  if (account.deletedAt !== null)
+    throw new PageError(
+      400,
+      'Account deleted',
+      `The account ${account.id} was deleted: nothing can be changed on it any more.`,
+    )
   return account
 }
 
 /** A key of that account: another account's key is refused exactly like one that does not exist. */
-export async function keyOf(c: Pick<OperatorConsole, 'accounts'>, account: Account, keyId: string): Promise<ApiKeyInfo> {
+export async function keyOf(
+  c: Pick<OperatorConsole, 'accounts'>,
+  account: Account,
+  keyId: string,
+): Promise<ApiKeyInfo> {
   try {
     const key = await c.accounts.getApiKey(keyId)
     if (key.accountId === account.id) return key
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error
   }
-  throw new PageError(400, 'No such key', `The account ${account.id} has no key with the id ${keyId}. Nothing was changed.`)
+  throw new PageError(
+    400,
+    'No such key',
+    `The account ${account.id} has no key with the id ${keyId}. Nothing was changed.`,
+  )
 }
 
 /** key id -> the end of its current ban (ISO), for the keys that are banned now (bans live in the rate-limit store). */
-export async function bansOf(c: Pick<OperatorConsole, 'limiter'>, keyIds: string[], now: number): Promise<Map<string, string>> {
+export async function bansOf(
+  c: Pick<OperatorConsole, 'limiter'>,
+  keyIds: string[],
+  now: number,
+): Promise<Map<string, string>> {
   const bans = new Map<string, string>()
   for (const keyId of keyIds) {
     const until = await c.limiter.store.bannedUntil({ subject: keySubject(keyId), now })

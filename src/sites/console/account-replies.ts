@@ -10,5 +10,10 @@ import { consolePage, type ConsolePageContext } from './layout.js'
 export const backToAccount = (reply: FastifyReply, account: Account, done: Done) =>
   redirect(reply, `/console/accounts/${encodeURIComponent(account.id)}?done=${done}`)
 
-export const confirmPage = (reply: FastifyReply, ctx: ConsolePageContext, title: string, status: number, content: Html) =>
-  sendPage(reply, status, consolePage(ctx, title, content))
+export const confirmPage = (
+  reply: FastifyReply,
+  ctx: ConsolePageContext,
+  title: string,
+  status: number,
+  content: Html,
+) => sendPage(reply, status, consolePage(ctx, title, content))

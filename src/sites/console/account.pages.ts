@@ -36,34 +36,43 @@ export const DONE_MESSAGES = {
   revoked: 'The key was revoked: it is refused from its next request on.',
   'ban-lifted': 'The ban was lifted: the key is admitted again (within its quota).',
   'not-banned': 'The key was not banned (its ban may have ended meanwhile): nothing changed.',
-  verification: 'A fresh verification link was mailed to the account\'s address (earlier links no longer work).',
+  verification: "A fresh verification link was mailed to the account's address (earlier links no longer work).",
   'verification-recent': 'A link was mailed less than a minute ago and is still the link: nothing was sent.',
   deleted: 'The account was deleted: its keys are refused and its portal user is gone.',
   unchanged: 'Nothing changed: the account was already so.',
 } as const
 export type Done = keyof typeof DONE_MESSAGES
-export const isDone = (value: string | undefined): value is Done => value !== undefined && Object.hasOwn(DONE_MESSAGES, value)
+export const isDone = (value: string | undefined): value is Done =>
+  value !== undefined && Object.hasOwn(DONE_MESSAGES, value)
 
 const number = (n: number) => n.toLocaleString('en-US')
 export const keyLabel = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
 
 /** The plan and the quota in force: `pro: 300 per minute, 10,000 per day`. */
-export const planText = (account: Account) => `${account.plan}: ${number(account.quota.perMinute)} per minute, ${number(account.quota.perDay)} per day`
+export const planText = (account: Account) =>
+  `${account.plan}: ${number(account.quota.perMinute)} per minute, ${number(account.quota.perDay)} per day`
 
 export function stateText(account: Account): Html {
   if (account.deletedAt !== null) return html`<strong>Deleted</strong> on ${when(account.deletedAt)}`
-  if (account.suspendedAt !== null) return html`<strong>Suspended</strong> since ${when(account.suspendedAt)}. Reason: ${account.suspensionReason ?? '—'}`
+  if (account.suspendedAt !== null)
+    return html`<strong>Suspended</strong> since ${when(account.suspendedAt)}. Reason: ${account.suspensionReason ?? '—'}`
   return html`Active`
 }
 
 function emailText(user: PortalUserSummary | undefined, account: Account): Html {
-  if (!user) return html`<span class="muted">${account.deletedAt === null ? 'None: the account was made with the CLI (no portal user)' : 'None: removed with the account'}</span>`
-  const verified = user.verifiedAt === null ? html`<strong>not verified</strong>` : html`verified on ${when(user.verifiedAt)}`
+  if (!user)
+    return html`<span class="muted">${account.deletedAt === null ? 'None: the account was made with the CLI (no portal user)' : 'None: removed with the account'}</span>`
+  const verified =
+    user.verifiedAt === null ? html`<strong>not verified</strong>` : html`verified on ${when(user.verifiedAt)}`
   return html`${user.email} (${verified})`
 }
 
 /** A button that opens an action's confirmation page (a GET: nothing changes until it is confirmed there). */
-const actionButton = (href: string, label: string, options: { describedBy?: string; danger?: boolean; small?: boolean } = {}): Html =>
+const actionButton = (
+  href: string,
+  label: string,
+  options: { describedBy?: string; danger?: boolean; small?: boolean } = {},
+): Html =>
   html`<form method="get" action="${href}"><button type="submit" class="${options.small ? 'small ' : ''}${options.danger ? 'danger' : 'secondary'}"${options.describedBy ? html` aria-describedby="${options.describedBy}"` : ''}>${label}</button></form>`
 
 function accountActions(ctx: ConsolePageContext, view: AccountView): Html {
@@ -73,7 +82,11 @@ function accountActions(ctx: ConsolePageContext, view: AccountView): Html {
   const admin = isAdmin(ctx)
   const buttons = [
     admin ? actionButton(`${base}/plan`, 'Change plan') : '',
-    admin ? (account.suspendedAt === null ? actionButton(`${base}/suspend`, 'Suspend') : actionButton(`${base}/reactivate`, 'Reactivate')) : '',
+    admin
+      ? account.suspendedAt === null
+        ? actionButton(`${base}/suspend`, 'Suspend')
+        : actionButton(`${base}/reactivate`, 'Reactivate')
+      : '',
     user && user.verifiedAt === null ? actionButton(`${base}/verification`, 'Resend verification') : '',
     admin ? actionButton(`${base}/delete`, 'Delete account', { danger: true }) : '',
   ].filter((b) => b !== '')
@@ -113,7 +126,10 @@ function bansList(view: AccountView): Html {
 
 export function accountPage(ctx: ConsolePageContext, view: AccountView): Html {
   const { account } = view
-  const counts = view.windows.map((w) => html`<tr><th scope="row">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</th><td>${number(w.used)} of ${number(w.limit)} requests</td></tr>`)
+  const counts = view.windows.map(
+    (w) =>
+      html`<tr><th scope="row">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</th><td>${number(w.used)} of ${number(w.limit)} requests</td></tr>`,
+  )
   return html`${view.done ? notice('success', DONE_MESSAGES[view.done as Done]) : ''}
 <h2 id="summary">Account</h2>
 <table class="facts" aria-labelledby="summary"><tbody>

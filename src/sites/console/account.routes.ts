@@ -16,23 +16,56 @@ const ACCOUNT_AUDIT_ENTRIES = 20
 export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  r.get('/accounts/:id', { schema: { hide: true, params: AccountParams, querystring: AccountPageQuery, response: pageResponses({ 200: 'The account' }) } }, async (request, reply) => {
-    c.require(request, 'support')
-    const ctx = c.context(request, reply)
-    const account = await accountOr404(c, request.params.id)
-    const now = c.clock.now()
-    const scope = { accountId: account.id, now }
-    const [user, keys, current, perMinute, perDay, events] = await Promise.all([
-      c.verification.userOf(account.id),
-      c.accounts.listApiKeys(account.id),
-      c.usage.current(account.id, now),
-      c.usage.perMinute(scope),
-      c.usage.perDay(scope),
-      c.audit.list({ accountId: account.id, limit: ACCOUNT_AUDIT_ENTRIES }),
-    ])
-    const bans = await bansOf(c, keys.map((k) => k.id), now)
-    const done = isDone(request.query.done) ? request.query.done : undefined
-    const content = accountPage(ctx, { account, user, keys, bans, windows: current.windows, perMinute, perDay, events, done })
-    return sendPage(reply, 200, consolePage(ctx, account.deletedAt === null ? `Account ${account.name}` : `Deleted account ${account.id}`, content))
-  })
+  r.get(
+    '/accounts/:id',
+    {
+      schema: {
+        hide: true,
+        params: AccountParams,
+        querystring: AccountPageQuery,
+        response: pageResponses({ 200: 'The account' }),
+      },
+    },
+    async (request, reply) => {
+      c.require(request, 'support')
+      const ctx = c.context(request, reply)
+      const account = await accountOr404(c, request.params.id)
+      const now = c.clock.now()
+      const scope = { accountId: account.id, now }
+      const [user, keys, current, perMinute, perDay, events] = await Promise.all([
+        c.verification.userOf(account.id),
+        c.accounts.listApiKeys(account.id),
+        c.usage.current(account.id, now),
+        c.usage.perMinute(scope),
+        c.usage.perDay(scope),
+        c.audit.list({ accountId: account.id, limit: ACCOUNT_AUDIT_ENTRIES }),
+      ])
+      const bans = await bansOf(
+        c,
+        keys.map((k) => k.id),
+        now,
+      )
+      const done = isDone(request.query.done) ? request.query.done : undefined
+      const content = accountPage(ctx, {
+        account,
+        user,
+        keys,
+        bans,
+        windows: current.windows,
+        perMinute,
+        perDay,
+        events,
+        done,
+      })
+      return sendPage(
+        reply,
+        200,
+        consolePage(
+          ctx,
+          account.deletedAt === null ? `Account ${account.name}` : `Deleted account ${account.id}`,
+          content,
+        ),
+      )
+    },
+  )
 }

@@ -18,17 +18,45 @@ export function csvCell(value: string | null | undefined): string {
 
 const csvLine = (cells: Array<string | null | undefined>): string => `${cells.map(csvCell).join(',')}\r\n`
 
-const CSV_HEADER = csvLine(['seq', 'time', 'actor', 'actor kind', 'actor id', 'actor address', 'action', 'account', 'target kind', 'target id', 'changes'])
+const CSV_HEADER = csvLine([
+  'seq',
+  'time',
+  'actor',
+  'actor kind',
+  'actor id',
+  'actor address',
+  'action',
+  'account',
+  'target kind',
+  'target id',
+  'changes',
+])
 
 function csvRow(e: AuditEvent): string {
-  return csvLine([e.seq, e.at, actorText(e.actor), e.actor.kind, e.actor.id, e.actor.address, e.action, e.accountId, e.target?.kind, e.target?.id, changeLines(e.changes).join('; ')])
+  return csvLine([
+    e.seq,
+    e.at,
+    actorText(e.actor),
+    e.actor.kind,
+    e.actor.id,
+    e.actor.address,
+    e.action,
+    e.accountId,
+    e.target?.kind,
+    e.target?.id,
+    changeLines(e.changes).join('; '),
+  ])
 }
 
 /**
  * The header, then every matching entry, a batch (one query) at a time. `first` is the first batch, read before
  * the answer starts (so that a database that cannot be reached gets an error page, not a cut-off file).
  */
-export async function* auditCsv(list: (filter: AuditFilter) => Promise<AuditEvent[]>, filter: Omit<AuditFilter, 'limit' | 'beforeSeq'>, first: AuditEvent[]): AsyncGenerator<string> {
+export async function* auditCsv(
+  list: (filter: AuditFilter) => Promise<AuditEvent[]>,
+  filter: Omit<AuditFilter, 'limit' | 'beforeSeq'>,
+  first: AuditEvent[],
+): AsyncGenerator<string> {
   yield CSV_HEADER
   let batch = first
   for (;;) {

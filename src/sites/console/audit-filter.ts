@@ -59,15 +59,18 @@ export function parseAuditQuery(query: Partial<Record<keyof AuditQuery, string>>
   const values = auditQueryValues(query)
   const filter: ParsedAuditQuery['filter'] = {}
   if (values.account !== undefined) {
-    if (!ACCOUNT_ID.test(values.account)) throw invalid('“Account” must be an account id, such as acct_0123456789abcdef0123.')
+    if (!ACCOUNT_ID.test(values.account))
+      throw invalid('“Account” must be an account id, such as acct_0123456789abcdef0123.')
     filter.accountId = values.account
   }
   if (values.actor !== undefined) {
-    if (values.actor.toLowerCase() !== 'cli' && !EMAIL.test(values.actor)) throw invalid('“Actor” must be an email address (an operator’s or an integrator’s) or cli.')
+    if (values.actor.toLowerCase() !== 'cli' && !EMAIL.test(values.actor))
+      throw invalid('“Actor” must be an email address (an operator’s or an integrator’s) or cli.')
     filter.actor = values.actor
   }
   if (values.action !== undefined) {
-    if (!(AUDIT_ACTIONS as readonly string[]).includes(values.action)) throw invalid(`“Action” must be one of the listed actions; “${values.action}” is not one.`)
+    if (!(AUDIT_ACTIONS as readonly string[]).includes(values.action))
+      throw invalid(`“Action” must be one of the listed actions; “${values.action}” is not one.`)
     filter.action = values.action as AuditAction
   }
   const from = values.from === undefined ? undefined : dayStart('From', values.from)
@@ -77,7 +80,8 @@ export function parseAuditQuery(query: Partial<Record<keyof AuditQuery, string>>
   // `To` includes its whole day.
   if (to !== undefined) filter.until = new Date(to + DAY_MS).toISOString()
   const before = query.before?.trim()
-  if (before && (!SEQ.test(before) || BigInt(before) > MAX_SEQ)) throw invalid('The page link is not valid: “before” must be an entry number. Start again from the first page.')
+  if (before && (!SEQ.test(before) || BigInt(before) > MAX_SEQ))
+    throw invalid('The page link is not valid: “before” must be an entry number. Start again from the first page.')
   return { values, filter, before: before ? BigInt(before) : undefined }
 }
 

@@ -19,7 +19,13 @@ interface AuditView {
 
 const accountLink = (id: string) => `/console/accounts/${encodeURIComponent(id)}`
 
-function field(name: keyof AuditQueryValues, label: string, type: string, value: string | undefined, hint: string): Html {
+function field(
+  name: keyof AuditQueryValues,
+  label: string,
+  type: string,
+  value: string | undefined,
+  hint: string,
+): Html {
   return html`<div><label for="f-${name}">${label}</label>
 <input type="${type}" id="f-${name}" name="${name}" value="${value ?? ''}" aria-describedby="f-${name}-hint"><span class="hint" id="f-${name}-hint">${hint}</span></div>`
 }
@@ -37,7 +43,9 @@ ${field('to', 'To', 'date', v.to, 'UTC day, included')}
 
 /** `Export CSV`: a GET form (a button, as the issue names it) carrying the filters in force as hidden fields. */
 function exportForm(v: AuditQueryValues): Html {
-  const hidden = (Object.keys(v) as (keyof AuditQueryValues)[]).filter((k) => v[k]).map((k) => html`<input type="hidden" name="${k}" value="${v[k]}">`)
+  const hidden = (Object.keys(v) as (keyof AuditQueryValues)[])
+    .filter((k) => v[k])
+    .map((k) => html`<input type="hidden" name="${k}" value="${v[k]}">`)
   return html`<form method="get" action="/console/audit.csv" class="export" aria-describedby="export-hint">${hidden}<button type="submit" class="secondary">Export CSV</button>
 <span class="hint" id="export-hint">every entry matching the filters, as a CSV file</span></form>`
 }
@@ -68,7 +76,10 @@ export function auditContent(view: AuditView): Html {
       : html`<div class="table-scroll" role="region" aria-labelledby="audit-caption" tabindex="0"><table class="audit"><caption id="audit-caption">Audit log entries${filtered ? ' matching the filters' : ''}, newest first</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Address</th><th scope="col">Action</th><th scope="col">Account</th><th scope="col">Target</th><th scope="col">Changes</th></tr></thead>
 <tbody>${view.events.map(row)}</tbody></table></div>`
-  const next = view.nextBefore === undefined ? '' : html`<a href="/console/audit${auditQueryString(view.values, { before: view.nextBefore })}" rel="next">Next page</a>`
+  const next =
+    view.nextBefore === undefined
+      ? ''
+      : html`<a href="/console/audit${auditQueryString(view.values, { before: view.nextBefore })}" rel="next">Next page</a>`
   const first = view.paged ? html`<a href="/console/audit${auditQueryString(view.values)}">First page</a>` : ''
   return html`${filterForm(view.values)}
 ${exportForm(view.values)}

@@ -22,13 +22,17 @@ import { createConsoleSessions } from './sessions.js'
 import { setupRoutes } from './setup.routes.js'
 import type { ConsoleOptions, OperatorConsole } from './console.context.js'
 
-
 /** Pages anyone may open (the rest need a signed-in operator): logging in, setup links, assets. */
 const PUBLIC_PAGES = ['/console/login', '/console/setup/', '/console/assets/']
 const isPublicPage = (route: string) => PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
 
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  const sessions = createConsoleSessions({ operators: options.operators, clock: options.clock, publicUrl: options.config.publicUrl, secret: options.csrfSecret })
+  const sessions = createConsoleSessions({
+    operators: options.operators,
+    clock: options.clock,
+    publicUrl: options.config.publicUrl,
+    secret: options.csrfSecret,
+  })
   const csrf = createCsrf({ secret: options.csrfSecret, publicUrl: options.config.publicUrl, purpose: 'console-csrf' })
   const signedIn = (request: FastifyRequest): Operator => {
     const operator = request.operatorVisitor?.user
@@ -45,7 +49,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     },
     require(request, role) {
       const operator = signedIn(request)
-      if (!roleSuffices(operator.role, role)) throw new PageError(403, 'Not allowed', `Your role (${operator.role}) may not do this. Ask an admin.`)
+      if (!roleSuffices(operator.role, role))
+        throw new PageError(403, 'Not allowed', `Your role (${operator.role}) may not do this. Ask an admin.`)
       return operator
     },
     actor(request) {

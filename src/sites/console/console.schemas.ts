@@ -7,7 +7,12 @@ const password = Type.String({ maxLength: 4096 })
 const code = Type.String({ maxLength: 64 })
 
 /** Log-in: where to go afterwards (a relative path under /console, checked by safeNext). */
-export const ConsoleLoginBody = formBody({ email, password, code, next: Type.Optional(Type.String({ maxLength: 1000 })) })
+export const ConsoleLoginBody = formBody({
+  email,
+  password,
+  code,
+  next: Type.Optional(Type.String({ maxLength: 1000 })),
+})
 export const ConsoleLoginQuery = pageQuery({ next: Type.Optional(Type.String()) })
 export const SetupParams = Type.Object({ token: Type.String() })
 // The form's hidden `username` (the operator's email, for password managers) comes along from a browser; unused.

@@ -32,7 +32,9 @@ function navigation(ctx: ConsolePageContext): Html {
   if (!operator) return html`<nav aria-label="Console"><ul><li><a href="/console/login">Log in</a></li></ul></nav>`
   const sections = operator.role === 'admin' ? [...SECTIONS, ...ADMIN_SECTIONS] : SECTIONS
   // A section stays marked on its sub-pages (an account page is under Accounts).
-  const current = sections.map(([href]) => href).findLast((href) => ctx.path === href || (href !== '/console' && ctx.path?.startsWith(`${href}/`)))
+  const current = sections
+    .map(([href]) => href)
+    .findLast((href) => ctx.path === href || (href !== '/console' && ctx.path?.startsWith(`${href}/`)))
   const links = sections.map(([href, label]) => navLink(current, href, label))
   return html`<nav aria-label="Console"><ul>${links}</ul>
     ${logoutForm('/console/logout', operator.email, ctx.csrf, html`<span class="role">${operator.role}</span>`)}</nav>`
@@ -44,5 +46,9 @@ const assets = { css: '/console/assets/console.css', icon: '/console/assets/favi
 const brand = { href: '/console', name: 'Petstore', tagline: 'operator console' }
 
 export function consolePage(ctx: ConsolePageContext, title: string, content: Html): string {
-  return documentPage({ site: 'Petstore operator console', assets, brand, navigation: navigation(ctx), footer }, title, content)
+  return documentPage(
+    { site: 'Petstore operator console', assets, brand, navigation: navigation(ctx), footer },
+    title,
+    content,
+  )
 }

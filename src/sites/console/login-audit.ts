@@ -15,10 +15,16 @@ type LoginFailure = 'password' | 'code' | 'code_not_checked_too_many_attempts' |
 
 export function loginAudit({ audit, operators }: { audit: AuditRepository; operators: OperatorsRepository }) {
   const target = (operator: Operator) => ({ kind: 'operator' as const, id: operator.id })
-  const actorOf = (operator: Operator, address: string) => ({ kind: 'operator' as const, operatorId: operator.id, email: operator.email, address })
+  const actorOf = (operator: Operator, address: string) => ({
+    kind: 'operator' as const,
+    operatorId: operator.id,
+    email: operator.email,
+    address,
+  })
 
   return {
-    succeeded: (operator: Operator, address: string, changes: Record<string, unknown>) => audit.record(actorOf(operator, address), { action: 'operator.login', target: target(operator), changes }),
+    succeeded: (operator: Operator, address: string, changes: Record<string, unknown>) =>
+      audit.record(actorOf(operator, address), { action: 'operator.login', target: target(operator), changes }),
 
     /**
      * A failed attempt at `email` (as typed). `operator`: the one whose credentials were checked; without it, the
@@ -28,12 +34,19 @@ export function loginAudit({ audit, operators }: { audit: AuditRepository; opera
       const known = operator ?? (await operators.findByEmail(email))
       if (known) {
         const why = failed ?? (known.disabledAt !== null ? 'operator_disabled' : 'setup_pending')
-        return audit.record(actorOf(known, address), { action: 'operator.login_failed', target: target(known), changes: { failed: why } })
+        return audit.record(actorOf(known, address), {
+          action: 'operator.login_failed',
+          target: target(known),
+          changes: { failed: why },
+        })
       }
       const cut = email.length > TYPED_EMAIL_MAX
       const typed = cut ? `${email.slice(0, TYPED_EMAIL_MAX - 1)}…` : email
       const changes = { failed: failed ?? 'unknown_email', ...(cut ? { emailLength: email.length } : {}) }
-      return audit.record({ kind: 'operator', operatorId: null, email: typed, address }, { action: 'operator.login_failed', changes })
+      return audit.record(
+        { kind: 'operator', operatorId: null, email: typed, address },
+        { action: 'operator.login_failed', changes },
+      )
     },
   }
 }

@@ -25,7 +25,8 @@ import { safeNext } from './safe-next.js'
 const FAILED = 'Email, password or code is incorrect.'
 
 function loginForm(csrf: string, values: { email?: string; next?: string; error?: string } = {}) {
-  const next = values.next && values.next !== '/console' ? html`<input type="hidden" name="next" value="${values.next}">` : ''
+  const next =
+    values.next && values.next !== '/console' ? html`<input type="hidden" name="next" value="${values.next}">` : ''
   return html`${notice('error', values.error)}
 <form method="post" action="/console/login" class="stacked">${csrfField(csrf)}${next}
 <div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${values.email ?? ''}"${values.error ? '' : html` autofocus`}></div>
@@ -41,7 +42,13 @@ function loginForm(csrf: string, values: { email?: string; next?: string; error?
  * before the check so concurrent guesses cannot overtake it); beyond it the code is not checked, and the answer is
  * the same failure as any other (a 429 here would tell a password guesser that the password was right).
  */
-async function secondFactor(operators: OperatorsRepository, operator: Operator, secret: string, code: string, now: number): Promise<'totp' | 'recovery_code' | 'over_budget' | undefined> {
+async function secondFactor(
+  operators: OperatorsRepository,
+  operator: Operator,
+  secret: string,
+  code: string,
+  now: number,
+): Promise<'totp' | 'recovery_code' | 'over_budget' | undefined> {
   const attempt = await operators.codeAttempts.reserve(operator.email)
   if (!attempt.allowed) {
     await attempt.release()
@@ -52,12 +59,19 @@ async function secondFactor(operators: OperatorsRepository, operator: Operator, 
   return method
 }
 
-async function checkCode(operators: OperatorsRepository, operator: Operator, secret: string, code: string, now: number): Promise<'totp' | 'recovery_code' | undefined> {
+async function checkCode(
+  operators: OperatorsRepository,
+  operator: Operator,
+  secret: string,
+  code: string,
+  now: number,
+): Promise<'totp' | 'recovery_code' | undefined> {
   if (normalizeTotpCode(code) !== undefined) {
     const step = matchingStep(secret, code, now)
     return step !== undefined && (await operators.acceptTotpStep(operator.id, step)) ? 'totp' : undefined
   }
-  if (looksLikeRecoveryCode(code)) return (await operators.useRecoveryCode(operator.id, code)) ? 'recovery_code' : undefined
+  if (looksLikeRecoveryCode(code))
+    return (await operators.useRecoveryCode(operator.id, code)) ? 'recovery_code' : undefined
   return undefined
 }
 
@@ -68,41 +82,74 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
   const record = loginAudit(c)
   const hide = true
 
-  r.get('/login', { schema: { hide, querystring: ConsoleLoginQuery, response: pageResponses({ 200: 'The log-in form' }) } }, async (request, reply) => {
-    const next = safeNext(request.query.next)
-    if (request.operatorVisitor.user) return redirect(reply, next)
-    const ctx = c.context(request, reply)
-    return sendPage(reply, 200, consolePage(ctx, 'Log in', loginForm(ctx.csrf, { next })))
-  })
-
-  r.post('/login', { schema: { hide, querystring: NoQuery, body: ConsoleLoginBody, response: pageResponses({ 429: 'Too many failed log-ins' }) } }, async (request, reply) => {
-    const { email, password, code } = request.body
-    const next = safeNext(request.body.next)
-    const address = request.ip
-    const attempt = await throttle.attempt({ email: emailKeyOf(email), address }).catch(async (error: unknown) => {
-      if (error instanceof TooManyLogins) await record.failed(email, address, 'throttled')
-      throw error
-    })
-    const found = await operators.credentials(email)
-    const passwordOk = found ? await verifyPassword(password, found.passwordHash) : await verifyAgainstNobody(password, app.config.passwordHashCost)
-    const method = found && passwordOk ? await secondFactor(operators, found.operator, found.totpSecret, code, c.clock.now()) : undefined
-    if (!found || !method || method === 'over_budget') {
-      // Which factor failed, for whoever investigates it (an unknown email: as typed, see login-audit.ts).
-      const failed = !found ? undefined : !passwordOk ? 'password' : method === 'over_budget' ? 'code_not_checked_too_many_attempts' : 'code'
-      await record.failed(email, address, failed, found?.operator)
+  r.get(
+    '/login',
+    { schema: { hide, querystring: ConsoleLoginQuery, response: pageResponses({ 200: 'The log-in form' }) } },
+    async (request, reply) => {
+      const next = safeNext(request.query.next)
+      if (request.operatorVisitor.user) return redirect(reply, next)
       const ctx = c.context(request, reply)
-      return sendPage(reply, 400, consolePage(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: FAILED })))
-    }
-    await attempt.succeeded()
-    const operator = found.operator
-    await sessions.start(request, reply, request.operatorVisitor, operator)
-    const changes = method === 'recovery_code' ? { method, recoveryCodesLeft: await operators.recoveryCodesLeft(operator.id) } : { method }
-    await record.succeeded(operator, address, changes)
-    return redirect(reply, next)
-  })
+      return sendPage(reply, 200, consolePage(ctx, 'Log in', loginForm(ctx.csrf, { next })))
+    },
+  )
 
-  r.post('/logout', { schema: { hide, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({}) } }, async (request, reply) => {
-    await sessions.end(reply, request.operatorVisitor)
-    return redirect(reply, '/console/login')
-  })
+  r.post(
+    '/login',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: ConsoleLoginBody,
+        response: pageResponses({ 429: 'Too many failed log-ins' }),
+      },
+    },
+    async (request, reply) => {
+      const { email, password, code } = request.body
+      const next = safeNext(request.body.next)
+      const address = request.ip
+      const attempt = await throttle.attempt({ email: emailKeyOf(email), address }).catch(async (error: unknown) => {
+        if (error instanceof TooManyLogins) await record.failed(email, address, 'throttled')
+        throw error
+      })
+      const found = await operators.credentials(email)
+      const passwordOk = found
+        ? await verifyPassword(password, found.passwordHash)
+        : await verifyAgainstNobody(password, app.config.passwordHashCost)
+      const method =
+        found && passwordOk
+          ? await secondFactor(operators, found.operator, found.totpSecret, code, c.clock.now())
+          : undefined
+      if (!found || !method || method === 'over_budget') {
+        // Which factor failed, for whoever investigates it (an unknown email: as typed, see login-audit.ts).
+        const failed = !found
+          ? undefined
+          : !passwordOk
+            ? 'password'
+            : method === 'over_budget'
+              ? 'code_not_checked_too_many_attempts'
+              : 'code'
+        await record.failed(email, address, failed, found?.operator)
+        const ctx = c.context(request, reply)
+        return sendPage(reply, 400, consolePage(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: FAILED })))
+      }
+      await attempt.succeeded()
+      const operator = found.operator
+      await sessions.start(request, reply, request.operatorVisitor, operator)
+      const changes =
+        method === 'recovery_code'
+          ? { method, recoveryCodesLeft: await operators.recoveryCodesLeft(operator.id) }
+          : { method }
+      await record.succeeded(operator, address, changes)
+      return redirect(reply, next)
+    },
+  )
+
+  r.post(
+    '/logout',
+    { schema: { hide, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({}) } },
+    async (request, reply) => {
+      await sessions.end(reply, request.operatorVisitor)
+      return redirect(reply, '/console/login')
+    },
+  )
 }

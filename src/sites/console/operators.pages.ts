@@ -15,7 +15,8 @@ const stateOf = (o: Operator): Html =>
       ? html`<span class="state-active">active</span>`
       : html`<span class="state-expired">setup pending</span>`
 
-const roleOptions = (selected: string | undefined) => OPERATOR_ROLES.map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${r}</option>`)
+const roleOptions = (selected: string | undefined) =>
+  OPERATOR_ROLES.map((r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${r}</option>`)
 
 function actions(o: Operator, csrf: string, self: boolean): Html {
   if (o.disabledAt !== null) return html`<td class="actions" data-label="Actions"><span class="muted">—</span></td>`
@@ -30,7 +31,9 @@ function actions(o: Operator, csrf: string, self: boolean): Html {
 
 function operatorsTable(operators: Operator[], csrf: string, me: Operator): Html {
   const rows = operators.map(
-    (o) => html`<tr><th scope="row" id="op-${o.id}">${o.email}${o.id === me.id ? html` <span class="tag">you</span>` : ''}<br><code class="muted">${o.id}</code></th>
+    (
+      o,
+    ) => html`<tr><th scope="row" id="op-${o.id}">${o.email}${o.id === me.id ? html` <span class="tag">you</span>` : ''}<br><code class="muted">${o.id}</code></th>
 <td data-label="Role">${o.role}</td><td data-label="State">${stateOf(o)}</td><td class="when" data-label="Created">${whenCell(o.createdAt, '—')}</td>${actions(o, csrf, o.id === me.id)}</tr>`,
   )
   return html`<table class="cards"><caption class="muted">Oldest first. Every change is recorded in the audit log with your email.</caption>
@@ -62,7 +65,7 @@ function createdNotice(created: { operator: Operator; link: string; expiresAt: s
 }
 
 const DONE: Record<string, string> = {
-  role: 'The role was changed; it applies from the operator\'s next request.',
+  role: "The role was changed; it applies from the operator's next request.",
   disabled: 'The operator was disabled: their sessions ended and they can no longer log in.',
   unchanged: 'Nothing to change.',
 }

@@ -33,7 +33,8 @@ const OUTCOMES = [
 ] as const
 
 function requestsTable(o: Overview): Html {
-  const row = (label: Html, x: Outcomes) => html`<tr><th scope="row">${label}</th>${OUTCOMES.map(([field]) => html`<td>${number(x[field])}</td>`)}<td>${number(x.total)}</td></tr>`
+  const row = (label: Html, x: Outcomes) =>
+    html`<tr><th scope="row">${label}</th>${OUTCOMES.map(([field]) => html`<td>${number(x[field])}</td>`)}<td>${number(x.total)}</td></tr>`
   return html`<div class="table-scroll" role="region" aria-labelledby="requests-caption" tabindex="0"><table class="overview-requests"><caption id="requests-caption">Requests across all accounts by outcome</caption>
 <thead><tr><th scope="col">Period</th>${OUTCOMES.map(([, name, detail]) => html`<th scope="col">${name} <span class="hint">${detail}</span></th>`)}<th scope="col">All requests</th></tr></thead>
 <tbody>${row(html`Last hour <span class="hint">since ${o.lastHour.from.slice(11, 16)} UTC</span>`, o.lastHour.outcomes)}
@@ -46,7 +47,8 @@ function topTable(id: string, caption: string, empty: string, accounts: TopAccou
   return html`<div class="table-scroll" role="region" aria-labelledby="${id}" tabindex="0"><table class="overview-top"><caption id="${id}">${caption}</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Email</th><th scope="col">Requests today</th><th scope="col">Refused today (429)</th></tr></thead>
 <tbody>${accounts.map(
-    (a) => html`<tr><th scope="row"><a href="${accountLink(a.accountId)}">${a.name}</a> <span class="hint">${a.accountId}</span></th><td>${a.email ?? html`<span class="muted">none</span>`}</td><td>${number(a.requests)}</td><td>${number(a.refused)}</td></tr>`,
+    (a) =>
+      html`<tr><th scope="row"><a href="${accountLink(a.accountId)}">${a.name}</a> <span class="hint">${a.accountId}</span></th><td>${a.email ?? html`<span class="muted">none</span>`}</td><td>${number(a.requests)}</td><td>${number(a.refused)}</td></tr>`,
   )}</tbody></table></div>`
 }
 

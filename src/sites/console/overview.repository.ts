@@ -54,7 +54,13 @@ function outcomesOf(row: Sums | undefined): Outcomes {
   const n = (v: unknown) => Number(v ?? 0)
   const admitted = n(row?.admitted)
   const [refused, clientErrors, serverErrors] = [n(row?.refused), n(row?.client_errors), n(row?.server_errors)]
-  return { success: admitted - clientErrors - serverErrors, clientErrors, refused, serverErrors, total: admitted + refused }
+  return {
+    success: admitted - clientErrors - serverErrors,
+    clientErrors,
+    refused,
+    serverErrors,
+    total: admitted + refused,
+  }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -64,7 +70,13 @@ export function createOverviewRepository({ db }: { db: Kysely<Database> }) {
 
   async function top(day: string, by: 'requests' | 'refused'): Promise<TopAccount[]> {
     const measure = by === 'requests' ? sql`sum(u.admitted + u.refused)` : sql`sum(u.refused)`
-    const { rows } = await sql<{ account_id: string; name: string; email: string | null; requests: unknown; refused: unknown }>`
+    const { rows } = await sql<{
+      account_id: string
+      name: string
+      email: string | null
+      requests: unknown
+      refused: unknown
+    }>`
       select u.account_id, a.name, p.email, sum(u.admitted + u.refused) as requests, sum(u.refused) as refused
       from usage_days u join accounts a on a.id = u.account_id left join portal_users p on p.account_id = u.account_id
       where u.day = ${day}
@@ -72,7 +84,13 @@ export function createOverviewRepository({ db }: { db: Kysely<Database> }) {
       having ${measure} > 0
       order by ${measure} desc, u.account_id
       limit ${TOP}`.execute(db)
-    return rows.map((r) => ({ accountId: r.account_id, name: r.name, email: r.email, requests: Number(r.requests), refused: Number(r.refused) }))
+    return rows.map((r) => ({
+      accountId: r.account_id,
+      name: r.name,
+      email: r.email,
+      requests: Number(r.requests),
+      refused: Number(r.refused),
+    }))
   }
 
   return {
@@ -83,7 +101,11 @@ export function createOverviewRepository({ db }: { db: Kysely<Database> }) {
       const [plans, signups, hour, day, mostRequests, mostRefused] = await Promise.all([
         db
           .selectFrom('accounts')
-          .select(['plan', (eb) => eb.fn.countAll<number | string>().as('accounts'), (eb) => eb.fn.count<number | string>('suspended_at').as('suspended')])
+          .select([
+            'plan',
+            (eb) => eb.fn.countAll<number | string>().as('accounts'),
+            (eb) => eb.fn.count<number | string>('suspended_at').as('suspended'),
+          ])
           .where('deleted_at', 'is', null)
           .groupBy('plan')
           .execute(),

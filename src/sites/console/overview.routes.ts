@@ -13,11 +13,15 @@ export async function overviewRoutes(app: FastifyInstance, c: OperatorConsole): 
   const overview = createOverviewRepository({ db: c.db })
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  r.get('/', { schema: { hide: true, querystring: pageQuery({}), response: pageResponses({ 200: 'The overview' }) } }, async (request, reply) => {
-    c.require(request, 'support')
-    // This instance's latest requests count at once (as the portal's usage page); other instances' within a flush.
-    await c.usage.flush()
-    const figures = await overview.read(c.clock.now())
-    return sendPage(reply, 200, consolePage(c.context(request, reply), 'Overview', overviewContent(figures)))
-  })
+  r.get(
+    '/',
+    { schema: { hide: true, querystring: pageQuery({}), response: pageResponses({ 200: 'The overview' }) } },
+    async (request, reply) => {
+      c.require(request, 'support')
+      // This instance's latest requests count at once (as the portal's usage page); other instances' within a flush.
+      await c.usage.flush()
+      const figures = await overview.read(c.clock.now())
+      return sendPage(reply, 200, consolePage(c.context(request, reply), 'Overview', overviewContent(figures)))
+    },
+  )
 }

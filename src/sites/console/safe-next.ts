@@ -7,7 +7,12 @@ const AFTER_LOGIN = '/console'
 export function safeNext(raw: string | undefined): string {
   if (raw === undefined || raw.length > 1000) return AFTER_LOGIN
   // Backslashes (browsers read them as slashes), control characters and whitespace: nothing a real page link has.
-  if (!(raw === '/console' || raw.startsWith('/console/') || raw.startsWith('/console?')) || /[\\\s\p{Cc}\p{Cf}]/u.test(raw) || raw.includes('//')) return AFTER_LOGIN
+  if (
+    !(raw === '/console' || raw.startsWith('/console/') || raw.startsWith('/console?')) ||
+    /[\\\s\p{Cc}\p{Cf}]/u.test(raw) ||
+    raw.includes('//')
+  )
+    return AFTER_LOGIN
   let url: URL
   try {
     url = new URL(raw, 'http://console.invalid')
@@ -15,8 +20,10 @@ export function safeNext(raw: string | undefined): string {
     return AFTER_LOGIN
   }
   const path = url.pathname
-  if (url.origin !== 'http://console.invalid' || !(path === '/console' || path.startsWith('/console/'))) return AFTER_LOGIN
-  if (path.startsWith('/console/login') || path.startsWith('/console/setup') || path.startsWith('/console/logout')) return AFTER_LOGIN
+  if (url.origin !== 'http://console.invalid' || !(path === '/console' || path.startsWith('/console/')))
+    return AFTER_LOGIN
+  if (path.startsWith('/console/login') || path.startsWith('/console/setup') || path.startsWith('/console/logout'))
+    return AFTER_LOGIN
   return `${path}${url.search}`
 }
 

@@ -29,7 +29,9 @@ function resultsTable(view: SearchView, shown: string): Html {
   return html`<div class="table-scroll" role="region" aria-labelledby="results-caption" tabindex="0"><table class="search-results"><caption id="results-caption">${view.more ? `The first ${MAX_RESULTS} accounts matching` : `${count} ${count === 1 ? 'account matches' : 'accounts match'}`} “${shown}”</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Plan</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Matched by</th></tr></thead>
 <tbody>${view.results.map(
-    (r) => html`<tr><th scope="row"><a href="${accountLink(r.id)}">${r.id}</a></th><td>${r.name}</td><td>${r.email ?? html`<span class="muted">none</span>`}</td><td>${r.plan}</td>
+    (
+      r,
+    ) => html`<tr><th scope="row"><a href="${accountLink(r.id)}">${r.id}</a></th><td>${r.name}</td><td>${r.email ?? html`<span class="muted">none</span>`}</td><td>${r.plan}</td>
 <td><span class="state-${r.state}">${r.state}</span></td><td class="when">${r.createdAt.slice(0, 16).replace('T', ' ')} UTC</td><td>${r.reasons.join('; ')}</td></tr>`,
   )}</tbody></table></div>${view.more ? html`<p class="muted">There are more matches: type more of what you are looking for.</p>` : ''}`
 }
@@ -38,7 +40,8 @@ export function searchContent(view: SearchView): Html {
   const q = view.q.trim()
   const shown = shownQuery(q)
   let outcome: Html
-  if (q === '') outcome = html`<p class="muted">Type what you have in the Search field: an address, a name, an id, a key's prefix or a secret.</p>`
+  if (q === '')
+    outcome = html`<p class="muted">Type what you have in the Search field: an address, a name, an id, a key's prefix or a secret.</p>`
   else if (view.results.length === 0) outcome = notice('info', html`No account matches “${shown}”.`)
   else outcome = resultsTable(view, shown)
   return html`${searchForm(view.csrf, view.q)}

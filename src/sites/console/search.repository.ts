@@ -42,7 +42,10 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
   return {
     async search(input: string): Promise<{ results: SearchResult[]; more: boolean }> {
       // A prefix copied from a listing ends with an ellipsis; it is not part of the key.
-      const q = input.trim().replace(/(?:…|\.\.\.)$/, '').slice(0, MAX_QUERY)
+      const q = input
+        .trim()
+        .replace(/(?:…|\.\.\.)$/, '')
+        .slice(0, MAX_QUERY)
       if (q === '') return { results: [], more: false }
       const lower = q.toLowerCase()
       const contains = `%${likeEscape(lower)}%`
@@ -60,32 +63,93 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
         ? Promise.resolve([])
         : q.length >= PREFIX_LENGTH
           ? // A paste at least as long as a listed prefix: its first characters are the stored prefix (index look-up).
-            db.selectFrom('api_keys').select(['id', 'account_id', 'key_prefix']).where('key_prefix', '=', displayPrefix(q)).limit(MAX_RESULTS + 1).execute()
-          : db.selectFrom('api_keys').select(['id', 'account_id', 'key_prefix']).where(sql<boolean>`key_prefix like ${`${likeEscape(q)}%`} ${ESCAPE}`).limit(MAX_RESULTS + 1).execute()
+            db
+              .selectFrom('api_keys')
+              .select(['id', 'account_id', 'key_prefix'])
+              .where('key_prefix', '=', displayPrefix(q))
+              .limit(MAX_RESULTS + 1)
+              .execute()
+          : db
+              .selectFrom('api_keys')
+              .select(['id', 'account_id', 'key_prefix'])
+              .where(sql<boolean>`key_prefix like ${`${likeEscape(q)}%`} ${ESCAPE}`)
+              .limit(MAX_RESULTS + 1)
+              .execute()
 
       const [emails, names, ids, keyIds, prefixes, secret] = await Promise.all([
-        unlessSecret(() => db.selectFrom('portal_users').select(['account_id', 'email']).where(sql<boolean>`email_key like ${contains} ${ESCAPE}`).limit(MAX_RESULTS + 1).execute()),
-        unlessSecret(() => db.selectFrom('accounts').select(['id', 'name']).where(sql<boolean>`lower(name) like ${contains} ${ESCAPE}`).limit(MAX_RESULTS + 1).execute()),
-        unlessSecret(() => db.selectFrom('accounts').select('id').where('id', 'in', [...new Set([q, lower])]).execute()),
-        unlessSecret(() => db.selectFrom('api_keys').select(['id', 'account_id']).where('id', 'in', [...new Set([q, lower])]).execute()),
+        unlessSecret(() =>
+          db
+            .selectFrom('portal_users')
+            .select(['account_id', 'email'])
+            .where(sql<boolean>`email_key like ${contains} ${ESCAPE}`)
+            .limit(MAX_RESULTS + 1)
+            .execute(),
+        ),
+        unlessSecret(() =>
+          db
+            .selectFrom('accounts')
+            .select(['id', 'name'])
+            .where(sql<boolean>`lower(name) like ${contains} ${ESCAPE}`)
+            .limit(MAX_RESULTS + 1)
+            .execute(),
+        ),
+        unlessSecret(() =>
+          db
+            .selectFrom('accounts')
+            .select('id')
+            .where('id', 'in', [...new Set([q, lower])])
+            .execute(),
+        ),
+        unlessSecret(() =>
+          db
+            .selectFrom('api_keys')
+            .select(['id', 'account_id'])
+            .where('id', 'in', [...new Set([q, lower])])
+            .execute(),
+        ),
         byPrefix,
         // Whatever was pasted is hashed, as the authenticator does: only a whole, exact secret matches.
-        keyText ? db.selectFrom('api_keys').select(['id', 'account_id']).where('key_hash', '=', hashApiKey(q)).executeTakeFirst() : Promise.resolve(undefined),
+        keyText
+          ? db
+              .selectFrom('api_keys')
+              .select(['id', 'account_id'])
+              .where('key_hash', '=', hashApiKey(q))
+              .executeTakeFirst()
+          : Promise.resolve(undefined),
       ])
 
       for (const r of ids) add(r.id, 'account id')
       for (const r of keyIds) add(r.account_id, `key id ${r.id}`)
       if (secret) add(secret.account_id, `whole secret of key ${secret.id}`)
-      for (const r of prefixes) if (r.id !== secret?.id) add(r.account_id, `key prefix ${r.key_prefix}… (key ${r.id})`, false)
-      for (const r of emails) add(r.account_id, r.email.toLowerCase() === lower ? 'email' : 'part of the email', r.email.toLowerCase() === lower)
-      for (const r of names) add(r.id, r.name.toLowerCase() === lower ? 'account name' : 'part of the account name', r.name.toLowerCase() === lower)
+      for (const r of prefixes)
+        if (r.id !== secret?.id) add(r.account_id, `key prefix ${r.key_prefix}… (key ${r.id})`, false)
+      for (const r of emails)
+        add(
+          r.account_id,
+          r.email.toLowerCase() === lower ? 'email' : 'part of the email',
+          r.email.toLowerCase() === lower,
+        )
+      for (const r of names)
+        add(
+          r.id,
+          r.name.toLowerCase() === lower ? 'account name' : 'part of the account name',
+          r.name.toLowerCase() === lower,
+        )
 
       const accountIds = [...found.keys()]
       if (accountIds.length === 0) return { results: [], more: false }
       const rows = await db
         .selectFrom('accounts')
         .leftJoin('portal_users', 'portal_users.account_id', 'accounts.id')
-        .select(['accounts.id', 'accounts.name', 'accounts.plan', 'accounts.created_at', 'accounts.deleted_at', 'accounts.suspended_at', 'portal_users.email'])
+        .select([
+          'accounts.id',
+          'accounts.name',
+          'accounts.plan',
+          'accounts.created_at',
+          'accounts.deleted_at',
+          'accounts.suspended_at',
+          'portal_users.email',
+        ])
         .where('accounts.id', 'in', accountIds.slice(0, 4 * MAX_RESULTS))
         .orderBy('accounts.created_at', 'desc')
         .orderBy('accounts.id')
@@ -101,7 +165,8 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
       }))
       // Exact matches (an id, a secret, a whole address) before partial ones; newest first within each.
       results.sort((a, b) => Number(exact.has(b.id)) - Number(exact.has(a.id)))
-      const more = accountIds.length > MAX_RESULTS || [emails, names, prefixes].some((list) => list.length > MAX_RESULTS)
+      const more =
+        accountIds.length > MAX_RESULTS || [emails, names, prefixes].some((list) => list.length > MAX_RESULTS)
       return { results: results.slice(0, MAX_RESULTS), more }
     },
   }

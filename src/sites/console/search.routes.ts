@@ -21,14 +21,35 @@ export async function searchRoutes(app: FastifyInstance, c: OperatorConsole): Pr
 
   async function answer(request: FastifyRequest, reply: FastifyReply, q: string) {
     c.require(request, 'support')
-    if (q.trim().length > MAX_QUERY) throw new PageError(400, 'Search text too long', `Search for at most ${MAX_QUERY} characters: an address, a name, an id, a key's prefix or a secret.`)
+    if (q.trim().length > MAX_QUERY)
+      throw new PageError(
+        400,
+        'Search text too long',
+        `Search for at most ${MAX_QUERY} characters: an address, a name, an id, a key's prefix or a secret.`,
+      )
     const { results, more } = await search.search(q)
     const ctx = c.context(request, reply)
-    return sendPage(reply, 200, consolePage(ctx, 'Find an account', searchContent({ csrf: ctx.csrf, q, results, more })))
+    return sendPage(
+      reply,
+      200,
+      consolePage(ctx, 'Find an account', searchContent({ csrf: ctx.csrf, q, results, more })),
+    )
   }
 
-  r.get('/accounts', { schema: { hide: true, querystring: SearchQuery, response: pageResponses({ 200: 'The search form, and the accounts found' }) } }, (request, reply) =>
-    answer(request, reply, request.query.q ?? ''),
+  r.get(
+    '/accounts',
+    {
+      schema: {
+        hide: true,
+        querystring: SearchQuery,
+        response: pageResponses({ 200: 'The search form, and the accounts found' }),
+      },
+    },
+    (request, reply) => answer(request, reply, request.query.q ?? ''),
   )
-  r.post('/accounts', { schema: { hide: true, body: SearchBody, response: pageResponses({ 200: 'The accounts found' }) } }, (request, reply) => answer(request, reply, request.body.q))
+  r.post(
+    '/accounts',
+    { schema: { hide: true, body: SearchBody, response: pageResponses({ 200: 'The accounts found' }) } },
+    (request, reply) => answer(request, reply, request.body.q),
+  )
 }

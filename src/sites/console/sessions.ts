@@ -12,9 +12,26 @@ export const CONSOLE_SESSION_MAX_MS = 12 * 60 * 60 * 1000
 export type OperatorVisitor = Visitor<Operator>
 
 /** `secret` signs the pre-session cookies (the console's CSRF secret). */
-export function createConsoleSessions({ operators, clock, publicUrl, secret }: { operators: OperatorsRepository; clock: Clock; publicUrl: string; secret: string }) {
+export function createConsoleSessions({
+  operators,
+  clock,
+  publicUrl,
+  secret,
+}: {
+  operators: OperatorsRepository
+  clock: Clock
+  publicUrl: string
+  secret: string
+}) {
   const cookies = sessionCookies({ publicUrl, base: 'console', path: '/console', sameSite: 'strict' })
-  return createSessions<Operator>({ store: operators, clock, cookies, idleMs: CONSOLE_SESSION_IDLE_MS, maxMs: CONSOLE_SESSION_MAX_MS, secret })
+  return createSessions<Operator>({
+    store: operators,
+    clock,
+    cookies,
+    idleMs: CONSOLE_SESSION_IDLE_MS,
+    maxMs: CONSOLE_SESSION_MAX_MS,
+    secret,
+  })
 }
 
 export type ConsoleSessions = ReturnType<typeof createConsoleSessions>

@@ -11,7 +11,9 @@ async function qrSvg(uri: string): Promise<Html> {
   // Loaded when a setup page is first shown, not at every start.
   const QRCode = createRequire(import.meta.url)('qrcode') as typeof import('qrcode')
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
-  return new Html(svg.replace('<svg ', '<svg role="img" aria-label="QR code of the authenticator link" focusable="false" '))
+  return new Html(
+    svg.replace('<svg ', '<svg role="img" aria-label="QR code of the authenticator link" focusable="false" '),
+  )
 }
 
 /** The link's first page: the new password only. Nothing secret is on it (a link preview may be what opens it). */
@@ -27,7 +29,10 @@ export function passwordForm(csrf: string, input: { token: string; email: string
 }
 
 /** The second page, for the browser that sent the password: the authenticator made for it, and a code to confirm it. */
-export async function authenticatorForm(csrf: string, input: { token: string; email: string; uri: string; secret: string; error?: string }): Promise<Html> {
+export async function authenticatorForm(
+  csrf: string,
+  input: { token: string; email: string; uri: string; secret: string; error?: string },
+): Promise<Html> {
   return html`${notice('error', input.error)}
 <p>Now enrol an authenticator app for <strong>${input.email}</strong>. This key was made for this browser only: if you open the link again, a new one replaces it.</p>
 <form method="post" action="/console/setup/${input.token}/confirm" class="stacked">${csrfField(csrf)}
@@ -43,7 +48,9 @@ export async function authenticatorForm(csrf: string, input: { token: string; em
 }
 
 /** A code sent from a browser whose offer is not the current one: nothing of the current one is shown. */
-export const setupStartedElsewhere = (token: string) => html`${notice('error', 'This setup was started again in another browser, or never in this one.')}
+export const setupStartedElsewhere = (
+  token: string,
+) => html`${notice('error', 'This setup was started again in another browser, or never in this one.')}
 <p>The key shown in another browser (or earlier in this one) no longer counts. <a href="/console/setup/${token}">Start again</a> here: set your password, then scan the new key. If you did not open the link anywhere else, someone else has it: tell an admin.</p>`
 
 export function recoveryCodesPage(codes: string[]): Html {

@@ -30,7 +30,8 @@ const TOP = 8
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 const totalOf = (p: UsagePoint) => p.success + p.clientErrors + p.refused + p.serverErrors
-const sum = (points: UsagePoint[], field: (typeof OUTCOMES)[number]['field']) => points.reduce((n, p) => n + p[field], 0)
+const sum = (points: UsagePoint[], field: (typeof OUTCOMES)[number]['field']) =>
+  points.reduce((n, p) => n + p[field], 0)
 
 function bars(points: UsagePoint[], max: number): Html[] {
   const plotHeight = HEIGHT - BOTTOM - TOP
@@ -58,7 +59,13 @@ function table(points: UsagePoint[], label: (at: string) => string): Html {
 <tfoot><tr><th scope="row">Total</th>${OUTCOMES.map((o) => html`<td>${sum(points, o.field)}</td>`)}</tr></tfoot></table>`
 }
 
-export function barChart(input: { id: string; name: string; caption: string; points: UsagePoint[]; label: (at: string) => string }): Html {
+export function barChart(input: {
+  id: string
+  name: string
+  caption: string
+  points: UsagePoint[]
+  label: (at: string) => string
+}): Html {
   const { id, points } = input
   const max = Math.max(1, ...points.map(totalOf))
   const first = points[0]
@@ -66,7 +73,12 @@ export function barChart(input: { id: string; name: string; caption: string; poi
   const axis = html`<line class="axis" x1="${LEFT}" y1="${HEIGHT - BOTTOM}" x2="${WIDTH}" y2="${HEIGHT - BOTTOM}"></line>
 <text x="${LEFT - 6}" y="${TOP + 10}" text-anchor="end">${max}</text><text x="${LEFT - 6}" y="${HEIGHT - BOTTOM}" text-anchor="end">0</text>
 ${first ? html`<text x="${LEFT}" y="${HEIGHT - 6}">${input.label(first.at)}</text>` : ''}${last ? html`<text x="${WIDTH}" y="${HEIGHT - 6}" text-anchor="end">${input.label(last.at)}</text>` : ''}`
-  const [success, clientErrors, refused, serverErrors] = OUTCOMES.map((o) => sum(points, o.field)) as [number, number, number, number]
+  const [success, clientErrors, refused, serverErrors] = OUTCOMES.map((o) => sum(points, o.field)) as [
+    number,
+    number,
+    number,
+    number,
+  ]
   // "N admitted, M refused." first: admitted is what the limiter let through (the quota's view of the same requests).
   const description = `${input.caption}: ${success + clientErrors + serverErrors} admitted, ${refused} refused. By outcome: ${success} succeeded, ${count(clientErrors, 'client error')} (4xx), ${refused} refused by the limit (429), ${count(serverErrors, 'server error')} (5xx).`
   return html`<figure class="chart">

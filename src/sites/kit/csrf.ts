@@ -8,7 +8,15 @@ import { hmacSha256 } from '../../kernel/hmac.js'
  * `purpose` is signed into every token (the portal's `portal-csrf`, the console's `console-csrf`): a token of one
  * site is never accepted by the other, even if both used one secret.
  */
-export function createCsrf({ secret, publicUrl, purpose = 'portal-csrf' }: { secret: string; publicUrl: string; purpose?: string }) {
+export function createCsrf({
+  secret,
+  publicUrl,
+  purpose = 'portal-csrf',
+}: {
+  secret: string
+  publicUrl: string
+  purpose?: string
+}) {
   const sign = hmacSha256(secret)
   const token = (binding: string): string => sign(`${purpose}:${binding}`).toString('base64url')
 

@@ -14,7 +14,12 @@ export const FORM_BODY_LIMIT_BYTES = 16 * 1024
  * non-ASCII character, so a raw U+FFFD is never one of its forms).
  */
 function parseForm(text: string): Record<string, string | string[]> {
-  if (!wellFormed(text)) throw new PageError(400, 'Form not understood', 'The form could not be read. Go back, reload the page and try again.')
+  if (!wellFormed(text))
+    throw new PageError(
+      400,
+      'Form not understood',
+      'The form could not be read. Go back, reload the page and try again.',
+    )
   // No prototype: a field named `__proto__` stays a field.
   const fields: Record<string, string | string[]> = Object.create(null)
   for (const [name, value] of new URLSearchParams(text)) {

@@ -30,7 +30,10 @@ interface DocumentFrame {
 }
 
 export function documentPage(frame: DocumentFrame, title: string, content: Html): string {
-  const script = frame.assets.js === undefined ? html`` : html`
+  const script =
+    frame.assets.js === undefined
+      ? html``
+      : html`
 <script src="${frame.assets.js}" defer></script>`
   return html`<!doctype html>
 <html lang="en">

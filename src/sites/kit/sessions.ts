@@ -11,8 +11,6 @@ import { hmacSha256 } from '../../kernel/hmac.js'
 import { randomSecret } from '../../kernel/secrets.js'
 import type { SessionStore } from '../../modules/sign-in/session-store.js'
 
-
-
 /** last_seen_at is written at most this often per session (the idle expiry does not need it finer). */
 const TOUCH_EVERY_MS = 60 * 1000
 
@@ -27,10 +25,24 @@ interface SessionCookies {
  * Cookie names and options for a site. `__Host-` needs `Path=/`; a site on a narrower path gets `__Secure-`
  * (still only set over https, and only by a secure origin).
  */
-export function sessionCookies({ publicUrl, base, path, sameSite }: { publicUrl: string; base: string; path: string; sameSite: 'lax' | 'strict' }): SessionCookies {
+export function sessionCookies({
+  publicUrl,
+  base,
+  path,
+  sameSite,
+}: {
+  publicUrl: string
+  base: string
+  path: string
+  sameSite: 'lax' | 'strict'
+}): SessionCookies {
   const secure = publicUrl.startsWith('https:')
   const prefix = !secure ? '' : path === '/' ? '__Host-' : '__Secure-'
-  return { session: `${prefix}${base}_session`, pre: `${prefix}${base}_pre`, options: { path, httpOnly: true, sameSite, secure } }
+  return {
+    session: `${prefix}${base}_session`,
+    pre: `${prefix}${base}_pre`,
+    options: { path, httpOnly: true, sameSite, secure },
+  }
 }
 
 export interface Visitor<User> {
@@ -65,7 +77,21 @@ function preSessionValues(secret: string, purpose: string) {
   }
 }
 
-export function createSessions<User extends { id: string }>({ store, clock, cookies, idleMs, maxMs, secret }: { store: SessionStore<User>; clock: Clock; cookies: SessionCookies; idleMs: number; maxMs: number; secret: string }) {
+export function createSessions<User extends { id: string }>({
+  store,
+  clock,
+  cookies,
+  idleMs,
+  maxMs,
+  secret,
+}: {
+  store: SessionStore<User>
+  clock: Clock
+  cookies: SessionCookies
+  idleMs: number
+  maxMs: number
+  secret: string
+}) {
   const { options } = cookies
   const preSessions = preSessionValues(secret, cookies.pre)
 
@@ -107,7 +133,10 @@ export function createSessions<User extends { id: string }>({ store, clock, cook
     /** Log-in: a new session id (never one the visitor had before), the pre-session forgotten. */
     async start(request: FastifyRequest, reply: FastifyReply, visitor: Visitor<User>, user: User): Promise<void> {
       if (visitor.sessionId) await store.deleteSession(visitor.sessionId)
-      const id = await store.createSession(user.id, maxMs, { userAgent: request.headers['user-agent'] ?? null, address: request.ip })
+      const id = await store.createSession(user.id, maxMs, {
+        userAgent: request.headers['user-agent'] ?? null,
+        address: request.ip,
+      })
       reply.setCookie(cookies.session, id, options).clearCookie(cookies.pre, options)
       await store.purgeSessions(idleMs)
     },

@@ -15,10 +15,12 @@ import { TooManyLogins } from '../../modules/sign-in/login-throttle.errors.js'
 import type { Sessions, Visitor } from './sessions.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 const CLIENT_ERROR_TITLES: Record<number, string> = { 400: 'Request not understood', 429: 'Too many requests' }
-const NOT_A_FORM = 'This page takes a form sent by a browser (application/x-www-form-urlencoded), nothing else. Go back, reload the page and try again.'
+const NOT_A_FORM =
+  'This page takes a form sent by a browser (application/x-www-form-urlencoded), nothing else. Go back, reload the page and try again.'
 const TOO_LARGE = `The form was larger than ${FORM_BODY_LIMIT_BYTES / 1024} KiB. Go back, shorten what you entered and try again.`
 
 interface SiteScope<User extends { id: string }> {
@@ -42,17 +44,22 @@ interface SiteScope<User extends { id: string }> {
   assets: Record<string, { type: string; body: string }>
 }
 
-
 /**
  * A refusal raised before the route by the transport every listener shares (a repeated query parameter, two Host
  * headers, an address out of requests: the API's ApiError), known by its name and shape: the kit imports no surface.
  */
 function isTransportRefusal(error: unknown): error is Error & { status: number; headers: Record<string, string> } {
-  return error instanceof Error && error.name === 'ApiError' && typeof (error as { status?: unknown }).status === 'number'
+  return (
+    error instanceof Error && error.name === 'ApiError' && typeof (error as { status?: unknown }).status === 'number'
+  )
 }
-export async function siteScope<User extends { id: string }>(app: FastifyInstance, site: SiteScope<User>): Promise<void> {
+export async function siteScope<User extends { id: string }>(
+  app: FastifyInstance,
+  site: SiteScope<User>,
+): Promise<void> {
   const { sessions, csrf } = site
-  const visitorOf = (request: FastifyRequest) => (request as unknown as Record<string, Visitor<User> | null>)[site.visitorProperty] ?? null
+  const visitorOf = (request: FastifyRequest) =>
+    (request as unknown as Record<string, Visitor<User> | null>)[site.visitorProperty] ?? null
 
   app.addHook('onClose', async () => site.mailer.settled())
   await app.register(cookie)
@@ -74,13 +81,22 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
     const visitor = await sessions.identify(request)
     ;(request as unknown as Record<string, Visitor<User>>)[site.visitorProperty] = visitor
     // A page that needs a signed-in visitor sends the others to log in, and back here afterwards.
-    if (request.method === 'GET' && !visitor.user && request.routeOptions.url !== undefined && !site.isPublicPage(request.routeOptions.url)) {
+    if (
+      request.method === 'GET' &&
+      !visitor.user &&
+      request.routeOptions.url !== undefined &&
+      !site.isPublicPage(request.routeOptions.url)
+    ) {
       return reply.code(303).header('location', site.loginFor(request.url)).send()
     }
     if (request.method !== 'POST') return
     const presented = (request.body as Record<string, unknown> | undefined)?._csrf
     if (!csrf.allows(request, visitor.binding, presented)) {
-      throw new PageError(403, 'Request refused', 'This form was sent from another site, or has expired. Go back, reload the page and try again.')
+      throw new PageError(
+        403,
+        'Request refused',
+        'This form was sent from another site, or has expired. Go back, reload the page and try again.',
+      )
     }
   })
 
@@ -93,7 +109,11 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const frame = frameOf(request)
     const show = (status: number, title: string, message: string) =>
-      sendPage(reply, status, site.page(frame, title, html`<p>${message}</p><p><a href="${site.home}">Back to the ${site.name}</a></p>`))
+      sendPage(
+        reply,
+        status,
+        site.page(frame, title, html`<p>${message}</p><p><a href="${site.home}">Back to the ${site.name}</a></p>`),
+      )
     if (error instanceof PageError) return show(error.status, error.title, error.message).headers(error.headers)
     if (error instanceof TooManyLogins) {
       const message = `Too many failed log-ins ${error.whose}. Wait ${Math.ceil(error.retryAfterSeconds / 60)} minutes before trying again${error.advice}.`
@@ -101,22 +121,41 @@ export async function siteScope<User extends { id: string }>(app: FastifyInstanc
     }
     // Refused before the route by what every listener checks (a repeated query parameter, two Host headers, an
     // address out of requests): the API's status and words, on the site's page.
-    if (isTransportRefusal(error)) return show(error.status, CLIENT_ERROR_TITLES[error.status] ?? 'Request refused', error.message).headers(error.headers)
+    if (isTransportRefusal(error))
+      return show(error.status, CLIENT_ERROR_TITLES[error.status] ?? 'Request refused', error.message).headers(
+        error.headers,
+      )
     if (error.statusCode === 415) return show(415, 'Not a form', NOT_A_FORM)
     // A 400 like any form the route cannot use (not the API's 413): the page says what to change.
     if (error.statusCode === 413) return show(400, 'Form too large', TOO_LARGE)
     if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-      return show(400, 'Something is missing', 'The form was incomplete or not understood. Go back, reload the page and try again.')
+      return show(
+        400,
+        'Something is missing',
+        'The form was incomplete or not understood. Go back, reload the page and try again.',
+      )
     }
     if (isDatabaseUnavailable(error)) {
       reportDatabaseUnavailable(request, error)
-      return show(503, 'Try again shortly', `The ${site.name} cannot reach its database right now. Try again in a moment.`).header('retry-after', '2')
+      return show(
+        503,
+        'Try again shortly',
+        `The ${site.name} cannot reach its database right now. Try again in a moment.`,
+      ).header('retry-after', '2')
     }
     request.log.error({ err: error }, 'unhandled error')
     return show(500, 'Something went wrong', 'Something went wrong on our side. Try again later.')
   })
   app.setNotFoundHandler((request, reply) => {
-    sendPage(reply, 404, site.page(frameOf(request), 'Page not found', html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="${site.home}">Go to the ${site.name}</a></p>`))
+    sendPage(
+      reply,
+      404,
+      site.page(
+        frameOf(request),
+        'Page not found',
+        html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="${site.home}">Go to the ${site.name}</a></p>`,
+      ),
+    )
   })
 
   for (const [name, { type, body }] of Object.entries(site.assets)) {

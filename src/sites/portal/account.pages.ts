@@ -9,12 +9,17 @@ const emailField = (email = '', autofocus = true) =>
 
 /** A password field; a new password's field says the rules (every form that sets a password uses this one). */
 export function passwordInput(id: string, name: string, label: string, isNew = false): Html {
-  const hint = isNew ? html`<span class="hint" id="${id}-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything resembling your email address or the product's name.</span>` : ''
-  const rules = isNew ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="${id}-hint"` : ''
+  const hint = isNew
+    ? html`<span class="hint" id="${id}-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything resembling your email address or the product's name.</span>`
+    : ''
+  const rules = isNew
+    ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="${id}-hint"`
+    : ''
   return html`<div><label for="${id}">${label}</label>${hint}<input id="${id}" name="${name}" type="password" required autocomplete="${isNew ? 'new-password' : 'current-password'}"${rules}></div>`
 }
 
-const passwordField = (label: 'Password' | 'New password', isNew: boolean): Html => passwordInput('password', 'password', label, isNew)
+const passwordField = (label: 'Password' | 'New password', isNew: boolean): Html =>
+  passwordInput('password', 'password', label, isNew)
 
 export function signupForm(csrf: string, input: { email?: string; error?: string } = {}): Html {
   return html`${notice('error', input.error)}
@@ -32,8 +37,12 @@ export const checkEmailPage = (email: string): Html =>
   html`<p>We sent a message to <strong>${email}</strong>. Open the link in it to finish (it works for 24 hours).</p>
 <p class="muted">Nothing arrived after a few minutes? Look in your spam folder, or <a href="/portal/signup">try again</a>.</p>`
 
-export function loginForm(csrf: string, input: { email?: string; error?: string; info?: string; next?: string } = {}): Html {
-  const next = input.next && input.next !== '/portal/keys' ? html`<input type="hidden" name="next" value="${input.next}">` : ''
+export function loginForm(
+  csrf: string,
+  input: { email?: string; error?: string; info?: string; next?: string } = {},
+): Html {
+  const next =
+    input.next && input.next !== '/portal/keys' ? html`<input type="hidden" name="next" value="${input.next}">` : ''
   return html`${notice('error', input.error)}${notice('success', input.info)}
 <form method="post" action="/portal/login" class="stacked">${csrfField(csrf)}${next}
 ${emailField(input.email)}
@@ -46,7 +55,8 @@ ${passwordField('Password', false)}
 export const tokenForm = (csrf: string, action: string, token: string, button: string, intro: string): Html =>
   html`<p>${intro}</p><form method="post" action="${action}" class="stacked">${csrfField(csrf)}<input type="hidden" name="token" value="${token}"><div><button type="submit">${button}</button></div></form>`
 
-export const linkUnusable = (again: Html): Html => html`${notice('error', 'This link has expired or was already used.')}<p>${again}</p>`
+export const linkUnusable = (again: Html): Html =>
+  html`${notice('error', 'This link has expired or was already used.')}<p>${again}</p>`
 
 export function resetRequestForm(csrf: string, input: { email?: string; error?: string } = {}): Html {
   return html`${notice('error', input.error)}

@@ -36,7 +36,8 @@ const ACTIONS: Record<AuditAction, string> = {
 const actionText = (action: AuditAction): string => ACTIONS[action] ?? action
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? v.toLocaleString('en-US') : undefined)
+const text = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? v.toLocaleString('en-US') : undefined
 const number = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : undefined)
 
 /** A plan as `pro (300 per minute, 10,000 per day)`, from an entry's `{ plan, perMinute, perDay }`. */
@@ -76,7 +77,15 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
       lines.push(text(before.email) && text(after.email) && `From ${text(before.email)} to ${text(after.email)}`)
       break
     case 'account.password_changed':
-      lines.push(c.via === 'reset' ? 'With a reset link' : c.via === 'settings' ? 'On the account page' : c.via === 'sign_up' ? 'At sign-up' : undefined)
+      lines.push(
+        c.via === 'reset'
+          ? 'With a reset link'
+          : c.via === 'settings'
+            ? 'On the account page'
+            : c.via === 'sign_up'
+              ? 'At sign-up'
+              : undefined,
+      )
       break
     case 'account.verified':
     case 'account.verification_resent':
@@ -92,7 +101,11 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
     case 'key.rolled': {
       const seconds = typeof c.graceSeconds === 'number' ? c.graceSeconds : undefined
       lines.push(`${keyText(keyId, keys)} replaced by ${keyText(text(c.newKeyId), keys, { prefix: c.prefix })}`)
-      lines.push(seconds === 0 ? 'The old key stopped at once' : text(c.graceEndsAt) && `The old key works until ${when(text(c.graceEndsAt)!)}`)
+      lines.push(
+        seconds === 0
+          ? 'The old key stopped at once'
+          : text(c.graceEndsAt) && `The old key works until ${when(text(c.graceEndsAt)!)}`,
+      )
       break
     }
     case 'key.revoked':
@@ -113,7 +126,10 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
       lines.push(keyText(keyId, keys))
       break
     case 'plan_request.created':
-      lines.push(text(c.plan) && `The ${text(c.plan)} plan${text(c.currentPlan) ? `, from ${text(c.currentPlan)}` : ''}`, text(c.note) && `Note: ${text(c.note)}`)
+      lines.push(
+        text(c.plan) && `The ${text(c.plan)} plan${text(c.currentPlan) ? `, from ${text(c.currentPlan)}` : ''}`,
+        text(c.note) && `Note: ${text(c.note)}`,
+      )
       break
     case 'plan_request.declined':
       lines.push(text(c.plan) && `The ${text(c.plan)} plan`, text(c.reason) && `Reason: ${text(c.reason)}`)
@@ -125,7 +141,8 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
 /** Who did it, as the integrator may see it: an operator is "Operator", nothing more. */
 function actorCells(entry: AuditEvent, accountId: string): Html {
   const actor = entry.actor
-  if (actor.kind === 'operator' || actor.kind === 'cli') return html`<td data-label="By">Operator</td><td data-label="From">—</td>`
+  if (actor.kind === 'operator' || actor.kind === 'cli')
+    return html`<td data-label="By">Operator</td><td data-label="From">—</td>`
   if (actor.kind === 'system') return html`<td data-label="By">Petstore (automatic)</td><td data-label="From">—</td>`
   if (actor.id !== accountId) return html`<td data-label="By">Another account</td><td data-label="From">—</td>`
   return html`<td data-label="By">${actor.email ?? 'You'}</td><td data-label="From">${actor.address ?? '—'}</td>`
@@ -134,15 +151,24 @@ function actorCells(entry: AuditEvent, accountId: string): Html {
 /** Text over several lines, shown with its line breaks. */
 const lines = (value: string): Html[] => value.split('\n').map((line, i) => html`${i > 0 ? html`<br>` : ''}${line}`)
 
-export function activityPage(input: { entries: AuditEvent[]; accountId: string; keys: KeyNames; older?: string; first: boolean }): Html {
-  if (input.entries.length === 0) return html`<p class="muted">${input.first ? 'Nothing recorded yet.' : 'No older entries.'} <a href="/portal/activity">Newest entries</a></p>`
+export function activityPage(input: {
+  entries: AuditEvent[]
+  accountId: string
+  keys: KeyNames
+  older?: string
+  first: boolean
+}): Html {
+  if (input.entries.length === 0)
+    return html`<p class="muted">${input.first ? 'Nothing recorded yet.' : 'No older entries.'} <a href="/portal/activity">Newest entries</a></p>`
   const rows = input.entries.map((e) => {
     const details = detailText(e, input.keys)
     return html`<tr><td class="when" data-label="When">${whenCell(e.at, '—')}</td><th scope="row" data-label="What">${actionText(e.action)}</th>
 <td class="details" data-label="Details">${details.map((d, i) => html`${i > 0 ? html`<br>` : ''}${lines(d)}`)}</td>${actorCells(e, input.accountId)}</tr>`
   })
   const paging =
-    input.first && !input.older ? '' : html`<p class="row-actions">${input.first ? '' : html`<a href="/portal/activity">Newest entries</a>`}${input.older ? html`<a href="/portal/activity?before=${input.older}">Older entries</a>` : ''}</p>`
+    input.first && !input.older
+      ? ''
+      : html`<p class="row-actions">${input.first ? '' : html`<a href="/portal/activity">Newest entries</a>`}${input.older ? html`<a href="/portal/activity?before=${input.older}">Older entries</a>` : ''}</p>`
   return html`<p class="muted">Every change to your account and its keys, by you or by an operator, newest first. Times are UTC.</p>
 <table class="activity cards"><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">By</th><th scope="col">From</th></tr></thead>
 <tbody>${rows}</tbody></table>${paging}`

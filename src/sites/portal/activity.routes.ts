@@ -13,24 +13,35 @@ import { loginFor } from './safe-next.js'
 export const ACTIVITY_PAGE_SIZE = 50
 
 /** A sequence number from the query; anything else shows the newest entries. */
-const seqOf = (raw: string | undefined): bigint | undefined => (raw !== undefined && /^[1-9]\d{0,17}$/.test(raw) ? BigInt(raw) : undefined)
+const seqOf = (raw: string | undefined): bigint | undefined =>
+  raw !== undefined && /^[1-9]\d{0,17}$/.test(raw) ? BigInt(raw) : undefined
 
 export async function activityRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  r.get('/activity', { schema: { hide: true, querystring: ActivityQuery, response: pageResponses({ 200: 'Activity' }) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return redirect(reply, loginFor('/portal/activity'))
-    const ctx = portal.context(request, reply)
-    const beforeSeq = seqOf(request.query.before)
-    const [found, keys] = await Promise.all([
-      portal.audit.list({ accountId: user.account_id, beforeSeq, limit: ACTIVITY_PAGE_SIZE + 1 }),
-      portal.accounts.listApiKeys(user.account_id),
-    ])
-    const entries = found.slice(0, ACTIVITY_PAGE_SIZE)
-    const older = found.length > ACTIVITY_PAGE_SIZE ? entries.at(-1)!.seq : undefined
-    const names = new Map(keys.map((k) => [k.id, { name: k.name, prefix: k.prefix }]))
-    const content = activityPage({ entries, accountId: user.account_id, keys: names, older, first: beforeSeq === undefined })
-    return sendPage(reply, 200, page(ctx, 'Activity', content))
-  })
+  r.get(
+    '/activity',
+    { schema: { hide: true, querystring: ActivityQuery, response: pageResponses({ 200: 'Activity' }) } },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return redirect(reply, loginFor('/portal/activity'))
+      const ctx = portal.context(request, reply)
+      const beforeSeq = seqOf(request.query.before)
+      const [found, keys] = await Promise.all([
+        portal.audit.list({ accountId: user.account_id, beforeSeq, limit: ACTIVITY_PAGE_SIZE + 1 }),
+        portal.accounts.listApiKeys(user.account_id),
+      ])
+      const entries = found.slice(0, ACTIVITY_PAGE_SIZE)
+      const older = found.length > ACTIVITY_PAGE_SIZE ? entries.at(-1)!.seq : undefined
+      const names = new Map(keys.map((k) => [k.id, { name: k.name, prefix: k.prefix }]))
+      const content = activityPage({
+        entries,
+        accountId: user.account_id,
+        keys: names,
+        older,
+        first: beforeSeq === undefined,
+      })
+      return sendPage(reply, 200, page(ctx, 'Activity', content))
+    },
+  )
 }

@@ -51,10 +51,16 @@ export const createButtons = html`<button type="submit">Create</button><button t
  * as narrow as it gets). A link: the page it opens changes nothing until its form is sent.
  */
 export const narrowLink = (key: ApiKeyInfo): Html | '' =>
-  key.state === 'active' && key.scopes.length > 1 ? html`<br><a href="/portal/keys/${key.id}/restrict" class="narrow" aria-describedby="name-${key.id}">Narrow</a>` : ''
+  key.state === 'active' && key.scopes.length > 1
+    ? html`<br><a href="/portal/keys/${key.id}/restrict" class="narrow" aria-describedby="name-${key.id}">Narrow</a>`
+    : ''
 
 /** The page that narrows a key: a box per scope it has (ticked), unticking removes it. */
-export function restrictForm(csrf: string, key: ApiKeyInfo & { displayName: string }, input: { checked?: readonly string[]; error?: string } = {}): Html {
+export function restrictForm(
+  csrf: string,
+  key: ApiKeyInfo & { displayName: string },
+  input: { checked?: readonly string[]; error?: string } = {},
+): Html {
   return html`${notice('error', input.error)}<p>Choose what <strong class="key-name">${key.displayName}</strong> (<code>${key.prefix}…</code>) may keep doing. Untick a permission to take it away: the next request with the key is judged by the new set. Permissions cannot be added back; for more, create a new key.</p>
 <form method="post" action="/portal/keys/${key.id}/restrict" class="stacked">${csrfField(csrf)}
 <fieldset class="permissions"><legend>Permissions</legend>${checkboxes(key.scopes, input.checked ?? key.scopes)}</fieldset>

@@ -47,7 +47,9 @@ function actions(key: ApiKeyInfo, suspended: boolean): Html {
 function keysTable(keys: ApiKeyInfo[], suspended = false): Html {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const rows = keys.map(
-    (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
+    (
+      k,
+    ) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
 <td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k, narrowLink(k))}<td data-label="State">${stateCell(k)}</td><td class="actions">${actions(k, suspended)}</td></tr>`,
   )
   return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only; a secret is shown once, when it is made.</caption>
@@ -65,13 +67,20 @@ export function suspendedMessage(reason: string | null): string {
   return `Your account is suspended: every API request with its keys is refused (403 account_suspended), and no key can be created or rolled until it is reactivated.${why} Contact the operator of this service to have it reactivated.`
 }
 
-export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: boolean; sent: boolean; maxKeys: number; suspension?: { reason: string | null } }): Html {
+export function keysPage(input: {
+  csrf: string
+  keys: ApiKeyInfo[]
+  verified: boolean
+  sent: boolean
+  maxKeys: number
+  suspension?: { reason: string | null }
+}): Html {
   const active = input.keys.filter((k) => k.state === 'active').length
   const create = input.suspension
     ? notice('error', suspendedMessage(input.suspension.reason))
     : input.verified
-    ? html`${active >= input.maxKeys ? notice('info', keyLimitMessage(active, input.maxKeys)) : ''}<form method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
-    : html`${notice('info', input.sent ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.' : 'Verify your email address to create keys: open the link we sent you.')}
+      ? html`${active >= input.maxKeys ? notice('info', keyLimitMessage(active, input.maxKeys)) : ''}<form method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
+      : html`${notice('info', input.sent ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.' : 'Verify your email address to create keys: open the link we sent you.')}
 <form method="post" action="/portal/verify/resend">${csrfField(input.csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
   return html`${create}<h2>Your keys</h2>${keysTable(input.keys, input.suspension !== undefined)}
 <p class="muted">Call the API with <code>Authorization: Bearer &lt;key&gt;</code>. See <a href="/docs">the API reference</a>.</p>`
@@ -80,7 +89,10 @@ export function keysPage(input: { csrf: string; keys: ApiKeyInfo[]; verified: bo
 const select = (id: string, label: string, choices: readonly { value: string; label: string }[], selected = '') =>
   html`<div><label for="${id}">${label}</label><select id="${id}" name="${id}">${choices.map((c) => html`<option value="${c.value}"${c.value === selected ? html` selected` : ''}>${c.label}</option>`)}</select></div>`
 
-export function newKeyForm(csrf: string, input: { name?: string; expires?: string; scopes?: readonly string[]; error?: string } = {}): Html {
+export function newKeyForm(
+  csrf: string,
+  input: { name?: string; expires?: string; scopes?: readonly string[]; error?: string } = {},
+): Html {
   return html`${notice('error', input.error)}
 <form method="post" action="/portal/keys" class="stacked">${csrfField(csrf)}
 <div><label for="name">Key name</label><span class="hint" id="name-hint">For you to recognise it, e.g. "production server".</span>

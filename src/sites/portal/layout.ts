@@ -15,7 +15,8 @@ export interface PageContext {
 }
 
 function navigation(ctx: PageContext): Html {
-  if (!ctx.email) return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a href="/portal/signup">Sign up</a></li></ul></nav>`
+  if (!ctx.email)
+    return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a href="/portal/signup">Sign up</a></li></ul></nav>`
   const link = (href: string, label: string) => navLink(ctx.path, href, label)
   return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>
     ${logoutForm('/portal/logout', ctx.email, ctx.csrf)}</nav>`
@@ -29,5 +30,9 @@ const assets = { css: '/portal/assets/portal.css', js: '/portal/assets/portal.js
 const brand = { href: '/portal/keys', name: 'Petstore', tagline: 'developer portal' }
 
 export function page(ctx: PageContext, title: string, content: Html): string {
-  return documentPage({ site: 'Petstore developer portal', assets, brand, navigation: navigation(ctx), footer }, title, content)
+  return documentPage(
+    { site: 'Petstore developer portal', assets, brand, navigation: navigation(ctx), footer },
+    title,
+    content,
+  )
 }

@@ -19,30 +19,51 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
   const throttle = createLoginThrottle({ repo, clock: portal.clock })
   const hide = true
 
-  r.get('/login', { schema: { hide, querystring: LoginQuery, response: pageResponses({ 200: 'The log-in form' }) } }, async (request, reply) => {
-    const next = safeNext(request.query.next)
-    if (request.visitor.user) return redirect(reply, next)
-    const ctx = portal.context(request, reply)
-    return sendPage(reply, 200, page(ctx, 'Log in', loginForm(ctx.csrf, { next })))
-  })
-
-  r.post('/login', { schema: { hide, querystring: NoQuery, body: LoginBody, response: pageResponses({ 429: 'Too many failed log-ins' }) } }, async (request, reply) => {
-    const { email, password } = request.body
-    const next = safeNext(request.body.next)
-    const user = await repo.findUserByEmail(email)
-    const who = { email: emailKeyOf(email), address: request.ip }
-    const attempt = await throttle.attempt({ ...who, passwordChangedAt: user?.password_changed_at })
-    const ok = user ? await verifyPassword(password, user.password_hash) : await verifyAgainstNobody(password, app.config.passwordHashCost)
-    if (!user || !ok) {
-      portal.metrics.loginFailures.inc()
+  r.get(
+    '/login',
+    { schema: { hide, querystring: LoginQuery, response: pageResponses({ 200: 'The log-in form' }) } },
+    async (request, reply) => {
+      const next = safeNext(request.query.next)
+      if (request.visitor.user) return redirect(reply, next)
       const ctx = portal.context(request, reply)
-      return sendPage(reply, 400, page(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: 'Email or password is incorrect.' })))
-    }
-    await attempt.succeeded()
-    portal.metrics.logins.inc()
-    await sessions.start(request, reply, request.visitor, user)
-    return redirect(reply, next)
-  })
+      return sendPage(reply, 200, page(ctx, 'Log in', loginForm(ctx.csrf, { next })))
+    },
+  )
+
+  r.post(
+    '/login',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: LoginBody,
+        response: pageResponses({ 429: 'Too many failed log-ins' }),
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body
+      const next = safeNext(request.body.next)
+      const user = await repo.findUserByEmail(email)
+      const who = { email: emailKeyOf(email), address: request.ip }
+      const attempt = await throttle.attempt({ ...who, passwordChangedAt: user?.password_changed_at })
+      const ok = user
+        ? await verifyPassword(password, user.password_hash)
+        : await verifyAgainstNobody(password, app.config.passwordHashCost)
+      if (!user || !ok) {
+        portal.metrics.loginFailures.inc()
+        const ctx = portal.context(request, reply)
+        return sendPage(
+          reply,
+          400,
+          page(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: 'Email or password is incorrect.' })),
+        )
+      }
+      await attempt.succeeded()
+      portal.metrics.logins.inc()
+      await sessions.start(request, reply, request.visitor, user)
+      return redirect(reply, next)
+    },
+  )
 
   r.post('/logout', { schema: { hide, querystring: NoQuery, response: pageResponses({}) } }, async (request, reply) => {
     await sessions.end(reply, request.visitor)

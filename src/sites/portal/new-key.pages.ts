@@ -9,7 +9,10 @@ import { keyName, when } from './keys.pages.js'
 /** Text with a Copy button (the button appears only where portal.js runs): the secret in its box, or a snippet. */
 function copyable(id: string, label: string, text: string, kind: 'secret' | 'snippet'): Html {
   const button = html`<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" aria-describedby="${id}-label" hidden>${kind === 'secret' ? 'Copy' : 'Copy snippet'}</button><span id="${id}-status" role="status"></span>`
-  const body = kind === 'secret' ? html`<div class="secret-box"><code id="${id}" class="secret">${text}</code>${button}</div>` : html`<pre id="${id}" class="snippet">${text}</pre>${button}`
+  const body =
+    kind === 'secret'
+      ? html`<div class="secret-box"><code id="${id}" class="secret">${text}</code>${button}</div>`
+      : html`<pre id="${id}" class="snippet">${text}</pre>${button}`
   return html`<div class="copyable"><p class="copy-label" id="${id}-label">${label}</p>${body}</div>`
 }
 
@@ -21,7 +24,8 @@ function previousKey(previous: ApiKeyInfo | undefined): Html {
     : html`<p>The old key <code>${previous.prefix}…</code> no longer works.</p>`
 }
 
-const keyLine = (key: ApiKeyInfo) => html`<p>Key <strong class="key-name">${keyName(key)}</strong> (<code>${key.prefix}…</code>)${key.expiresAt ? html`, expires ${when(key.expiresAt)}` : ''}.</p>`
+const keyLine = (key: ApiKeyInfo) =>
+  html`<p>Key <strong class="key-name">${keyName(key)}</strong> (<code>${key.prefix}…</code>)${key.expiresAt ? html`, expires ${when(key.expiresAt)}` : ''}.</p>`
 
 /** `origin`: the API's public origin (PETSTORE_PUBLIC_URL), never one taken from the request. */
 export function secretShown(input: { key: ApiKeyInfo; secret: string; previous?: ApiKeyInfo; origin: string }): Html {

@@ -11,7 +11,9 @@ import { csrfField, notice } from './layout.js'
 const number = (n: number) => n.toLocaleString('en-US')
 
 const planChoice = (plan: Plan) =>
-  plan === 'enterprise' ? 'enterprise (quotas agreed with you)' : `${plan} (${number(PLAN_QUOTAS[plan].perMinute)} per minute, ${number(PLAN_QUOTAS[plan].perDay)} per day)`
+  plan === 'enterprise'
+    ? 'enterprise (quotas agreed with you)'
+    : `${plan} (${number(PLAN_QUOTAS[plan].perMinute)} per minute, ${number(PLAN_QUOTAS[plan].perDay)} per day)`
 
 export interface PlanRequestBlock {
   csrf: string
@@ -34,7 +36,9 @@ const lines = (text: string): Html[] => text.split('\n').map((line, i) => html`$
 
 function waiting(pending: PlanRequest[], sent: boolean): Html {
   if (pending.length === 0) return html``
-  const each = pending.map((r) => `Your request for the ${r.plan} plan, sent ${when(r.createdAt)}, is waiting for an operator.`).join(' ')
+  const each = pending
+    .map((r) => `Your request for the ${r.plan} plan, sent ${when(r.createdAt)}, is waiting for an operator.`)
+    .join(' ')
   const text = `${each} We will email you when ${pending.length === 1 ? 'it is' : 'each is'} decided.`
   return notice(sent ? 'success' : 'info', sent ? `Request sent. ${text}` : text)
 }
@@ -42,7 +46,8 @@ function waiting(pending: PlanRequest[], sent: boolean): Html {
 /** The latest decision, unless a newer request waits. */
 function decision(latest: PlanRequest | undefined): Html {
   if (!latest || latest.state === 'pending') return html``
-  if (latest.state === 'approved') return html`<p>Your request for the ${latest.plan} plan was approved ${when(latest.decidedAt)}.</p>`
+  if (latest.state === 'approved')
+    return html`<p>Your request for the ${latest.plan} plan was approved ${when(latest.decidedAt)}.</p>`
   return html`<div class="notice notice-info" role="status"><p>Your request for the ${latest.plan} plan was declined ${when(latest.decidedAt)}. The reason given:</p>
 <p>${lines(latest.reason ?? '')}</p></div>`
 }
@@ -70,7 +75,8 @@ export function planRequestBlock(input: PlanRequestBlock): Html {
   const full = input.pending.length >= PENDING_PER_ACCOUNT
   let form: Html = html``
   if (!input.verified && higher.length > 0) form = verifyFirst(input.csrf)
-  else if (full) form = html`<p class="muted">${PENDING_PER_ACCOUNT} requests are waiting, the most an account may have: you can ask again once one is decided.</p>`
+  else if (full)
+    form = html`<p class="muted">${PENDING_PER_ACCOUNT} requests are waiting, the most an account may have: you can ask again once one is decided.</p>`
   else if (plans.length > 0) form = requestForm(input, plans)
   return html`<h2 id="higher-plan">A higher plan</h2>${notice('error', input.error)}${waiting(input.pending, input.sent === true)}${decision(input.latest)}
 ${form}`

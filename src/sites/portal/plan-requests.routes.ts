@@ -31,27 +31,45 @@ const responses = pageResponses({
 export async function planRequestsRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  r.post('/plan-requests', { schema: { hide: true, querystring: NoQuery, body: PlanRequestBody, response: responses } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return redirect(reply, loginFor('/portal/usage'))
-    const { plan, note } = request.body
-    const refuse = (status: number, error: string) => usageAnswer(portal, request, reply, { user, status, extra: { error, values: { plan, note } } })
-    if (user.verified_at === null) return refuse(403, 'Verify your email address before asking for a higher plan: open the link we sent you, or have it sent again below.')
-    // Counted only once the request passed every other check (the service asks last, before storing it).
-    const admit = async () => {
-      const retryAfter = await portal.planRequestThrottle.take(request.ip)
-      if (retryAfter !== undefined) throw new Throttled(retryAfter)
-    }
-    try {
-      await portal.planRequests.create({ accountId: user.account_id, plan, note, actor: integratorActor(user, request.ip), admit })
-    } catch (error) {
-      if (error instanceof Throttled) {
-        reply.header('retry-after', String(error.retryAfter))
-        return refuse(429, `Too many plan requests from your network: at most ${PLAN_REQUESTS_PER_HOUR} an hour. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`)
+  r.post(
+    '/plan-requests',
+    { schema: { hide: true, querystring: NoQuery, body: PlanRequestBody, response: responses } },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return redirect(reply, loginFor('/portal/usage'))
+      const { plan, note } = request.body
+      const refuse = (status: number, error: string) =>
+        usageAnswer(portal, request, reply, { user, status, extra: { error, values: { plan, note } } })
+      if (user.verified_at === null)
+        return refuse(
+          403,
+          'Verify your email address before asking for a higher plan: open the link we sent you, or have it sent again below.',
+        )
+      // Counted only once the request passed every other check (the service asks last, before storing it).
+      const admit = async () => {
+        const retryAfter = await portal.planRequestThrottle.take(request.ip)
+        if (retryAfter !== undefined) throw new Throttled(retryAfter)
       }
-      if (!(error instanceof PlanRequestError)) throw error
-      return refuse(400, error.message)
-    }
-    return redirect(reply, '/portal/usage?requested=1#higher-plan')
-  })
+      try {
+        await portal.planRequests.create({
+          accountId: user.account_id,
+          plan,
+          note,
+          actor: integratorActor(user, request.ip),
+          admit,
+        })
+      } catch (error) {
+        if (error instanceof Throttled) {
+          reply.header('retry-after', String(error.retryAfter))
+          return refuse(
+            429,
+            `Too many plan requests from your network: at most ${PLAN_REQUESTS_PER_HOUR} an hour. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`,
+          )
+        }
+        if (!(error instanceof PlanRequestError)) throw error
+        return refuse(400, error.message)
+      }
+      return redirect(reply, '/portal/usage?requested=1#higher-plan')
+    },
+  )
 }

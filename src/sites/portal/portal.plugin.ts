@@ -21,13 +21,25 @@ import { signupRoutes } from './signup.routes.js'
 import { usageRoutes } from './usage.routes.js'
 import type { Portal, PortalOptions } from './portal.context.js'
 
-
 /** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
-const PUBLIC_PAGES = ['/portal/signup', '/portal/login', '/portal/reset', '/portal/verify', '/portal/account/email/', '/portal/assets/']
-const isPublicPage = (route: string) => route === '/portal' || route === '/portal/' || PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
+const PUBLIC_PAGES = [
+  '/portal/signup',
+  '/portal/login',
+  '/portal/reset',
+  '/portal/verify',
+  '/portal/account/email/',
+  '/portal/assets/',
+]
+const isPublicPage = (route: string) =>
+  route === '/portal' || route === '/portal/' || PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
 
 export async function portalPlugin(app: FastifyInstance, options: PortalOptions): Promise<void> {
-  const sessions = createSessions({ repo: options.repo, clock: options.clock, publicUrl: options.config.publicUrl, secret: options.csrfSecret })
+  const sessions = createSessions({
+    repo: options.repo,
+    clock: options.clock,
+    publicUrl: options.config.publicUrl,
+    secret: options.csrfSecret,
+  })
   const csrf = createCsrf({ secret: options.csrfSecret, publicUrl: options.config.publicUrl })
   const portal: Portal = {
     ...options,
@@ -56,7 +68,9 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
       'favicon.svg': { type: 'image/svg+xml', body: PORTAL_FAVICON },
     },
   })
-  app.get('/', { schema: { hide: true } }, async (request, reply) => redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'))
+  app.get('/', { schema: { hide: true } }, async (request, reply) =>
+    redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'),
+  )
 
   await signupRoutes(app, portal)
   await loginRoutes(app, portal)

@@ -12,7 +12,10 @@ const token = Type.String({ maxLength: 200 })
 
 export const CredentialsBody = form({ email, password })
 /** Log-in: where to go afterwards (a relative path under /portal/, checked by safeNext). */
-export const LoginBody = Type.Object({ _csrf: csrf, email, password, next: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false })
+export const LoginBody = Type.Object(
+  { _csrf: csrf, email, password, next: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { additionalProperties: false },
+)
 export const EmailBody = form({ email })
 export const TokenBody = form({ token })
 export const NewPasswordBody = form({ token, password })
@@ -20,7 +23,12 @@ export const CsrfOnlyBody = form({})
 // `scopes`: the Permissions checkboxes (repeated: one value, or several); `preset`: the read-only shortcut button.
 const scopeValue = Type.String({ maxLength: 40 })
 const scopes = Type.Optional(Type.Union([scopeValue, Type.Array(scopeValue, { maxItems: 10 })]))
-export const NewKeyBody = form({ name: Type.String({ maxLength: 400 }), expires: Type.String({ maxLength: 20 }), scopes, preset: Type.Optional(Type.String({ maxLength: 20 })) })
+export const NewKeyBody = form({
+  name: Type.String({ maxLength: 400 }),
+  expires: Type.String({ maxLength: 20 }),
+  scopes,
+  preset: Type.Optional(Type.String({ maxLength: 20 })),
+})
 export const RestrictBody = form({ scopes })
 export const RollBody = form({ grace: Type.String({ maxLength: 20 }) })
 /** A request for a higher plan: the plan (checked by the handler) and a note (up to 1,000 characters, told there). */

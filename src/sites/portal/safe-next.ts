@@ -15,7 +15,12 @@ export function safeNext(raw: string | undefined): string {
     return AFTER_LOGIN
   }
   // Dot segments (`/portal/../admin`) are resolved by the parser: what is left must still be a portal page.
-  if (url.origin !== 'http://portal.invalid' || !url.pathname.startsWith('/portal/') || url.pathname.startsWith('/portal/login')) return AFTER_LOGIN
+  if (
+    url.origin !== 'http://portal.invalid' ||
+    !url.pathname.startsWith('/portal/') ||
+    url.pathname.startsWith('/portal/login')
+  )
+    return AFTER_LOGIN
   return `${url.pathname}${url.search}`
 }
 

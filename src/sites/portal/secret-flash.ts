@@ -16,12 +16,25 @@ const TAG_BYTES = 16
 /** The page that shows a new key's secret once (the redirect target of Create and Roll). */
 export const shownOncePath = (keyId: string) => `/portal/keys/${keyId}/created`
 
-export function createSecretFlash({ secret, publicUrl, clock }: { secret: string; publicUrl: string | undefined; clock: Clock }) {
+export function createSecretFlash({
+  secret,
+  publicUrl,
+  clock,
+}: {
+  secret: string
+  publicUrl: string | undefined
+  clock: Clock
+}) {
   const key = Buffer.from(hkdfSync('sha256', secret, '', 'petstore portal: new key secret cookie', 32))
   // `__Host-` would need Path=/; `__Secure-` allows the narrow path and still makes the browser insist on https.
   const secure = publicUrl?.startsWith('https:') ?? false
   const name = secure ? '__Secure-portal_new_key' : 'portal_new_key'
-  const options = (keyId: string) => ({ path: shownOncePath(keyId), httpOnly: true, sameSite: 'strict' as const, secure })
+  const options = (keyId: string) => ({
+    path: shownOncePath(keyId),
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure,
+  })
   const boundTo = (sessionId: string, keyId: string) => Buffer.from(`portal-new-key\0${sessionId}\0${keyId}`)
 
   return {
@@ -39,16 +52,25 @@ export function createSecretFlash({ secret, publicUrl, clock }: { secret: string
      * cleared either way, so a reload shows nothing. A cookie from another session, for another key, altered or
      * expired opens to nothing.
      */
-    take(request: FastifyRequest, reply: FastifyReply, input: { sessionId: string; keyId: string }): string | undefined {
+    take(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      input: { sessionId: string; keyId: string },
+    ): string | undefined {
       const sealed = request.cookies[name]
       if (sealed === undefined) return undefined
       reply.clearCookie(name, options(input.keyId))
       const bytes = Buffer.from(sealed, 'base64url')
       if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES }).setAAD(boundTo(input.sessionId, input.keyId))
+        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), {
+          authTagLength: TAG_BYTES,
+        }).setAAD(boundTo(input.sessionId, input.keyId))
         decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-        const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8')
+        const plain = Buffer.concat([
+          decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+          decipher.final(),
+        ]).toString('utf8')
         const { secret, until } = JSON.parse(plain) as { secret: unknown; until: unknown }
         if (typeof secret !== 'string' || typeof until !== 'number' || clock.now() >= until) return undefined
         return secret

@@ -10,9 +10,26 @@ export const SESSION_MAX_MS = 12 * 60 * 60 * 1000
 export type Visitor = WebVisitor<PortalUser>
 
 /** `secret` signs the pre-session cookies (the portal's CSRF secret). */
-export function createSessions({ repo, clock, publicUrl, secret }: { repo: PortalRepository; clock: Clock; publicUrl: string; secret: string }) {
+export function createSessions({
+  repo,
+  clock,
+  publicUrl,
+  secret,
+}: {
+  repo: PortalRepository
+  clock: Clock
+  publicUrl: string
+  secret: string
+}) {
   const cookies = sessionCookies({ publicUrl, base: 'portal', path: '/', sameSite: 'lax' })
-  return createWebSessions<PortalUser>({ store: repo, clock, cookies, idleMs: SESSION_IDLE_MS, maxMs: SESSION_MAX_MS, secret })
+  return createWebSessions<PortalUser>({
+    store: repo,
+    clock,
+    cookies,
+    idleMs: SESSION_IDLE_MS,
+    maxMs: SESSION_MAX_MS,
+    secret,
+  })
 }
 
 export type Sessions = ReturnType<typeof createSessions>

@@ -37,7 +37,9 @@ function section(id: SettingsForm, title: string, content: Html): Html {
 
 function sessionsTable(sessions: SessionListing[]): Html {
   const rows = sessions.map(
-    (s) => html`<tr${s.current ? html` class="current"` : ''}><th scope="row" data-label="Browser">${browserSummary(s.userAgent)}${s.current ? html` <span class="tag">This session</span>` : ''}</th>
+    (
+      s,
+    ) => html`<tr${s.current ? html` class="current"` : ''}><th scope="row" data-label="Browser">${browserSummary(s.userAgent)}${s.current ? html` <span class="tag">This session</span>` : ''}</th>
 <td data-label="Address"><code>${readableAddress(s.address)}</code></td><td data-label="Signed in">${at(s.createdAt)}</td><td data-label="Last seen">${at(s.lastSeenAt)}</td></tr>`,
   )
   return html`<table class="sessions cards"><caption class="muted">Browsers signed in to your account. A session ends after 30 idle minutes, 12 hours after log-in, or at log-out.</caption>
@@ -64,17 +66,29 @@ export function settingsPage(input: SettingsInput): Html {
   const others = input.sessions.filter((s) => !s.current).length
   return html`${notice('success', input.done ? DONE[input.done] : undefined)}
 ${section('email', 'Email address', input.verified ? emailForm(input, errorIn('email')) : unverifiedEmail(input))}
-${section('password', 'Password', html`${errorIn('password')}<form method="post" action="/portal/account/password" class="stacked">${csrfField(input.csrf)}
+${section(
+  'password',
+  'Password',
+  html`${errorIn('password')}<form method="post" action="/portal/account/password" class="stacked">${csrfField(input.csrf)}
 ${passwordInput('current-password', 'current_password', 'Current password')}
 ${passwordInput('new-password', 'new_password', 'New password', true)}
-<div><button type="submit">Change password</button></div></form>`)}
-${section('sessions', 'Sessions', html`${sessionsTable(input.sessions)}
+<div><button type="submit">Change password</button></div></form>`,
+)}
+${section(
+  'sessions',
+  'Sessions',
+  html`${sessionsTable(input.sessions)}
 <form method="post" action="/portal/account/sessions/logout-others">${csrfField(input.csrf)}<button type="submit" class="secondary">Log out other sessions</button>
-<span class="muted">${others === 0 ? 'No other session is open.' : `${others} other ${others === 1 ? 'session' : 'sessions'}.`}</span></form>`)}
-${section('delete', 'Delete account', html`${errorIn('delete')}<p>Every API key of the account is refused from the next request on, and you are logged out. Your pets, orders and messages are removed within a day. This cannot be undone; you can sign up again with the same address later.</p>
+<span class="muted">${others === 0 ? 'No other session is open.' : `${others} other ${others === 1 ? 'session' : 'sessions'}.`}</span></form>`,
+)}
+${section(
+  'delete',
+  'Delete account',
+  html`${errorIn('delete')}<p>Every API key of the account is refused from the next request on, and you are logged out. Your pets, orders and messages are removed within a day. This cannot be undone; you can sign up again with the same address later.</p>
 <form method="post" action="/portal/account/delete" class="stacked">${csrfField(input.csrf)}
 ${passwordInput('delete-password', 'password', 'Current password')}
-<div><button type="submit" class="danger">Delete account</button></div></form>`)}`
+<div><button type="submit" class="danger">Delete account</button></div></form>`,
+)}`
 }
 
 /** After asking for a change of address: the same page whether or not the address has an account. */

@@ -22,11 +22,26 @@ import {
 import { hashPassword, passwordProblem, verifyPassword } from '../../kernel/passwords.js'
 import type { Portal } from './portal.context.js'
 import type { PortalUser } from '../../modules/integrators/integrators.repository.js'
-import { AccountQuery, ChangeEmailBody, ChangePasswordBody, CsrfOnlyBody, NoQuery, pageResponses, PasswordOnlyBody, TokenParams } from './portal.schemas.js'
+import {
+  AccountQuery,
+  ChangeEmailBody,
+  ChangePasswordBody,
+  CsrfOnlyBody,
+  NoQuery,
+  pageResponses,
+  PasswordOnlyBody,
+  TokenParams,
+} from './portal.schemas.js'
 import { redirect, sendPage } from '../kit/reply.js'
 import { loginFor } from './safe-next.js'
 import { SESSION_IDLE_MS } from './session.js'
-import { emailChangeConfirm, emailChangeSent, settingsPage, VERIFY_FIRST, type SettingsInput } from './settings.pages.js'
+import {
+  emailChangeConfirm,
+  emailChangeSent,
+  settingsPage,
+  VERIFY_FIRST,
+  type SettingsInput,
+} from './settings.pages.js'
 import { mailFailed } from './signup.routes.js'
 import { createLoginThrottle } from './throttle.js'
 
@@ -42,10 +57,30 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
   const toLogIn = (reply: FastifyReply) => redirect(reply, loginFor('/portal/account'))
 
   /** The settings page with this status, a refused form's message, or what was just done. */
-  async function settingsAnswer(request: FastifyRequest, reply: FastifyReply, user: PortalUser, status: number, extra: Partial<SettingsInput> = {}) {
+  async function settingsAnswer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: PortalUser,
+    status: number,
+    extra: Partial<SettingsInput> = {},
+  ) {
     const ctx = portal.context(request, reply)
     const list = await settings.sessionsOf(user.id, request.visitor.sessionId, SESSION_IDLE_MS)
-    return sendPage(reply, status, page(ctx, TITLE, settingsPage({ csrf: ctx.csrf, email: user.email, verified: user.verified_at !== null, sessions: list, ...extra })))
+    return sendPage(
+      reply,
+      status,
+      page(
+        ctx,
+        TITLE,
+        settingsPage({
+          csrf: ctx.csrf,
+          email: user.email,
+          verified: user.verified_at !== null,
+          sessions: list,
+          ...extra,
+        }),
+      ),
+    )
   }
 
   /** Whether `password` is the user's; a wrong one is a failed log-in for this address and client (429 when too many). */
@@ -57,93 +92,198 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
     return true
   }
 
-  r.get('/account', { schema: { hide, querystring: AccountQuery, response: pageResponses({ 200: 'Account settings' }) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return toLogIn(reply)
-    return settingsAnswer(request, reply, user, 200, { done: request.query.done })
-  })
+  r.get(
+    '/account',
+    { schema: { hide, querystring: AccountQuery, response: pageResponses({ 200: 'Account settings' }) } },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return toLogIn(reply)
+      return settingsAnswer(request, reply, user, 200, { done: request.query.done })
+    },
+  )
 
-  r.post('/account/password', { schema: { hide, querystring: NoQuery, body: ChangePasswordBody, response: pageResponses({ 429: 'Too many wrong passwords' }) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return toLogIn(reply)
-    const { current_password: current, new_password: next } = request.body
-    const refuse = (message: string) => settingsAnswer(request, reply, user, 400, { error: { form: 'password', message } })
-    if (!(await passwordConfirms(request, user, current))) return refuse(`${WRONG_PASSWORD} Your password is unchanged.`)
-    if (next === current) return refuse('The new password is the current one: choose another.')
-    const problem = passwordProblem(next, { email: user.email })
-    if (problem) return refuse(problem)
-    await settings.changePassword(user.id, await hashPassword(next, app.config.passwordHashCost), request.visitor.sessionId!, request.ip)
-    mailer.sendLater(passwordChangedMessage(user.email, portal.link('/portal/reset-request')), mailFailed(request))
-    return redirect(reply, '/portal/account?done=password')
-  })
+  r.post(
+    '/account/password',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: ChangePasswordBody,
+        response: pageResponses({ 429: 'Too many wrong passwords' }),
+      },
+    },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return toLogIn(reply)
+      const { current_password: current, new_password: next } = request.body
+      const refuse = (message: string) =>
+        settingsAnswer(request, reply, user, 400, { error: { form: 'password', message } })
+      if (!(await passwordConfirms(request, user, current)))
+        return refuse(`${WRONG_PASSWORD} Your password is unchanged.`)
+      if (next === current) return refuse('The new password is the current one: choose another.')
+      const problem = passwordProblem(next, { email: user.email })
+      if (problem) return refuse(problem)
+      await settings.changePassword(
+        user.id,
+        await hashPassword(next, app.config.passwordHashCost),
+        request.visitor.sessionId!,
+        request.ip,
+      )
+      mailer.sendLater(passwordChangedMessage(user.email, portal.link('/portal/reset-request')), mailFailed(request))
+      return redirect(reply, '/portal/account?done=password')
+    },
+  )
 
-  r.post('/account/email', { schema: { hide, querystring: NoQuery, body: ChangeEmailBody, response: pageResponses({ 200: 'A link was sent to the new address', 403: 'Refused: another origin or no form token, or the current address is not verified yet', 429: 'Too many wrong passwords' }) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return toLogIn(reply)
-    const refuse = (message: string, status = 400) => settingsAnswer(request, reply, user, status, { error: { form: 'email', message }, newEmail: request.body.new_email })
-    // Until the address is verified, whoever is logged in may be someone who signed up in its owner's name: a link
-    // to an address of their choosing would let them take the account once the owner has verified it.
-    if (user.verified_at === null) return refuse(`Your address is not verified yet. ${VERIFY_FIRST}`, 403)
-    const parsed = parseEmailAddress(request.body.new_email)
-    if ('problem' in parsed) return refuse(parsed.problem)
-    if (parsed.key === emailKeyOf(user.email)) return refuse('This is already your address.')
-    if (!(await passwordConfirms(request, user, request.body.password))) return refuse(`${WRONG_PASSWORD} Your address is unchanged.`)
-    // Off the request path, so the answer takes the same time whether or not the new address has an account. The
-    // token is issued either way (at most one a minute); only a free address is sent it. A taken one is told
-    // that nothing changed, and the old address hears of the request in both cases.
-    mailer.sendLater(async () => {
-      const token = await settings.issueEmailToken(user.id, parsed.email, EMAIL_CHANGE_TTL_MS)
-      if (!token) return undefined
-      const taken = await portal.repo.findUserByEmail(parsed.email)
-      await mailer.send(taken ? emailChangeTakenMessage(parsed.email) : emailChangeLinkMessage(parsed.email, portal.link(`/portal/account/email/${token}`)))
-      return emailChangeRequestedMessage(user.email, parsed.email, portal.link('/portal/reset-request'))
-    }, mailFailed(request), reply)
-    const ctx = portal.context(request, reply)
-    return sendPage(reply, 200, page(ctx, 'Check your new address', emailChangeSent(parsed.email, user.email)))
-  })
+  r.post(
+    '/account/email',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: ChangeEmailBody,
+        response: pageResponses({
+          200: 'A link was sent to the new address',
+          403: 'Refused: another origin or no form token, or the current address is not verified yet',
+          429: 'Too many wrong passwords',
+        }),
+      },
+    },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return toLogIn(reply)
+      const refuse = (message: string, status = 400) =>
+        settingsAnswer(request, reply, user, status, {
+          error: { form: 'email', message },
+          newEmail: request.body.new_email,
+        })
+      // Until the address is verified, whoever is logged in may be someone who signed up in its owner's name: a link
+      // to an address of their choosing would let them take the account once the owner has verified it.
+      if (user.verified_at === null) return refuse(`Your address is not verified yet. ${VERIFY_FIRST}`, 403)
+      const parsed = parseEmailAddress(request.body.new_email)
+      if ('problem' in parsed) return refuse(parsed.problem)
+      if (parsed.key === emailKeyOf(user.email)) return refuse('This is already your address.')
+      if (!(await passwordConfirms(request, user, request.body.password)))
+        return refuse(`${WRONG_PASSWORD} Your address is unchanged.`)
+      // Off the request path, so the answer takes the same time whether or not the new address has an account. The
+      // token is issued either way (at most one a minute); only a free address is sent it. A taken one is told
+      // that nothing changed, and the old address hears of the request in both cases.
+      mailer.sendLater(
+        async () => {
+          const token = await settings.issueEmailToken(user.id, parsed.email, EMAIL_CHANGE_TTL_MS)
+          if (!token) return undefined
+          const taken = await portal.repo.findUserByEmail(parsed.email)
+          await mailer.send(
+            taken
+              ? emailChangeTakenMessage(parsed.email)
+              : emailChangeLinkMessage(parsed.email, portal.link(`/portal/account/email/${token}`)),
+          )
+          return emailChangeRequestedMessage(user.email, parsed.email, portal.link('/portal/reset-request'))
+        },
+        mailFailed(request),
+        reply,
+      )
+      const ctx = portal.context(request, reply)
+      return sendPage(reply, 200, page(ctx, 'Check your new address', emailChangeSent(parsed.email, user.email)))
+    },
+  )
 
   // The link sent to the new address: a page with the form that changes it (opening a link changes nothing).
-  r.get('/account/email/:token', { schema: { hide, params: TokenParams, querystring: NoQuery, response: pageResponses({ 200: 'Confirm the new address' }) } }, async (request, reply) => {
-    const ctx = portal.context(request, reply)
-    const newEmail = await settings.emailTokenTarget(request.params.token)
-    if (!newEmail) return sendPage(reply, 400, page(ctx, 'Confirm your new address', linkUnusable(askAgain)))
-    return sendPage(reply, 200, page(ctx, 'Confirm your new address', emailChangeConfirm(ctx.csrf, request.params.token, newEmail)))
-  })
+  r.get(
+    '/account/email/:token',
+    {
+      schema: {
+        hide,
+        params: TokenParams,
+        querystring: NoQuery,
+        response: pageResponses({ 200: 'Confirm the new address' }),
+      },
+    },
+    async (request, reply) => {
+      const ctx = portal.context(request, reply)
+      const newEmail = await settings.emailTokenTarget(request.params.token)
+      if (!newEmail) return sendPage(reply, 400, page(ctx, 'Confirm your new address', linkUnusable(askAgain)))
+      return sendPage(
+        reply,
+        200,
+        page(ctx, 'Confirm your new address', emailChangeConfirm(ctx.csrf, request.params.token, newEmail)),
+      )
+    },
+  )
 
-  r.post('/account/email/:token', { schema: { hide, params: TokenParams, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({ 200: 'The address is changed', 409: 'Another account has the address' }) } }, async (request, reply) => {
-    const ctx = portal.context(request, reply)
-    const result = await settings.applyEmailChange(request.params.token, emailKeyOf, request.ip)
-    if (result.outcome === 'unusable') return sendPage(reply, 400, page(ctx, 'Confirm your new address', linkUnusable(askAgain)))
-    if (result.outcome === 'taken') {
-      const message = html`<p><strong>${result.newEmail}</strong> has an account of its own now, so your address was not changed. To use it for this account, delete that other account first, then ask for a new link on your <a href="/portal/account">account page</a>.</p>`
-      return sendPage(reply, 409, page(ctx, 'Address not changed', message))
-    }
-    // The old address hears of it: if it was not its owner, they learn at once (and whom to ask).
-    mailer.sendLater(emailChangedMessage(result.oldEmail, result.newEmail), mailFailed(request))
-    const mine = request.visitor.user?.id === result.userId
-    const after = mine ? { ...ctx, email: result.newEmail } : ctx
-    const next = mine ? html`<a href="/portal/account">Back to your account</a>` : html`<a href="/portal/login">Log in</a> with it`
-    return sendPage(reply, 200, page(after, 'Address changed', html`<p>Your account's address is now <strong>${result.newEmail}</strong>. ${next}.</p>`))
-  })
+  r.post(
+    '/account/email/:token',
+    {
+      schema: {
+        hide,
+        params: TokenParams,
+        querystring: NoQuery,
+        body: CsrfOnlyBody,
+        response: pageResponses({ 200: 'The address is changed', 409: 'Another account has the address' }),
+      },
+    },
+    async (request, reply) => {
+      const ctx = portal.context(request, reply)
+      const result = await settings.applyEmailChange(request.params.token, emailKeyOf, request.ip)
+      if (result.outcome === 'unusable')
+        return sendPage(reply, 400, page(ctx, 'Confirm your new address', linkUnusable(askAgain)))
+      if (result.outcome === 'taken') {
+        const message = html`<p><strong>${result.newEmail}</strong> has an account of its own now, so your address was not changed. To use it for this account, delete that other account first, then ask for a new link on your <a href="/portal/account">account page</a>.</p>`
+        return sendPage(reply, 409, page(ctx, 'Address not changed', message))
+      }
+      // The old address hears of it: if it was not its owner, they learn at once (and whom to ask).
+      mailer.sendLater(emailChangedMessage(result.oldEmail, result.newEmail), mailFailed(request))
+      const mine = request.visitor.user?.id === result.userId
+      const after = mine ? { ...ctx, email: result.newEmail } : ctx
+      const next = mine
+        ? html`<a href="/portal/account">Back to your account</a>`
+        : html`<a href="/portal/login">Log in</a> with it`
+      return sendPage(
+        reply,
+        200,
+        page(
+          after,
+          'Address changed',
+          html`<p>Your account's address is now <strong>${result.newEmail}</strong>. ${next}.</p>`,
+        ),
+      )
+    },
+  )
 
-  r.post('/account/sessions/logout-others', { schema: { hide, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({}) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return toLogIn(reply)
-    await settings.endOtherSessions(user.id, request.visitor.sessionId!)
-    return redirect(reply, '/portal/account?done=sessions')
-  })
+  r.post(
+    '/account/sessions/logout-others',
+    { schema: { hide, querystring: NoQuery, body: CsrfOnlyBody, response: pageResponses({}) } },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return toLogIn(reply)
+      await settings.endOtherSessions(user.id, request.visitor.sessionId!)
+      return redirect(reply, '/portal/account?done=sessions')
+    },
+  )
 
-  r.post('/account/delete', { schema: { hide, querystring: NoQuery, body: PasswordOnlyBody, response: pageResponses({ 200: 'The account is deleted', 429: 'Too many wrong passwords' }) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return toLogIn(reply)
-    if (!(await passwordConfirms(request, user, request.body.password))) {
-      return settingsAnswer(request, reply, user, 400, { error: { form: 'delete', message: `${WRONG_PASSWORD} Your account was not deleted.` } })
-    }
-    // The accounts service's deletion (an operator's too): keys refused on every instance, portal user gone.
-    await accounts.deleteAccount(user.account_id, { actor: integratorActor(user, request.ip) })
-    await sessions.end(reply, request.visitor)
-    mailer.sendLater(accountDeletedMessage(user.email), mailFailed(request))
-    const message = html`<p>Your account is deleted: its API keys no longer work, and its pets, orders and messages are removed within a day. You can <a href="/portal/signup">sign up</a> again with the same address at any time.</p>`
-    return sendPage(reply, 200, page({ csrf: '' }, 'Account deleted', message))
-  })
+  r.post(
+    '/account/delete',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: PasswordOnlyBody,
+        response: pageResponses({ 200: 'The account is deleted', 429: 'Too many wrong passwords' }),
+      },
+    },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return toLogIn(reply)
+      if (!(await passwordConfirms(request, user, request.body.password))) {
+        return settingsAnswer(request, reply, user, 400, {
+          error: { form: 'delete', message: `${WRONG_PASSWORD} Your account was not deleted.` },
+        })
+      }
+      // The accounts service's deletion (an operator's too): keys refused on every instance, portal user gone.
+      await accounts.deleteAccount(user.account_id, { actor: integratorActor(user, request.ip) })
+      await sessions.end(reply, request.visitor)
+      mailer.sendLater(accountDeletedMessage(user.email), mailFailed(request))
+      const message = html`<p>Your account is deleted: its API keys no longer work, and its pets, orders and messages are removed within a day. You can <a href="/portal/signup">sign up</a> again with the same address at any time.</p>`
+      return sendPage(reply, 200, page({ csrf: '' }, 'Account deleted', message))
+    },
+  )
 }

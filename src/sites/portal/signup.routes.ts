@@ -22,7 +22,8 @@ const verifyAgain = html`<a href="/portal/login">Log in</a> to send a new link.`
 
 // The error only: a message holds a link with a token, which must not reach the log.
 /** One line per mail not sent, with the reason and no stack: the mail server's outage is logged once (ops/outage-log.ts). */
-export const mailFailed = (request: FastifyRequest) => (error: unknown) => request.log.warn({ reason: reasonOf(error) }, 'portal mail not sent')
+export const mailFailed = (request: FastifyRequest) => (error: unknown) =>
+  request.log.warn({ reason: reasonOf(error) }, 'portal mail not sent')
 
 export async function signupRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -45,61 +46,137 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
     return alreadyRegisteredMessage(existing.email, portal.link('/portal/login'), portal.link('/portal/reset-request'))
   }
 
-  r.get('/signup', { schema: { hide, querystring: NoQuery, response: pageResponses({ 200: 'The sign-up form' }) } }, async (request, reply) => {
-    const ctx = portal.context(request, reply)
-    return sendPage(reply, 200, page(ctx, 'Create your account', signupForm(ctx.csrf)))
-  })
+  r.get(
+    '/signup',
+    { schema: { hide, querystring: NoQuery, response: pageResponses({ 200: 'The sign-up form' }) } },
+    async (request, reply) => {
+      const ctx = portal.context(request, reply)
+      return sendPage(reply, 200, page(ctx, 'Create your account', signupForm(ctx.csrf)))
+    },
+  )
 
-  r.post('/signup', { schema: { hide, querystring: NoQuery, body: CredentialsBody, response: pageResponses({ 200: 'Check your email' }) } }, async (request, reply) => {
-    const { email: typed, password } = request.body
-    const ctx = portal.context(request, reply)
-    const parsed = parseEmailAddress(typed)
-    const problem = 'problem' in parsed ? parsed.problem : passwordProblem(password, { email: parsed.email })
-    if (problem || 'problem' in parsed) return sendPage(reply, 400, page(ctx, 'Create your account', signupForm(ctx.csrf, { email: typed, error: problem })))
-    const passwordHash = await hashPassword(password, app.config.passwordHashCost)
-    mailer.sendLater(() => signUp(parsed.email, passwordHash, request.ip), mailFailed(request))
-    return sendPage(reply, 200, page(ctx, 'Check your email', checkEmailPage(parsed.email)))
-  })
+  r.post(
+    '/signup',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: CredentialsBody,
+        response: pageResponses({ 200: 'Check your email' }),
+      },
+    },
+    async (request, reply) => {
+      const { email: typed, password } = request.body
+      const ctx = portal.context(request, reply)
+      const parsed = parseEmailAddress(typed)
+      const problem = 'problem' in parsed ? parsed.problem : passwordProblem(password, { email: parsed.email })
+      if (problem || 'problem' in parsed)
+        return sendPage(
+          reply,
+          400,
+          page(ctx, 'Create your account', signupForm(ctx.csrf, { email: typed, error: problem })),
+        )
+      const passwordHash = await hashPassword(password, app.config.passwordHashCost)
+      mailer.sendLater(() => signUp(parsed.email, passwordHash, request.ip), mailFailed(request))
+      return sendPage(reply, 200, page(ctx, 'Check your email', checkEmailPage(parsed.email)))
+    },
+  )
 
   async function confirmPage(request: FastifyRequest, reply: FastifyReply, token: string) {
     const ctx = portal.context(request, reply)
-    if (!(await repo.tokenUsable(token, 'verify'))) return sendPage(reply, 400, page(ctx, 'Verify your email address', linkUnusable(verifyAgain)))
-    return sendPage(reply, 200, page(ctx, 'Verify your email address', tokenForm(ctx.csrf, '/portal/verify', token, 'Verify email address', 'One more step: confirm that this address is yours.')))
+    if (!(await repo.tokenUsable(token, 'verify')))
+      return sendPage(reply, 400, page(ctx, 'Verify your email address', linkUnusable(verifyAgain)))
+    return sendPage(
+      reply,
+      200,
+      page(
+        ctx,
+        'Verify your email address',
+        tokenForm(
+          ctx.csrf,
+          '/portal/verify',
+          token,
+          'Verify email address',
+          'One more step: confirm that this address is yours.',
+        ),
+      ),
+    )
   }
   // The mailed link (token in the path); opening it changes nothing until the form is sent (mail scanners open links).
-  r.get('/verify/:token', { schema: { hide, params: TokenParams, querystring: NoQuery, response: pageResponses({ 200: 'Confirm the verification' }) } }, async (request, reply) =>
-    confirmPage(request, reply, request.params.token),
+  r.get(
+    '/verify/:token',
+    {
+      schema: {
+        hide,
+        params: TokenParams,
+        querystring: NoQuery,
+        response: pageResponses({ 200: 'Confirm the verification' }),
+      },
+    },
+    async (request, reply) => confirmPage(request, reply, request.params.token),
   )
   // Links mailed before tokens moved into the path (`?token=`) keep working for their 24 hours.
-  r.get('/verify', { schema: { hide, querystring: TokenQuery, response: pageResponses({ 200: 'Confirm the verification' }) } }, async (request, reply) =>
-    confirmPage(request, reply, request.query.token ?? ''),
+  r.get(
+    '/verify',
+    { schema: { hide, querystring: TokenQuery, response: pageResponses({ 200: 'Confirm the verification' }) } },
+    async (request, reply) => confirmPage(request, reply, request.query.token ?? ''),
   )
 
-  r.post('/verify', { schema: { hide, querystring: NoQuery, body: TokenBody, response: pageResponses({ 200: 'The address is verified' }) } }, async (request, reply) => {
-    const ctx = portal.context(request, reply)
-    // One transaction: the link used up, the address verified, every other pending link of the user voided.
-    const userId = await repo.verifyAddress(request.body.token, request.ip)
-    if (!userId) return sendPage(reply, 400, page(ctx, 'Verify your email address', linkUnusable(verifyAgain)))
-    await sessions.endOthers(userId, request.visitor)
-    const signedIn = request.visitor.user?.id === userId
-    const next = signedIn ? html`<a href="/portal/keys">Create your first key</a>` : html`<a href="/portal/login">Log in</a> to create your first key`
-    const after = signedIn ? ctx : { ...ctx, email: undefined }
-    return sendPage(reply, 200, page(after, 'Address verified', html`<p>Thank you: your address is verified. ${next}.</p>
-<p class="muted">Every other session of this account was logged out. Use the password you chose when you last signed up.</p>`))
-  })
+  r.post(
+    '/verify',
+    {
+      schema: {
+        hide,
+        querystring: NoQuery,
+        body: TokenBody,
+        response: pageResponses({ 200: 'The address is verified' }),
+      },
+    },
+    async (request, reply) => {
+      const ctx = portal.context(request, reply)
+      // One transaction: the link used up, the address verified, every other pending link of the user voided.
+      const userId = await repo.verifyAddress(request.body.token, request.ip)
+      if (!userId) return sendPage(reply, 400, page(ctx, 'Verify your email address', linkUnusable(verifyAgain)))
+      await sessions.endOthers(userId, request.visitor)
+      const signedIn = request.visitor.user?.id === userId
+      const next = signedIn
+        ? html`<a href="/portal/keys">Create your first key</a>`
+        : html`<a href="/portal/login">Log in</a> to create your first key`
+      const after = signedIn ? ctx : { ...ctx, email: undefined }
+      return sendPage(
+        reply,
+        200,
+        page(
+          after,
+          'Address verified',
+          html`<p>Thank you: your address is verified. ${next}.</p>
+<p class="muted">Every other session of this account was logged out. Use the password you chose when you last signed up.</p>`,
+        ),
+      )
+    },
+  )
 
-  r.post('/verify/resend', { schema: { hide, querystring: NoQuery, response: pageResponses({}) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return redirect(reply, '/portal/login')
-    if (!user.verified_at) {
-      const message = await verification.freshLinkMessage(user)
-      if (message) {
-        await mailer.send(message)
-        // As the console's `Resend verification` is: the account's activity shows who asked for another link.
-        const accountId = user.account_id
-        await portal.audit.record(integratorActor(user, request.ip), { action: 'account.verification_resent', accountId, target: { kind: 'account', id: accountId }, changes: { email: user.email } })
+  r.post(
+    '/verify/resend',
+    { schema: { hide, querystring: NoQuery, response: pageResponses({}) } },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return redirect(reply, '/portal/login')
+      if (!user.verified_at) {
+        const message = await verification.freshLinkMessage(user)
+        if (message) {
+          await mailer.send(message)
+          // As the console's `Resend verification` is: the account's activity shows who asked for another link.
+          const accountId = user.account_id
+          await portal.audit.record(integratorActor(user, request.ip), {
+            action: 'account.verification_resent',
+            accountId,
+            target: { kind: 'account', id: accountId },
+            changes: { email: user.email },
+          })
+        }
       }
-    }
-    return redirect(reply, '/portal/keys?sent=1')
-  })
+      return redirect(reply, '/portal/keys?sent=1')
+    },
+  )
 }

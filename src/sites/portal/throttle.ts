@@ -4,7 +4,7 @@ import type { Clock } from '../../kernel/clock.js'
 import { createLoginThrottle as createWebLoginThrottle } from '../../modules/sign-in/login-throttle.js'
 import type { PortalRepository } from '../../modules/integrators/integrators.repository.js'
 
-export {  LOGIN_FAILURES_ALLOWED,   } from '../../modules/sign-in/login-throttle.js'
+export { LOGIN_FAILURES_ALLOWED } from '../../modules/sign-in/login-throttle.js'
 
 export const createLoginThrottle = ({ repo, clock }: { repo: PortalRepository; clock: Clock }) =>
   createWebLoginThrottle({ store: repo, clock, advice: ', or reset your password' })

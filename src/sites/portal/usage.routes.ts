@@ -19,7 +19,12 @@ const number = (n: number) => n.toLocaleString('en-US')
 type UsageExtra = Omit<PlanRequestBlock, 'csrf' | 'currentPlan' | 'verified' | 'pending' | 'latest'>
 
 /** The usage page of the signed-in user's account (`keyId`: one of its keys, else the whole account). */
-export async function usageAnswer(portal: Portal, request: FastifyRequest, reply: FastifyReply, input: { user: PortalUser; status: number; keyId?: string; extra?: UsageExtra }) {
+export async function usageAnswer(
+  portal: Portal,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: { user: PortalUser; status: number; keyId?: string; extra?: UsageExtra },
+) {
   const { user } = input
   const ctx = portal.context(request, reply)
   const now = portal.clock.now()
@@ -36,7 +41,9 @@ export async function usageAnswer(portal: Portal, request: FastifyRequest, reply
   ])
 
   const figures = current.windows.map(
-    (w) => html`<div class="figure"><div class="muted">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</div><div class="value">${number(w.used)} <span class="muted">of ${number(w.limit)}</span></div>
+    (
+      w,
+    ) => html`<div class="figure"><div class="muted">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</div><div class="value">${number(w.used)} <span class="muted">of ${number(w.limit)}</span></div>
 <div class="muted">${number(w.remaining)} left, resets ${when(w.resetsAt)}</div></div>`,
   )
   const picker = html`<form method="get" action="/portal/usage" class="inline-form"><div><label for="key">Show</label><select id="key" name="key">
@@ -55,9 +62,18 @@ ${usageCharts({ perMinute, perDay, subject })}`
 export async function usageRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  r.get('/usage', { schema: { hide: true, querystring: UsageQuery, response: pageResponses({ 200: 'Usage and plan' }) } }, async (request, reply) => {
-    const user = request.visitor.user
-    if (!user) return redirect(reply, '/portal/login')
-    return usageAnswer(portal, request, reply, { user, status: 200, keyId: request.query.key, extra: { sent: request.query.requested === '1' } })
-  })
+  r.get(
+    '/usage',
+    { schema: { hide: true, querystring: UsageQuery, response: pageResponses({ 200: 'Usage and plan' }) } },
+    async (request, reply) => {
+      const user = request.visitor.user
+      if (!user) return redirect(reply, '/portal/login')
+      return usageAnswer(portal, request, reply, {
+        user,
+        status: 200,
+        keyId: request.query.key,
+        extra: { sent: request.query.requested === '1' },
+      })
+    },
+  )
 }

@@ -24,7 +24,8 @@ const SYSTEMS: ReadonlyArray<[RegExp, string]> = [
   [/\bLinux\b|\bX11\b/, 'Linux'],
 ]
 
-const first = (table: ReadonlyArray<[RegExp, string]>, text: string) => table.find(([pattern]) => pattern.test(text))?.[1]
+const first = (table: ReadonlyArray<[RegExp, string]>, text: string) =>
+  table.find(([pattern]) => pattern.test(text))?.[1]
 
 /** "Browser on System", either part alone when the other is not recognised, or "Unknown browser". */
 export function browserSummary(userAgent: string | null | undefined): string {
