@@ -15,7 +15,7 @@
 // and the packages only tests use, some of which read
 // files next to their own code (the OpenAPI validators, Chromium's driver, the compilers).
 // Tests find the repository's files through test/helpers/root.ts, not relative to their own place (two folders
-// deeper here); src/version.ts, in a chunk, reads ../package.json, hence the copy.
+// deeper here); src/kernel/version.ts, in a chunk, reads ../package.json, hence the copy.
 import { build } from 'esbuild'
 import { APP_BUNDLE } from './bundle.mjs'
 import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// .env.example lists every setting of src/config.ts with its documentation and default, and nothing else.
+// .env.example lists every setting of src/kernel/config.ts with its documentation and default, and nothing else.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
