@@ -6,7 +6,7 @@
 // suffer the same neighbours, so the median of the pairwise ratios (this ÷ base) is steady where absolute figures
 // are not. Needs a base with the same module layout (config, db/database, services, app, http/base-app).
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -48,9 +48,19 @@ async function appOf(
   name: string,
   databaseUrl: string,
 ): Promise<{ app: FastifyInstance; close: () => Promise<void> }> {
-  const load = (path: string) => import(pathToFileURL(join(dist, path)).href)
+  // Each module where the build has it: the layered tree first, then where revisions before it kept it.
+  const load = (paths: string[]) => {
+    const path = paths.find((p) => existsSync(join(dist, p))) ?? paths[0]!
+    return import(pathToFileURL(join(dist, path)).href)
+  }
   const [{ loadConfig }, { openDatabase }, { buildServices }, { buildApp }, { loggerOptions }] = await Promise.all(
-    ['config.js', 'db/database.js', 'services.js', 'app.js', 'http/base-app.js'].map(load),
+    [
+      ['kernel/config.js', 'config.js'],
+      ['db/database.js'],
+      ['main/services.js', 'services.js'],
+      ['main/api-app.js', 'app.js'],
+      ['api/platform/base-app.js', 'http/base-app.js'],
+    ].map(load),
   )
   const config = loadConfig({
     ...process.env,
