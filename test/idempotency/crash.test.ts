@@ -3,7 +3,7 @@
 // so from then on the retry the spec asks for runs; before, it gets 409 as while a request is really running.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ApiError } from '../../src/api/contract/errors.js'
+import { IdempotencyConflict } from '../../src/modules/idempotency/idempotency.errors.js'
 import { startHarness } from '../helpers/harness.js'
 import { petsOf } from '../helpers/pets.js'
 import { expectCode, inProgress, postPet, REX, roomy } from './support.js'
@@ -51,6 +51,7 @@ test('a request that outlives the takeover does not create a second time: its pe
     await trx.updateTable('idempotency_keys').set({ created_at: later }).where('account_id', '=', accountId).execute()
     return { status: 201, body: pet, location: `/v1/pets/${pet.id}` }
   })
-  await assert.rejects(slow, (e: unknown) => e instanceof ApiError && e.code === 'idempotency_key_in_progress')
+  // The repository's own refusal; the API answers it 409 idempotency_key_in_progress (api/contract/domain-errors.ts).
+  await assert.rejects(slow, (e: unknown) => e instanceof IdempotencyConflict && e.reason === 'in_progress')
   assert.equal((await petsOf(h, accountId)).length, before, 'the slow request created nothing')
 })
