@@ -137,6 +137,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -166,6 +168,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -187,6 +191,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -210,6 +216,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -233,6 +241,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -254,6 +264,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -275,6 +287,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -296,6 +310,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -319,6 +335,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -340,6 +358,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -363,6 +383,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -398,6 +420,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -427,6 +451,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -448,6 +474,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -471,6 +499,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -494,6 +524,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -517,6 +549,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -538,6 +572,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -561,6 +597,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */

@@ -277,6 +277,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -313,6 +315,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -334,6 +338,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -357,6 +363,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -382,6 +390,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -403,6 +413,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -426,6 +438,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -479,6 +493,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -508,6 +524,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -529,6 +547,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -552,6 +572,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -575,6 +597,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -596,6 +620,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -617,6 +643,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -638,6 +666,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -661,6 +691,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -682,6 +714,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -705,6 +739,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -744,6 +780,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -779,6 +817,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -806,6 +846,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Bearer challenge (RFC 6750). */
@@ -835,6 +877,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
@@ -864,6 +908,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -891,6 +937,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -920,6 +968,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -947,6 +997,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -976,6 +1028,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description RFC 8594: HTTP-date of the removal. */
                     Sunset: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1018,6 +1072,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1039,6 +1095,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1060,6 +1118,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1083,6 +1143,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1108,6 +1170,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1129,6 +1193,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1152,6 +1218,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1198,6 +1266,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1219,6 +1289,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1240,6 +1312,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1263,6 +1337,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1286,6 +1362,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1307,6 +1385,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1328,6 +1408,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1349,6 +1431,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1372,6 +1456,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1393,6 +1479,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1416,6 +1504,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1451,6 +1541,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1472,6 +1564,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1493,6 +1587,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1516,6 +1612,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1539,6 +1637,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1562,6 +1662,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1583,6 +1685,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1606,6 +1710,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1641,6 +1747,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1660,6 +1768,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1681,6 +1791,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Bearer challenge (RFC 6750). */
                     "WWW-Authenticate": string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1704,6 +1816,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
                     "WWW-Authenticate"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
@@ -1727,6 +1841,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1750,6 +1866,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1771,6 +1889,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
                     "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */
@@ -1794,6 +1914,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
                     /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
                     "X-RateLimit-Limit": number;
                     /** @description Requests left in that window, this one counted; never below 0. */

@@ -22,6 +22,11 @@ const EVERY_RESPONSE_HEADERS: Record<string, Doc> = {
   RateLimit: text('The binding window: `"minute";r=<remaining>;t=<seconds to reset>`.'),
 }
 
+/** On every answer when the service's public URL is https (RFC 6797); absent over http. */
+const HSTS = text(
+  '`max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https.',
+)
+
 const RETRY_AFTER = { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' }
 
 /** On every response of a deprecated operation (RFC 9745, RFC 8594, RFC 8288). */
@@ -136,6 +141,7 @@ export function completeDocument(doc: Doc, examples: Record<string, unknown> = {
     const list = isList(doc, op)
     for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
       withHeaders(response, EVERY_RESPONSE_HEADERS)
+      withHeaders(response, { 'Strict-Transport-Security': HSTS }, false)
       if (status === '429' || status === '503') withHeaders(response, { 'Retry-After': RETRY_AFTER })
       if (op.deprecated === true) withHeaders(response, DEPRECATION_HEADERS)
       else if (list && status.startsWith('2')) withHeaders(response, { Link: NEXT_LINK }, false)
