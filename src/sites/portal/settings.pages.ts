@@ -56,8 +56,8 @@ ${passwordInput('email-password', 'password', 'Current password')}
 }
 
 /** An unverified address cannot be changed: whoever signed up in someone else's name must not move the account. */
-const unverifiedEmail = (input: SettingsInput): Html =>
-  html`${notice('error', input.error?.form === 'email' ? input.error.message : undefined)}<p>Your address is <strong>${input.email}</strong>, not verified yet. ${VERIFY_FIRST}</p>`
+const unverifiedEmail = (input: SettingsInput, error: Html): Html =>
+  html`${error}<p>Your address is <strong>${input.email}</strong>, not verified yet. ${VERIFY_FIRST}</p>`
 
 export const VERIFY_FIRST = 'Open the link we sent to it (or send it again from the keys page) before changing it.'
 
@@ -65,7 +65,7 @@ export function settingsPage(input: SettingsInput): Html {
   const errorIn = (form: SettingsForm) => notice('error', input.error?.form === form ? input.error.message : undefined)
   const others = input.sessions.filter((s) => !s.current).length
   return html`${notice('success', input.done ? DONE[input.done] : undefined)}
-${section('email', 'Email address', input.verified ? emailForm(input, errorIn('email')) : unverifiedEmail(input))}
+${section('email', 'Email address', input.verified ? emailForm(input, errorIn('email')) : unverifiedEmail(input, errorIn('email')))}
 ${section(
   'password',
   'Password',
