@@ -1,12 +1,11 @@
 // The messages listener (spec 4.4): its own address (no version segment), its own OpenAPI document and docs,
 // and the same keys, errors and rate limits as the pet store (the services are shared).
 import type { FastifyInstance } from 'fastify'
-import { decorateServices, type AppDependencies } from './api-app.js'
-import { authPlugin } from '../api/guard/auth.js'
+import { apiContext, type AppDependencies } from './api-app.js'
+import { authPlugin, createAuthenticator } from '../api/guard/auth.js'
 import { createBaseApp } from '../api/platform/base-app.js'
 import { messagesDocument, openApiPlugin, registerDocsRoutes } from '../api/contract/openapi.js'
 import { ErrorSchema } from '../api/contract/schemas.js'
-import { flushUsageOnClose } from '../modules/usage/usage.service.js'
 import { createRequestGuard, createUsageRecorder } from '../api/guard/rate-limit.hooks.js'
 import { registerOpsRoutes } from '../api/ops/ops.routes.js'
 import { buildServices } from './services.js'
@@ -28,25 +27,26 @@ export async function buildMessagesApp(deps: AppDependencies): Promise<FastifyIn
     apiPrefix: '/messages',
     bodyLimit: MESSAGES_BODY_LIMIT_BYTES,
     logger: deps.logger,
+    databaseOutage: services.outages.database,
   })
+  // Services this app built for itself are closed with it; given ones, by whoever built them (the server).
+  if (!deps.services) app.addHook('onClose', () => services.close())
+  services.outages.logTo(app.log)
   for (const schema of [ErrorSchema, NewMessageSchema, MessageSchema]) app.addSchema(schema)
   await app.register(openApiPlugin, messagesDocument(config, MESSAGE_EXAMPLES))
 
-  decorateServices(app, services)
   await registerOpsRoutes(app, services.ops, 'messages')
-  await app.register(authPlugin, {
+  await app.register(authPlugin)
+  const authenticate = createAuthenticator({
     accounts: services.accounts,
     environment: config.environment,
     clock: services.clock,
   })
-  if (!deps.services && !deps.rateLimitStore) app.addHook('onClose', () => services.rateLimitStore.close())
-  if (!deps.services) app.addHook('onClose', () => flushUsageOnClose(app, services))
-  if (!deps.services) app.addHook('onClose', () => services.stopListening())
 
   await app.register(async (scope) => {
-    scope.addHook('onRequest', createRequestGuard({ authenticate: app.authenticate, limiter }))
+    scope.addHook('onRequest', createRequestGuard({ authenticate, limiter }))
     scope.addHook('onResponse', createUsageRecorder({ usage: services.usage, clock: services.clock }))
-    await scope.register(messagesRoutes)
+    await scope.register(messagesRoutes, { api: apiContext(services) })
   })
   await registerDocsRoutes(app, '/openapi.json')
   finish()

@@ -168,10 +168,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await worker?.stop()
     await accountPurge.stop()
     await auditRetention.stop()
-    // After the last request: every counted request reaches the database.
-    await services.usage.flush().catch((err: unknown) => log.error({ err }, 'writing usage counts at shutdown failed'))
-    await services.rateLimitStore.close()
-    await services.stopListening()
+    // After the last request: every counted request reaches the database; then the store made above.
+    await services.close()
+    await rateLimitStore.close()
     await handle.close()
     logDestination.flushSync()
   })

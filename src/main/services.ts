@@ -47,8 +47,12 @@ export interface ServiceDependencies {
   clock?: Clock
   /** Where rate-limit counters and bans live; in this process's memory by default. */
   rateLimitStore?: RateLimitStore
-  /** Where services report trouble of their own (the key-change listener); silent when absent. */
-  log?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void }
+  /** Where services report trouble of their own (the key-change listener, closing); silent when absent. */
+  log?: {
+    warn: (obj: object, msg: string) => void
+    info: (obj: object, msg: string) => void
+    error?: (obj: object, msg: string) => void
+  }
 }
 
 export async function buildServices({
@@ -58,9 +62,10 @@ export async function buildServices({
   reads,
   engine = kyselyEngine(db),
   clock = systemClock,
-  rateLimitStore = createMemoryStore(),
+  rateLimitStore: givenStore,
   log,
 }: ServiceDependencies) {
+  const rateLimitStore = givenStore ?? createMemoryStore()
   const metrics = createMetrics({
     pool,
     reads,
@@ -80,6 +85,7 @@ export async function buildServices({
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
+  const usage = createUsage({ db, engine, accounts, store: rateLimitStore })
   const portal = config.portal
     ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore })
     : undefined
@@ -106,9 +112,17 @@ export async function buildServices({
     /** The audit log: its reader, `record` for events that change no row, and the retention job's purge. */
     audit: createAuditRepository({ db, clock }),
     keyCache,
-    /** Stops listening for key changes (the owner of the services calls it when it closes). */
-    stopListening: async () => keyChanges?.close(),
-    usage: createUsage({ db, engine, accounts, store: rateLimitStore }),
+    usage,
+    /**
+     * Called once by whoever built the services, after the last request: writes the buffered usage counts (a
+     * failure is logged: the counts are lost), stops listening for key changes, and closes the rate-limit store if
+     * it was made here (a store passed in is closed by whoever made it). The database handle is the caller's.
+     */
+    async close(): Promise<void> {
+      await usage.flush().catch((err: unknown) => log?.error?.({ err }, 'writing usage counts at shutdown failed'))
+      await keyChanges?.close()
+      if (givenStore === undefined) await rateLimitStore.close()
+    },
     pets: createPetsRepository({ db, clock, engine }),
     orders: createOrdersRepository({ db, clock, engine }),
     messages: createMessagesRepository({ db, clock, engine }),

@@ -20,7 +20,7 @@ test('createApiKey validates the name and the expiry', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const { accountId } = await h.newAccount()
   const create = (extra: { name?: string; expiresAt?: string }) =>
-    h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', ...extra })
+    h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', ...extra })
   await assert.rejects(create({ expiresAt: '2027-01-01T00:00:00Z' }), KeyInputError, 'not in the future')
   await assert.rejects(create({ expiresAt: '2027-06-30' }), KeyInputError, 'no time and zone')
   await assert.rejects(create({ expiresAt: '2027-06-30T00:00:00' }), KeyInputError, 'no zone')
@@ -37,7 +37,7 @@ test('an expired key gets 401 invalid_api_key saying when it expired; the listin
   const h = await startHarness(t, { now: T0 })
   const { accountId } = await h.newAccount()
   h.clock.advance(1000)
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId,
     environment: 'test',
@@ -52,7 +52,7 @@ test('an expired key gets 401 invalid_api_key saying when it expired; the listin
   assert.equal(refused.statusCode, 401)
   assert.equal(refused.code, 'invalid_api_key')
   assert.equal(refused.message, 'This API key expired at 2027-01-01T01:00:00.000Z.')
-  const listed = await h.app.accounts.listApiKeys(accountId)
+  const listed = await h.services.accounts.listApiKeys(accountId)
   assert.deepEqual(
     listed.map((k) => [k.name, k.state]),
     [
@@ -65,14 +65,18 @@ test('an expired key gets 401 invalid_api_key saying when it expired; the listin
 test('roll with a grace period: both keys work during it, the old one is refused after it with the reason', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const { accountId } = await h.newAccount()
-  const old = await h.app.accounts.createApiKey({
+  const old = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId,
     environment: 'test',
     name: 'backend',
     expiresAt: '2027-03-01T00:00:00Z',
   })
-  const { previous, created } = await h.app.accounts.rollApiKey({ actor: testActor, keyId: old.id, graceSeconds: 3600 })
+  const { previous, created } = await h.services.accounts.rollApiKey({
+    actor: testActor,
+    keyId: old.id,
+    graceSeconds: 3600,
+  })
   assert.notEqual(created.key, old.key)
   assert.equal(created.name, 'backend', 'same name')
   assert.equal(created.expiresAt, '2027-03-01T00:00:00.000Z', 'same expiry instant: rolling never extends a key')
@@ -91,10 +95,10 @@ test('roll with a grace period: both keys work during it, the old one is refused
     message: 'This API key was rolled; its grace period ended at 2027-01-01T01:00:00.000Z.',
   })
   assert.deepEqual(await statusOf(h, created.key), { statusCode: 200 })
-  assert.equal((await h.app.accounts.getApiKey(old.id)).state, 'expired')
+  assert.equal((await h.services.accounts.getApiKey(old.id)).state, 'expired')
 
   await assert.rejects(
-    h.app.accounts.rollApiKey({ actor: testActor, keyId: old.id, graceSeconds: 0 }),
+    h.services.accounts.rollApiKey({ actor: testActor, keyId: old.id, graceSeconds: 0 }),
     KeyStateError,
     'a rolled key cannot be rolled again',
   )
@@ -103,7 +107,7 @@ test('roll with a grace period: both keys work during it, the old one is refused
 test('roll with grace 0: the old key is refused from the next request on', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const account = await h.newAccount()
-  const { created } = await h.app.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds: 0 })
+  const { created } = await h.services.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds: 0 })
   assert.equal(
     (await statusOf(h, account.key)).message,
     'This API key was rolled; its grace period ended at 2027-01-01T00:00:00.000Z.',
@@ -116,27 +120,27 @@ test('roll validates the grace period and refuses revoked or expired keys', asyn
   const account = await h.newAccount()
   for (const graceSeconds of [-1, 604_801, 1.5, Number.NaN]) {
     await assert.rejects(
-      h.app.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds }),
+      h.services.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds }),
       KeyInputError,
       String(graceSeconds),
     )
   }
   assert.equal(
-    (await h.app.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds: 604_800 })).previous
+    (await h.services.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds: 604_800 })).previous
       .graceEndsAt,
     '2027-01-08T00:00:00.000Z',
   )
-  const revoked = await h.app.accounts.createApiKey({
+  const revoked = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: account.accountId,
     environment: 'test',
   })
-  await h.app.accounts.revokeApiKey(revoked.id, { actor: testActor })
+  await h.services.accounts.revokeApiKey(revoked.id, { actor: testActor })
   await assert.rejects(
-    h.app.accounts.rollApiKey({ actor: testActor, keyId: revoked.id, graceSeconds: 0 }),
+    h.services.accounts.rollApiKey({ actor: testActor, keyId: revoked.id, graceSeconds: 0 }),
     KeyStateError,
   )
-  const expiring = await h.app.accounts.createApiKey({
+  const expiring = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: account.accountId,
     environment: 'test',
@@ -144,11 +148,11 @@ test('roll validates the grace period and refuses revoked or expired keys', asyn
   })
   h.clock.advance(60_000)
   await assert.rejects(
-    h.app.accounts.rollApiKey({ actor: testActor, keyId: expiring.id, graceSeconds: 0 }),
+    h.services.accounts.rollApiKey({ actor: testActor, keyId: expiring.id, graceSeconds: 0 }),
     KeyStateError,
   )
   await assert.rejects(
-    h.app.accounts.rollApiKey({ actor: testActor, keyId: 'key_nope', graceSeconds: 0 }),
+    h.services.accounts.rollApiKey({ actor: testActor, keyId: 'key_nope', graceSeconds: 0 }),
     NotFoundError,
   )
 })
@@ -157,7 +161,7 @@ test('revoke: the next request gets 401 "This API key was revoked."; revoking ag
   const h = await startHarness(t, { now: T0 })
   const account = await h.newAccount()
   assert.deepEqual(await statusOf(h, account.key), { statusCode: 200 })
-  const revoked = await h.app.accounts.revokeApiKey(account.keyId, { actor: testActor })
+  const revoked = await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })
   assert.equal(revoked.state, 'revoked')
   assert.deepEqual(await statusOf(h, account.key), {
     statusCode: 401,
@@ -165,15 +169,18 @@ test('revoke: the next request gets 401 "This API key was revoked."; revoking ag
     message: 'This API key was revoked.',
   })
   h.clock.advance(1000)
-  assert.equal((await h.app.accounts.revokeApiKey(account.keyId, { actor: testActor })).revokedAt, revoked.revokedAt)
+  assert.equal(
+    (await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })).revokedAt,
+    revoked.revokedAt,
+  )
 })
 
 test('a key rolled and then revoked during its grace period is refused at once', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const account = await h.newAccount()
-  await h.app.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds: 86_400 })
+  await h.services.accounts.rollApiKey({ actor: testActor, keyId: account.keyId, graceSeconds: 86_400 })
   assert.deepEqual(await statusOf(h, account.key), { statusCode: 200 })
-  await h.app.accounts.revokeApiKey(account.keyId, { actor: testActor })
+  await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })
   assert.equal((await statusOf(h, account.key)).message, 'This API key was revoked.')
 })
 
@@ -182,17 +189,22 @@ test("roll and revoke restricted to an account: another account's key is not fou
   const mine = await h.newAccount()
   const theirs = await h.newAccount()
   await assert.rejects(
-    h.app.accounts.rollApiKey({ actor: testActor, keyId: theirs.keyId, graceSeconds: 0, accountId: mine.accountId }),
+    h.services.accounts.rollApiKey({
+      actor: testActor,
+      keyId: theirs.keyId,
+      graceSeconds: 0,
+      accountId: mine.accountId,
+    }),
     (e: Error) => e instanceof NotFoundError && e.message === `no API key with id ${theirs.keyId}`,
   )
   await assert.rejects(
-    h.app.accounts.revokeApiKey(theirs.keyId, { actor: testActor, accountId: mine.accountId }),
+    h.services.accounts.revokeApiKey(theirs.keyId, { actor: testActor, accountId: mine.accountId }),
     NotFoundError,
   )
   assert.deepEqual(await statusOf(h, theirs.key), { statusCode: 200 })
-  assert.equal((await h.app.accounts.getApiKey(theirs.keyId)).replacedBy, null)
+  assert.equal((await h.services.accounts.getApiKey(theirs.keyId)).replacedBy, null)
   // Their own account can.
-  const { created } = await h.app.accounts.rollApiKey({
+  const { created } = await h.services.accounts.rollApiKey({
     actor: testActor,
     keyId: theirs.keyId,
     graceSeconds: 0,
@@ -200,7 +212,7 @@ test("roll and revoke restricted to an account: another account's key is not fou
   })
   assert.equal(created.accountId, theirs.accountId)
   assert.equal(
-    (await h.app.accounts.revokeApiKey(created.id, { actor: testActor, accountId: theirs.accountId })).state,
+    (await h.services.accounts.revokeApiKey(created.id, { actor: testActor, accountId: theirs.accountId })).state,
     'revoked',
   )
 })

@@ -9,7 +9,7 @@ import { testActor } from '../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:00Z')
 
-const lastUsed = async (h: Harness, keyId: string) => (await h.app.accounts.getApiKey(keyId)).lastUsedAt
+const lastUsed = async (h: Harness, keyId: string) => (await h.services.accounts.getApiKey(keyId)).lastUsedAt
 
 async function call(h: Harness, key: string, times = 1): Promise<void> {
   for (let i = 0; i < times; i++)
@@ -51,7 +51,7 @@ test('last used is written with minute precision, once per key per minute howeve
 test('a refused key (revoked) is not marked as used', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount()
-  await h.app.accounts.revokeApiKey(a.keyId, { actor: testActor })
+  await h.services.accounts.revokeApiKey(a.keyId, { actor: testActor })
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(a.key) })).statusCode, 401)
   await new Promise((resolve) => setTimeout(resolve, 50))
   assert.equal(await lastUsed(h, a.keyId), null)

@@ -17,13 +17,13 @@ test('every entry is a log line with its seq, actor, address and changes, as sto
   logAuditEntries(capture.log)
   t.after(() => logAuditEntries(undefined))
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'admin' })
+  const op = await setUpOperator(h, { role: 'admin' })
   const wrong = 'a wrong password, typed'
   assert.equal((await logIn(client(h.app), { email: op.email, password: wrong }, '000000')).statusCode, 400)
   assert.equal((await logIn(client(h.app), { email: 'nobody@ops.example', password: wrong }, '000000')).statusCode, 400)
   assert.equal((await logIn(client(h.app), op, op.codeAt(h.clock.now() + 30_000))).statusCode, 303)
 
-  const stored = await h.app.audit.list({ limit: 100 })
+  const stored = await h.services.audit.list({ limit: 100 })
   const logged = capture.lines.filter((l) => l.msg === 'audit entry')
   assert.ok(
     logged.every((l) => l.level === 30),

@@ -17,7 +17,7 @@ const HOUR = 3_600_000
 
 async function setUp(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t)
-  const { accounts, audit } = h.app
+  const { accounts, audit } = h.services
   const account = await accounts.createAccount({ name: 'acme', plan: 'free', actor: testActor })
   const newKey = (expiresAt?: string) =>
     accounts.createApiKey({

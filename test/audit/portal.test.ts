@@ -30,7 +30,7 @@ async function createKey(c: Client, name: string): Promise<{ id: string; secret:
 test('the portal records each change with the integrator as actor, and no password or secret', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'owner@example.com')
-  const user = (await h.app.portal!.repo.findUserByEmail('owner@example.com'))!
+  const user = (await h.services.portal!.repo.findUserByEmail('owner@example.com'))!
   const accountId = user.account_id
 
   const first = await createKey(c, 'ci')
@@ -52,12 +52,9 @@ test('the portal records each change with the integrator as actor, and no passwo
     (await c.post('/portal/account/email', { new_email: 'moved@example.com', password: NEW_PASSWORD })).statusCode,
     200,
   )
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
   const change = new URL(
-    linkIn(
-      (await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/account/email/'))!,
-      '/portal/account/email/',
-    ),
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/account/email/'))!, '/portal/account/email/'),
   )
   await c.get(change.pathname)
   assert.equal((await c.post(change.pathname, {})).statusCode, 200)
@@ -65,9 +62,9 @@ test('the portal records each change with the integrator as actor, and no passwo
   const stranger = client(h.app)
   await stranger.get('/portal/reset-request')
   await stranger.post('/portal/reset-request', { email: 'moved@example.com' })
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
   const reset = new URL(
-    linkIn((await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
   )
   await stranger.get(reset.pathname + reset.search)
   const token = reset.pathname
@@ -76,7 +73,7 @@ test('the portal records each change with the integrator as actor, and no passwo
     .replace(/^reset$/, reset.searchParams.get('token') ?? '')
   assert.equal((await stranger.post('/portal/reset', { token, password: RESET_PASSWORD })).statusCode, 200)
 
-  const entries = await h.app.audit.list({ accountId, limit: 100 })
+  const entries = await h.services.audit.list({ accountId, limit: 100 })
   assert.deepEqual(entries.map((e) => e.action).reverse(), [
     'account.created',
     'account.verified',
@@ -108,7 +105,7 @@ test('the portal records each change with the integrator as actor, and no passwo
   await c.post('/portal/login', { email: 'moved@example.com', password: RESET_PASSWORD })
   await c.get('/portal/account')
   assert.equal((await c.post('/portal/account/delete', { password: RESET_PASSWORD })).statusCode, 200)
-  assert.equal((await h.app.audit.list({ accountId, limit: 1 }))[0]!.action, 'account.deleted')
+  assert.equal((await h.services.audit.list({ accountId, limit: 1 }))[0]!.action, 'account.deleted')
 
   const stored = JSON.stringify(await h.handle.db.selectFrom('audit_events').selectAll().execute(), (_, v: unknown) =>
     typeof v === 'bigint' ? String(v) : v,
@@ -130,9 +127,9 @@ test('the portal records each change with the integrator as actor, and no passwo
 test('a suspended account: its owner logs in and is told why; no key is created (form not shown, POST refused 403)', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'paused@example.com')
-  const accountId = (await h.app.portal!.repo.findUserByEmail('paused@example.com'))!.account_id
+  const accountId = (await h.services.portal!.repo.findUserByEmail('paused@example.com'))!.account_id
   const key = await createKey(c, 'before')
-  await h.app.accounts.suspend({ accountId, reason: 'payment overdue', actor: testActor })
+  await h.services.accounts.suspend({ accountId, reason: 'payment overdue', actor: testActor })
 
   const again = client(h.app)
   await again.get('/portal/login')
@@ -153,16 +150,16 @@ test('a suspended account: its owner logs in and is told why; no key is created 
   const form = await again.get('/portal/keys/new')
   assert.equal(form.statusCode, 403)
   assert.match(text(form.body), /suspended/)
-  const before = (await h.app.accounts.listApiKeys(accountId)).length
+  const before = (await h.services.accounts.listApiKeys(accountId)).length
   const refused = await again.post('/portal/keys', { name: 'sneaky', expires: '' })
   assert.equal(refused.statusCode, 403)
   assert.match(text(refused.body), /Your account is suspended.*payment overdue/)
   const roll = await again.post(`/portal/keys/${key.id}/roll`, { grace: '0' })
   assert.equal(roll.statusCode, 403)
-  assert.equal((await h.app.accounts.listApiKeys(accountId)).length, before, 'nothing created')
-  assert.equal((await h.app.audit.list({ accountId, action: 'key.created', limit: 10 })).length, 1)
+  assert.equal((await h.services.accounts.listApiKeys(accountId)).length, before, 'nothing created')
+  assert.equal((await h.services.audit.list({ accountId, action: 'key.created', limit: 10 })).length, 1)
 
-  await h.app.accounts.reactivate({ accountId, actor: testActor })
+  await h.services.accounts.reactivate({ accountId, actor: testActor })
   const back = await again.get('/portal/keys')
   assert.doesNotMatch(text(back.body), /suspended/)
   assert.match(back.body, /action="\/portal\/keys\/new"/)

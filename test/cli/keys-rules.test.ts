@@ -3,7 +3,7 @@
 // a database file.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { appOnFile } from '../helpers/app-on-file.js'
+import { servicesOnFile } from '../helpers/app-on-file.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { testActor } from '../helpers/actors.js'
 
@@ -33,11 +33,11 @@ test('keys create refuses a name with a control, bidi-override or zero-width cha
 test('the 26th active key is refused with the count and how to revoke one; --force creates it; PORTAL_MAX_KEYS sets the cap', async (t) => {
   const cli = cliOn(t)
   const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Many'])
-  const app = await appOnFile(t, cli.file)
+  const services = await servicesOnFile(t, cli.file)
   const made: string[] = []
   for (let i = 0; i < 25; i++)
     made.push(
-      (await app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: `key ${i}` })).id,
+      (await services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: `key ${i}` })).id,
     )
 
   const refused = await cli.run(['keys', 'create', '--account', accountId, '--name', 'one more'])
@@ -47,10 +47,10 @@ test('the 26th active key is refused with the count and how to revoke one; --for
   assert.match(line, new RegExp(`account ${accountId} has 25 active keys, the most PORTAL_MAX_KEYS \\(25\\) allows`))
   assert.match(line, /revoke one with `petstore keys revoke KEY_ID`/)
   assert.match(line, /--force/)
-  assert.equal((await app.accounts.listApiKeys(accountId)).length, 25)
+  assert.equal((await services.accounts.listApiKeys(accountId)).length, 25)
 
   const forced = await cli.json<Key>(['keys', 'create', '--account', accountId, '--name', 'one more', '--force'])
-  assert.equal((await app.accounts.listApiKeys(accountId)).length, 26)
+  assert.equal((await services.accounts.listApiKeys(accountId)).length, 26)
   // A roll replaces a key: never refused by the cap.
   await cli.json(['keys', 'roll', forced.id, '--grace', '0'])
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import os from 'node:os'
 import { test } from 'node:test'
-import { appOnFile } from '../helpers/app-on-file.js'
+import { appOnFile, servicesOnFile } from '../helpers/app-on-file.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { client } from '../helpers/portal.js'
 import { OPERATOR_PASSWORD, setUpThroughPages } from '../helpers/console.js'
@@ -75,8 +75,8 @@ test('operators list, set-role and disable; each change on record with the opera
   const list = await cli.run(['operators', 'list'])
   assert.match(list.stdout, new RegExp(`${b.id} {2}b@ops\\.example {2}admin {2}disabled `))
 
-  const app = await appOnFile(t, cli.file)
-  const entries = await app.audit.list({ limit: 10 })
+  const services = await servicesOnFile(t, cli.file)
+  const entries = await services.audit.list({ limit: 10 })
   assert.deepEqual(
     entries.map((e) => e.action),
     ['operator.disabled', 'operator.role_changed', 'operator.created', 'operator.created'],

@@ -13,11 +13,11 @@ const T0 = Date.parse('2027-03-01T10:00:00Z')
 /** An unverified portal account with a banned key, and a second (suspended) account; every admin POST against them. */
 async function scene(h: ConsoleHarness) {
   const { accountId, mails } = await unverifiedSignUp(h, 'target@example.com')
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: 'main' })
+  const key = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: 'main' })
   await banKey(h, key.key)
   h.clock.advance(60_000) // a new minute: only the ban refuses the key now
   const suspended = await h.newAccount({ name: 'suspended' })
-  await h.app.accounts.suspend({ accountId: suspended.accountId, reason: 'test', actor: testActor })
+  await h.services.accounts.suspend({ accountId: suspended.accountId, reason: 'test', actor: testActor })
   const adminPosts: Array<[string, Record<string, string>]> = [
     [`/console/accounts/${accountId}/plan`, { plan: 'business' }],
     [`/console/accounts/${accountId}/suspend`, { reason: 'replayed' }],
@@ -33,18 +33,18 @@ async function scene(h: ConsoleHarness) {
   ]
   /** Asserts nothing was changed: plan, states, key, ban, mail, audit entries beyond the set-up's. */
   async function unchanged() {
-    const account = await h.app.accounts.getAccount(accountId)
+    const account = await h.services.accounts.getAccount(accountId)
     assert.equal(account.plan, 'free')
     assert.equal(account.suspendedAt, null)
     assert.equal(account.deletedAt, null)
-    assert.equal((await h.app.accounts.getApiKey(key.id)).state, 'active')
-    assert.notEqual((await h.app.accounts.getAccount(suspended.accountId)).suspendedAt, null)
+    assert.equal((await h.services.accounts.getApiKey(key.id)).state, 'active')
+    assert.notEqual((await h.services.accounts.getAccount(suspended.accountId)).suspendedAt, null)
     const banned = await api(h, key.key)
     assert.equal(banned.statusCode, 429, 'still banned')
     assert.equal(JSON.parse(banned.body).code, 'temporarily_banned')
     assert.equal((await mails()).length, 1, 'no verification mail sent')
     for (const id of [accountId, suspended.accountId]) {
-      const operatorEntries = (await h.app.audit.list({ accountId: id, limit: 50 })).filter(
+      const operatorEntries = (await h.services.audit.list({ accountId: id, limit: 50 })).filter(
         (e) => e.actor.kind === 'operator',
       )
       assert.deepEqual(operatorEntries, [])

@@ -82,7 +82,12 @@ test('Suspend with a reason: 403 account_suspended on the API; Reactivate: 200 a
 test("Revoke: the key is refused with 401 from its next request; the account's other key still works", async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const { accountId, keyId, key } = await h.newAccount()
-  const other = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: 'other' })
+  const other = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId,
+    environment: 'test',
+    name: 'other',
+  })
   const admin = await signedInOperator(h, { role: 'admin' })
 
   const page = await confirm(admin, accountId, `keys/${keyId}/revoke`)
@@ -158,7 +163,7 @@ test('Resend verification: a fresh link is mailed (the older one stops working) 
 test('Delete account with a reason: its keys get 401, its page says deleted; the reason is in the audit entry', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const { accountId, mails } = await unverifiedSignUp(h, 'gone@example.com')
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
+  const key = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
   const admin = await signedInOperator(h, { role: 'admin' })
 
   const step = await admin.get(`/console/accounts/${accountId}/delete`)
@@ -216,12 +221,12 @@ test('bad input: a 400 page saying what is wrong, and nothing changed', async (t
   // Nothing changed: plan, state, keys, the account itself, and no audit entry but the test's own.
   assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
   assert.equal((await api(h, stranger.key)).statusCode, 200)
-  const account = await h.app.accounts.getAccount(accountId)
+  const account = await h.services.accounts.getAccount(accountId)
   assert.equal(account.suspendedAt, null)
   assert.equal(account.deletedAt, null)
-  assert.equal((await h.app.accounts.getApiKey(keyId)).state, 'active')
+  assert.equal((await h.services.accounts.getApiKey(keyId)).state, 'active')
   for (const id of [accountId, stranger.accountId]) {
-    const entries = await h.app.audit.list({ accountId: id, limit: 10 })
+    const entries = await h.services.audit.list({ accountId: id, limit: 10 })
     assert.deepEqual(
       entries.map((e) => `${e.actor.kind} ${e.action}`),
       ['cli key.created', 'cli account.created'],

@@ -12,7 +12,12 @@ const T0 = Date.parse('2027-03-01T10:00:00Z')
 test('an account made in the portal: email not verified, plan, state, keys, usage, audit entries and every admin control', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const { accountId } = await unverifiedSignUp(h, 'owner@example.com')
-  const key = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test', name: 'ci runner' })
+  const key = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId,
+    environment: 'test',
+    name: 'ci runner',
+  })
   h.clock.advance(90_000)
   for (let i = 0; i < 3; i++) assert.equal((await api(h, key.key)).statusCode, 200)
   const admin = await signedInOperator(h, { role: 'admin' })
@@ -57,7 +62,7 @@ test('an account made by the CLI has no email; a banned key shows with its end a
   const h = await consoleHarness(t, { now: T0 })
   const { accountId, keyId, key } = await h.newAccount({ name: 'batch jobs', plan: 'pro' })
   await banKey(h, key, 300)
-  await h.app.accounts.suspend({ accountId, reason: 'abuse of the API', actor: testActor })
+  await h.services.accounts.suspend({ accountId, reason: 'abuse of the API', actor: testActor })
   const admin = await signedInOperator(h, { role: 'admin' })
 
   const body = (await admin.get(`/console/accounts/${accountId}`)).body
@@ -79,7 +84,7 @@ test('an account made by the CLI has no email; a banned key shows with its end a
 test('a deleted account shows its state and no controls; an unknown id is a 404 page', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
   const { accountId } = await h.newAccount()
-  await h.app.accounts.deleteAccount(accountId, { actor: testActor })
+  await h.services.accounts.deleteAccount(accountId, { actor: testActor })
   const admin = await signedInOperator(h, { role: 'admin' })
   const page = await admin.get(`/console/accounts/${accountId}`)
   assert.equal(page.statusCode, 200)

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AuditAction } from '../../src/modules/audit/audit-event.js'
 import { bearer, type Harness } from '../helpers/harness.js'
 import { client, GOOD_PASSWORD, mails } from '../helpers/portal.js'
+import type { Services } from '../../src/main/services.js'
 
 /** GET /v1/pets with the key. */
 export const api = (h: { app: FastifyInstance }, key: string) => h.app.inject({ url: '/v1/pets', headers: bearer(key) })
@@ -27,7 +28,7 @@ export async function unverifiedSignUp(
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email, password: GOOD_PASSWORD })).statusCode, 200)
   const verifications = async () =>
-    (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${email}`) && m.includes('/portal/verify/'))
+    (await mails(h, h.outbox)).filter((m) => m.includes(`To: ${email}`) && m.includes('/portal/verify/'))
   assert.equal((await verifications()).length, 1)
   const row = await h.handle.db
     .selectFrom('portal_users')
@@ -38,8 +39,8 @@ export async function unverifiedSignUp(
 }
 
 /** The account's audit entries of one action, newest first. */
-export const entriesOf = (h: { app: FastifyInstance }, accountId: string, action: AuditAction) =>
-  h.app.audit.list({ accountId, action, limit: 50 })
+export const entriesOf = (h: { services: Services }, accountId: string, action: AuditAction) =>
+  h.services.audit.list({ accountId, action, limit: 50 })
 
 /** The labels of a page's buttons, in order. */
 export const buttonsOf = (body: string): string[] =>

@@ -14,6 +14,7 @@ import { bearer } from '../helpers/harness.js'
 import { client, GOOD_PASSWORD, mails, ORIGIN, signedUpUser } from '../helpers/portal.js'
 import { testActor } from '../helpers/actors.js'
 import { unverifiedSignUp } from './account-support.js'
+import type { Services } from '../../src/main/services.js'
 
 const FAILED = 'Email, password or code is incorrect.'
 const cli = { kind: 'cli' as const, user: 'test' }
@@ -49,14 +50,14 @@ function wrongCode(op: SetUpOperator, at: number, seed: number): string {
   }
 }
 
-const failuresOf = async (app: FastifyInstance, operatorId: string) =>
-  (await app.audit.list({ action: 'operator.login_failed', limit: 500 }))
+const failuresOf = async (services: Services, operatorId: string) =>
+  (await services.audit.list({ action: 'operator.login_failed', limit: 500 }))
     .filter((e) => e.target?.id === operatorId)
     .map((e) => (e.changes as { failed: string }).failed)
 
 test('codes cannot be guessed with a stolen password: 10 a quarter hour per operator, from any number of addresses, even all at once', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'admin' })
+  const op = await setUpOperator(h, { role: 'admin' })
   const now = h.clock.now()
   // 30 guesses at the same instant, each from an address of its own (so the per-address throttle never counts).
   const guesses = await Promise.all(
@@ -68,7 +69,7 @@ test('codes cannot be guessed with a stolen password: 10 a quarter hour per oper
     assert.equal(r.statusCode, 400)
     assert.ok(r.body.includes(FAILED))
   }
-  const failed = await failuresOf(h.app, op.id)
+  const failed = await failuresOf(h.services, op.id)
   assert.equal(failed.length, 30)
   const checked = failed.filter((f) => f === 'code').length
   assert.ok(
@@ -86,7 +87,7 @@ test('codes cannot be guessed with a stolen password: 10 a quarter hour per oper
     })
     assert.equal(r.statusCode, 400)
   }
-  assert.equal((await failuresOf(h.app, op.id)).filter((f) => f === 'code').length, LOGIN_FAILURES_ALLOWED)
+  assert.equal((await failuresOf(h.services, op.id)).filter((f) => f === 'code').length, LOGIN_FAILURES_ALLOWED)
   // The budget is spent: even the right code, from yet another address, is not checked, and reads as any failure.
   const right = await logInFrom(h.app, '10.2.0.1', {
     email: op.email,
@@ -106,7 +107,7 @@ test('codes cannot be guessed with a stolen password: 10 a quarter hour per oper
 
 test('wrong passwords from many addresses do not lock the operator out (only tries with the right password count against codes)', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'support' })
+  const op = await setUpOperator(h, { role: 'support' })
   for (let i = 0; i < 2 * LOGIN_FAILURES_ALLOWED; i++) {
     const r = await logInFrom(h.app, `10.3.${i}.1`, {
       email: op.email,
@@ -129,7 +130,7 @@ test('wrong passwords from many addresses do not lock the operator out (only tri
 
 test('one TOTP code, or one recovery code, sent five times at once logs in once; a code 2 steps or an hour away never', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'admin' })
+  const op = await setUpOperator(h, { role: 'admin' })
   const now = h.clock.now()
   for (const code of [op.codeAt(now + 30_000), op.recoveryCodes[0]!]) {
     const results = await Promise.all(
@@ -149,10 +150,10 @@ test('one TOTP code, or one recovery code, sent five times at once logs in once;
 
 test('the log-in answers alike for an unknown email, a wrong password, a wrong code, an operator not set up and a disabled one', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'admin' })
-  const gone = await setUpOperator(h.app, { role: 'admin' })
-  await h.app.operators!.disable(gone.id, cli)
-  await h.app.operators!.create({ email: 'half@ops.example', role: 'admin', actor: cli })
+  const op = await setUpOperator(h, { role: 'admin' })
+  const gone = await setUpOperator(h, { role: 'admin' })
+  await h.services.operators!.disable(gone.id, cli)
+  await h.services.operators!.create({ email: 'half@ops.example', role: 'admin', actor: cli })
   const now = h.clock.now()
   const attempts = [
     { email: 'nobody@ops.example', password: op.password, code: op.codeAt(now) },
@@ -186,7 +187,7 @@ test('the log-in answers alike for an unknown email, a wrong password, a wrong c
 
 test("setup links: a secret of the attacker's choosing is not taken, a disabled operator's link is dead, recovery codes are shown once", async (t) => {
   const h = await consoleHarness(t)
-  const { operator, setupToken } = await h.app.operators!.create({
+  const { operator, setupToken } = await h.services.operators!.create({
     email: 'victim@ops.example',
     role: 'admin',
     actor: cli,
@@ -238,14 +239,14 @@ test("setup links: a secret of the attacker's choosing is not taken, a disabled 
   )
 
   // A link whose operator was disabled before using it: dead, on GET and POST.
-  const second = await h.app.operators!.create({ email: 'later@ops.example', role: 'admin', actor: cli })
+  const second = await h.services.operators!.create({ email: 'later@ops.example', role: 'admin', actor: cli })
   const d = client(h.app)
   const secondLink = `/console/setup/${second.setupToken}`
   await d.get(secondLink)
   const secondSecret = /<code class="secret">([A-Z2-7]+)<\/code>/.exec(
     (await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).body,
   )![1]!
-  await h.app.operators!.disable(second.operator.id, cli)
+  await h.services.operators!.disable(second.operator.id, cli)
   assert.equal((await d.get(secondLink)).statusCode, 410)
   assert.equal((await d.post(secondLink, { password: `operator ${GOOD_PASSWORD}` })).statusCode, 410)
   assert.equal((await d.post(`${secondLink}/confirm`, { code: totpCode(secondSecret, now) })).statusCode, 410)
@@ -270,7 +271,7 @@ test("CSRF: no Origin nor Referer, another session's token, a foreign Referer: 4
     const r = await admin.post(url, fields, headers)
     assert.equal(r.statusCode, 403, JSON.stringify(headers))
   }
-  assert.equal((await h.app.accounts.getAccount(target.accountId)).suspendedAt, null)
+  assert.equal((await h.services.accounts.getAccount(target.accountId)).suspendedAt, null)
   // The same request with the token and our Origin goes through (the refusals above were the token's and Origin's).
   assert.equal((await admin.post(url, { reason: 'csrf' })).statusCode, 303)
 })
@@ -281,7 +282,7 @@ test("support cannot approve or decline a plan request (GET or replayed POST); a
   const admin = await signedInOperator(h, { role: 'admin' })
   const a = await h.newAccount({ name: 'a' })
   const b = await h.newAccount({ name: 'b' })
-  const request = await h.app.planRequests!.create({
+  const request = await h.services.planRequests!.create({
     accountId: a.accountId,
     plan: 'pro',
     note: 'please',
@@ -299,8 +300,8 @@ test("support cannot approve or decline a plan request (GET or replayed POST); a
       403,
     )
   }
-  assert.equal((await h.app.accounts.getAccount(a.accountId)).plan, 'free')
-  assert.equal((await h.app.planRequests!.getListing(request.id))?.state, 'pending')
+  assert.equal((await h.services.accounts.getAccount(a.accountId)).plan, 'free')
+  assert.equal((await h.services.planRequests!.getListing(request.id))?.state, 'pending')
 
   // IDOR: B's key through A's URL.
   assert.equal((await admin.get(`/console/accounts/${a.accountId}/keys/${b.keyId}/revoke`)).statusCode, 400)
@@ -311,7 +312,7 @@ test("support cannot approve or decline a plan request (GET or replayed POST); a
 
 test('next= never leads off the console, however encoded', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'support' })
+  const op = await setUpOperator(h, { role: 'support' })
   const evil = [
     '//evil.example',
     '/\\evil.example',
@@ -374,17 +375,17 @@ test('forged Host, X-Forwarded-Host and -Proto choose no link: the setup page, r
     })
   await admin.get(`/console/accounts/${accountId}/verification`)
   assert.equal((await send(`/console/accounts/${accountId}/verification`)).statusCode, 303)
-  const request = await h.app.planRequests!.create({ accountId, plan: 'pro', note: 'more', actor: testActor })
+  const request = await h.services.planRequests!.create({ accountId, plan: 'pro', note: 'more', actor: testActor })
   await admin.get(`/console/requests/${request.id}/decline`)
   assert.equal((await send(`/console/requests/${request.id}/decline`, { reason: 'not now' })).statusCode, 303)
-  const sent = await mails(h.app, h.outbox)
+  const sent = await mails(h, h.outbox)
   assert.ok(sent.length >= 3)
   for (const mail of sent) {
     assert.ok(!mail.includes('evil.example'), mail)
     assert.ok(!/https:\/\/portal\.test/.test(mail))
   }
   assert.ok(sent.some((m) => m.includes(`${ORIGIN}/portal/verify/`)))
-  const { setupToken } = await h.app.operators!.create({ email: 'fresh@ops.example', role: 'support', actor: cli })
+  const { setupToken } = await h.services.operators!.create({ email: 'fresh@ops.example', role: 'support', actor: cli })
   assert.ok(
     !(await h.app.inject({ url: `/console/setup/${setupToken}`, headers: forged })).body.includes('evil.example'),
   )
@@ -404,14 +405,14 @@ test('stored XSS: names, notes and reasons with markup are text on every console
       .executeTakeFirstOrThrow()
   ).account_id
   await h.handle.db.updateTable('accounts').set({ name: XSS }).where('id', '=', accountId).execute()
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId,
     environment: 'test',
     name: XSS.slice(0, 60),
   })
-  const request = await h.app.planRequests!.create({ accountId, plan: 'pro', note: XSS, actor: testActor })
-  await h.app.planRequests!.decline({ id: request.id, reason: XSS, actor: testActor })
+  const request = await h.services.planRequests!.create({ accountId, plan: 'pro', note: XSS, actor: testActor })
+  await h.services.planRequests!.decline({ id: request.id, reason: XSS, actor: testActor })
   await admin.get(`/console/accounts/${accountId}/suspend`)
   assert.equal((await admin.post(`/console/accounts/${accountId}/suspend`, { reason: XSS })).statusCode, 303)
   const pages = [
@@ -483,7 +484,7 @@ test('no secret in a log line or in audit_events: setup token, password, TOTP se
   const h = await consoleHarness(t, {
     logger: { level: 'trace', stream: { write: (l: string) => void lines.push(l) } },
   })
-  const { operator, setupToken } = await h.app.operators!.create({
+  const { operator, setupToken } = await h.services.operators!.create({
     email: 'logs@ops.example',
     role: 'admin',
     actor: cli,
@@ -540,7 +541,7 @@ test("/portal/activity shows only the account's own entries, whatever `before` s
       .where('email', '=', 'victim@example.com')
       .executeTakeFirstOrThrow()
   ).account_id
-  await h.app.accounts.createApiKey({
+  await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: victimAccount,
     environment: 'test',
@@ -582,7 +583,7 @@ test('a suspended account: its idempotent replay of a 201 is 403 account_suspend
     payload: { name: 'Rex', categoryId: 1 },
   }
   assert.equal((await h.app.inject(create)).statusCode, 201)
-  await h.app.accounts.suspend({ accountId: a.accountId, reason: 'abuse', actor: testActor })
+  await h.services.accounts.suspend({ accountId: a.accountId, reason: 'abuse', actor: testActor })
   for (const request of [create, { method: 'GET' as const, url: '/v1/pets', headers: bearer(a.key) }]) {
     const r = await h.app.inject(request)
     assert.equal(r.statusCode, 403)

@@ -63,8 +63,8 @@ test('the audit page filters by account, actor, action and dates, and exports th
     email: admin.operator.email,
     address: '203.0.113.9',
   }
-  await h.app.accounts.setPlan({ id: alpha.accountId, plan: 'pro', actor: operatorActor })
-  await h.app.accounts.suspend({ accountId: alpha.accountId, reason: '=cmd|calc', actor: operatorActor })
+  await h.services.accounts.setPlan({ id: alpha.accountId, plan: 'pro', actor: operatorActor })
+  await h.services.accounts.suspend({ accountId: alpha.accountId, reason: '=cmd|calc', actor: operatorActor })
   // Two days on, the admin's session has ended: it logs in again (another operator.login).
   const again = Object.assign(client(h.app), { operator: admin.operator })
   assert.equal((await logIn(again, admin.operator, admin.operator.codeAt(h.clock.now()))).statusCode, 303)
@@ -204,7 +204,7 @@ test('the audit page pages newest first with a Next page link; the CSV has every
   const h = await consoleHarness(t, { now: T0 })
   const operator = await signedInOperator(h, { role: 'support' })
   for (let i = 0; i < CSV_BATCH + 20; i++)
-    await h.app.audit.record(testActor, { action: 'ban.lifted', target: { kind: 'key', id: `key_${i}` } })
+    await h.services.audit.record(testActor, { action: 'ban.lifted', target: { kind: 'key', id: `key_${i}` } })
   const total = Number(
     (
       await h.handle.db

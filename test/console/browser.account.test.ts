@@ -40,13 +40,13 @@ test("the account page and every action's confirmation step work with the keyboa
       .status,
     200,
   )
-  await mails(h.app, outbox)
+  await mails(h, outbox)
   const { account_id: accountId } = await h.handle.db
     .selectFrom('portal_users')
     .select('account_id')
     .where('email', '=', 'shop@example.com')
     .executeTakeFirstOrThrow()
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId,
     environment: 'test',
@@ -59,7 +59,7 @@ test("the account page and every action's confirmation step work with the keyboa
   for (let i = 0; i < 92; i++) await call()
   assert.equal((await call()).status, 429)
   h.clock.advance(60_000)
-  const operator = await setUpOperator(h.app, { role: 'admin' })
+  const operator = await setUpOperator(h, { role: 'admin' })
 
   const browser = await launchChromium(t)
   const page = await browser.newPage()

@@ -47,7 +47,7 @@ test('an admin finds an account, changes its plan, suspends, reactivates, revoke
 
   // The admin: made by the CLI, set up and logged in (TOTP).
   const { page } = await operatorInBrowser(browser, h, 'admin', ADMIN)
-  await h.app.usage.flush()
+  await h.services.usage.flush()
   await page.goto(`${base}/console`)
   await page.getByRole('heading', { name: 'Overview' }).waitFor()
   await accessible(page, 'console-overview')

@@ -43,5 +43,5 @@ test('an admin creates, promotes and disables an operator in Chromium', { timeou
   await page.getByRole('button', { name: 'Disable' }).click()
   await page.getByRole('status').filter({ hasText: 'The operator was disabled' }).waitFor()
   assert.match(await row().innerText(), /disabled/)
-  assert.equal((await h.app.operators!.findByEmail(NEWCOMER))!.role, 'admin')
+  assert.equal((await h.services.operators!.findByEmail(NEWCOMER))!.role, 'admin')
 })

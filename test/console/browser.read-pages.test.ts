@@ -22,7 +22,7 @@ test('the overview, search and audit pages work with the keyboard, pass axe and 
   // The public URL is the listener's own origin (the browser's), as a server started with that PORT has.
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const acme = await h.newAccount({ name: 'Acme Widgets', plan: 'pro' })
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     accountId: acme.accountId,
     environment: keyEnvironment(h.config.environment),
     name: 'CI',
@@ -33,12 +33,12 @@ test('the overview, search and audit pages work with the keyboard, pass axe and 
       r.arrayBuffer(),
     )
   for (let i = 0; i < 55; i++)
-    await h.app.audit.record(testActor, {
+    await h.services.audit.record(testActor, {
       action: 'ban.lifted',
       accountId: acme.accountId,
       target: { kind: 'key', id: key.id },
     })
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operator = await setUpOperator(h, { role: 'support' })
 
   const browser = await launchChromium(t)
   const page = await browser.newPage()

@@ -21,7 +21,7 @@ test('a plan request from the portal is approved in the console (plan changed, o
   const base = h.baseUrl
   const owner = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage()
   const accountId = await signUpInBrowser(owner, h, h.outbox, OWNER, GOOD_PASSWORD)
-  const { key } = await h.app.accounts.createApiKey({
+  const { key } = await h.services.accounts.createApiKey({
     actor: { kind: 'account', accountId, email: OWNER, address: '127.0.0.1' },
     accountId,
     environment: 'test',
@@ -60,7 +60,7 @@ test('a plan request from the portal is approved in the console (plan changed, o
   await page.getByRole('button', { name: 'Approve' }).click()
   await page.getByRole('status').filter({ hasText: 'Approved' }).waitFor()
   assert.equal(await limit(), '300', 'the next response has the pro limit')
-  const approvedMail = (await mails(h.app, h.outbox)).findLast((m) =>
+  const approvedMail = (await mails(h, h.outbox)).findLast((m) =>
     /^Subject: Your plan request was approved: pro/m.test(m),
   )
   assert.ok(approvedMail, 'the integrator was mailed the approval')
@@ -82,7 +82,7 @@ test('a plan request from the portal is approved in the console (plan changed, o
   await page.getByRole('button', { name: 'Decline' }).click()
   await page.getByRole('status').filter({ hasText: 'Declined' }).waitFor()
   assert.equal(await limit(), '300', 'a declined request changes nothing')
-  const declinedMail = (await mails(h.app, h.outbox)).findLast((m) =>
+  const declinedMail = (await mails(h, h.outbox)).findLast((m) =>
     /^Subject: Your plan request was declined: business/m.test(m),
   )
   assert.ok(

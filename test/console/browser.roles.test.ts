@@ -23,16 +23,16 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   const owner = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage()
   const accountId = await signUpInBrowser(owner, h, h.outbox, OWNER, GOOD_PASSWORD)
   const actor = { kind: 'account' as const, accountId, email: OWNER, address: '127.0.0.1' }
-  await h.app.planRequests!.create({ accountId, plan: 'business', note: 'More, please.', actor })
+  await h.services.planRequests!.create({ accountId, plan: 'business', note: 'More, please.', actor })
   // A small quota, so that overrunning it takes few requests; then a real ban: more than 30 refusals in a minute.
-  await h.app.accounts.setPlan({
+  await h.services.accounts.setPlan({
     id: accountId,
     plan: 'enterprise',
     perMinute: 2,
     perDay: 1000,
     actor: { kind: 'cli', user: 'test' },
   })
-  const { key, id: keyId } = await h.app.accounts.createApiKey({
+  const { key, id: keyId } = await h.services.accounts.createApiKey({
     actor,
     accountId,
     environment: 'test',
@@ -58,7 +58,7 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   await late.getByLabel('Password').fill(GOOD_PASSWORD)
   await late.getByRole('button', { name: 'Create account' }).click()
   await late.getByRole('heading', { name: 'Check your email' }).waitFor()
-  await mails(h.app, h.outbox)
+  await mails(h, h.outbox)
   const lateId = (
     await h.handle.db
       .selectFrom('portal_users')
@@ -108,10 +108,10 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   await page.getByRole('button', { name: 'Resend verification' }).click()
   await page.getByRole('heading', { name: 'Resend verification' }).waitFor()
   await accessible(page, 'console-confirm-resend')
-  const before = (await mails(h.app, h.outbox)).length
+  const before = (await mails(h, h.outbox)).length
   await page.getByRole('button', { name: 'Resend verification' }).click()
   await page.getByRole('status').filter({ hasText: 'A fresh verification link was mailed' }).waitFor()
-  const sent = (await mails(h.app, h.outbox)).slice(before)
+  const sent = (await mails(h, h.outbox)).slice(before)
   assert.equal(sent.length, 1)
   assert.match(sent[0]!, new RegExp(`^To: ${UNVERIFIED}`, 'm'))
   assert.ok(linkIn(sent[0]!, '/portal/verify').startsWith(`${base}/portal/verify/`))
@@ -127,7 +127,7 @@ test('support lifts a real ban and resends a verification; admin controls are ab
       headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ _csrf: csrf, ...fields }),
     })
-  const pending = (await h.app.planRequests!.list('pending', 10))[0]!
+  const pending = (await h.services.planRequests!.list('pending', 10))[0]!
   const attempts = {
     suspend: await replay(`/console/accounts/${accountId}/suspend`, { reason: 'support tries' }),
     plan: await replay(`/console/accounts/${accountId}/plan`, { plan: 'free', per_minute: '', per_day: '' }),
@@ -142,13 +142,13 @@ test('support lifts a real ban and resends a verification; admin controls are ab
   // The same session's support POST still works: the token and cookie were good, only the role was not.
   const control = await replay(`/console/accounts/${accountId}/keys/${keyId}/unban`, {})
   assert.equal(control.status, 303)
-  const account = await h.app.accounts.getAccount(accountId)
+  const account = await h.services.accounts.getAccount(accountId)
   assert.deepEqual(
     [account.plan, account.suspendedAt, account.deletedAt, account.quota.perMinute],
     ['enterprise', null, null, 2],
   )
-  assert.equal((await h.app.accounts.getApiKey(keyId)).revokedAt, null)
-  assert.equal((await h.app.planRequests!.list('pending', 10)).length, 1)
+  assert.equal((await h.services.accounts.getApiKey(keyId)).revokedAt, null)
+  assert.equal((await h.services.planRequests!.list('pending', 10)).length, 1)
 
   // On record: the support operator's changes, and no admin action at all.
   await page.goto(`${base}/console/audit?actor=${encodeURIComponent(SUPPORT)}`)

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { LOGIN_FAILURES_ALLOWED } from '../../src/modules/sign-in/login-throttle.js'
 import { consoleHarness, setUpOperator } from '../helpers/console.js'
 import { ORIGIN } from '../helpers/portal.js'
+import type { Services } from '../../src/main/services.js'
 
 const WRONG = 'not the password at all'
 
@@ -32,14 +33,14 @@ async function logInFrom(
   })
 }
 
-const loginEntries = async (app: FastifyInstance) =>
-  (await app.audit.list({ limit: 100 }))
+const loginEntries = async (services: Services) =>
+  (await services.audit.list({ limit: 100 }))
     .filter((e) => e.action === 'operator.login' || e.action === 'operator.login_failed')
     .reverse()
 
 test('success, wrong password, wrong code and an unknown email are each on record, with the address', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'support' })
+  const op = await setUpOperator(h, { role: 'support' })
   const now = h.clock.now()
   assert.equal(
     (await logInFrom(h.app, '198.51.100.1', { email: op.email, password: op.password, code: op.codeAt(now + 30_000) }))
@@ -61,7 +62,7 @@ test('success, wrong password, wrong code and an unknown email are each on recor
     400,
   )
 
-  const entries = await loginEntries(h.app)
+  const entries = await loginEntries(h.services)
   assert.deepEqual(
     entries.map((e) => [e.action, e.actor.address, e.changes?.failed ?? e.changes?.method]),
     [
@@ -75,9 +76,9 @@ test('success, wrong password, wrong code and an unknown email are each on recor
   const unknown = entries[3]!
   assert.deepEqual(unknown.actor, { kind: 'operator', id: null, email: typed, address: '198.51.100.4' })
   assert.equal(unknown.target, null)
-  assert.ok(!JSON.stringify(await h.app.audit.list({ limit: 100 })).includes(WRONG), 'no password typed is stored')
+  assert.ok(!JSON.stringify(await h.services.audit.list({ limit: 100 })).includes(WRONG), 'no password typed is stored')
   // Found by the console's actor filter, as any other actor.
-  assert.equal((await h.app.audit.list({ actor: typed.toLowerCase(), limit: 5 })).length, 1)
+  assert.equal((await h.services.audit.list({ actor: typed.toLowerCase(), limit: 5 })).length, 1)
 })
 
 test('an unknown email is stored cut to 100 characters: junk typed by anyone cannot grow an entry', async (t) => {
@@ -87,14 +88,14 @@ test('an unknown email is stored cut to 100 characters: junk typed by anyone can
     (await logInFrom(h.app, '198.51.100.9', { email: long, password: WRONG, code: '123456' })).statusCode,
     400,
   )
-  const [entry] = await loginEntries(h.app)
+  const [entry] = await loginEntries(h.services)
   assert.equal(entry!.actor.email, `${long.slice(0, 99)}…`)
   assert.equal(entry!.changes?.emailLength, long.length, 'how long it was, for whoever investigates')
 })
 
 test('attempts the throttle refuses (429) are on record too: for an operator and for an unknown email', async (t) => {
   const h = await consoleHarness(t)
-  const op = await setUpOperator(h.app, { role: 'admin' })
+  const op = await setUpOperator(h, { role: 'admin' })
   const address = '203.0.113.5'
   for (const email of [op.email, 'ghost@ops.example']) {
     for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++)
@@ -106,7 +107,7 @@ test('attempts the throttle refuses (429) are on record too: for an operator and
     })
     assert.equal(refused.statusCode, 429)
   }
-  const entries = await loginEntries(h.app)
+  const entries = await loginEntries(h.services)
   assert.equal(entries.length, 2 * (LOGIN_FAILURES_ALLOWED + 1))
   assert.ok(entries.every((e) => e.actor.address === address))
   const throttled = entries.filter((e) => e.changes?.failed === 'throttled')

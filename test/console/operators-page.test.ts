@@ -26,7 +26,7 @@ const rowOf = (body: string, email: string): string => {
   assert.ok(start >= 0, `no row for ${email}`)
   return body.slice(start, body.indexOf('</tr>', start))
 }
-const stored = (h: ConsoleHarness, email: string) => h.app.operators!.findByEmail(email)
+const stored = (h: ConsoleHarness, email: string) => h.services.operators!.findByEmail(email)
 
 test('an admin creates an operator: the setup link is shown once, from the public URL, and it works', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
@@ -89,10 +89,10 @@ test('an admin creates an operator: the setup link is shown once, from the publi
   assert.equal(noRole.statusCode, 400)
   assert.match(noRole.body, /Choose a role: admin or support\./)
   assert.equal(await stored(h, 'other@ops.example'), undefined)
-  assert.equal((await h.app.operators!.list()).length, 2)
+  assert.equal((await h.services.operators!.list()).length, 2)
 
   // On record with the admin as the actor.
-  const [entry, ...others] = await h.app.audit.list({
+  const [entry, ...others] = await h.services.audit.list({
     action: 'operator.created',
     actor: admin.operator.email,
     limit: 10,
@@ -103,7 +103,7 @@ test('an admin creates an operator: the setup link is shown once, from the publi
     ['operator', admin.operator.email, { after: { email: 'New.Person@ops.example', role: 'support' } }],
   )
   assert.ok(
-    !JSON.stringify(await h.app.audit.list({ limit: 100 })).includes(new URL(link).pathname.split('/').at(-1)!),
+    !JSON.stringify(await h.services.audit.list({ limit: 100 })).includes(new URL(link).pathname.split('/').at(-1)!),
     'the token is in no entry',
   )
 })
@@ -119,7 +119,7 @@ test("change role and disable: the disabled operator's session ends; self-disabl
     locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
     '/console/operators?done=role',
   )
-  assert.equal((await h.app.operators!.get(id))!.role, 'admin')
+  assert.equal((await h.services.operators!.get(id))!.role, 'admin')
   assert.match((await admin.get('/console/operators?done=role')).body, /role="status">The role was changed/)
   assert.ok((await other.get('/console')).body.includes(NAV_LINK), 'the promoted operator sees the link')
   assert.equal(
@@ -140,7 +140,7 @@ test("change role and disable: the disabled operator's session ends; self-disabl
     last.body,
     /You are the last active admin: make another operator admin before you change your own role\./,
   )
-  assert.equal((await h.app.operators!.get(admin.operator.id))!.role, 'admin')
+  assert.equal((await h.services.operators!.get(admin.operator.id))!.role, 'admin')
 
   // Self-disable: no button, the confirmation step and the POST refused.
   const selfStep = await admin.get(`/console/operators/${admin.operator.id}/disable`)
@@ -149,7 +149,7 @@ test("change role and disable: the disabled operator's session ends; self-disabl
   const self = await admin.post(`/console/operators/${admin.operator.id}/disable`, {})
   assert.equal(self.statusCode, 400)
   assert.match(self.body, /You cannot disable yourself/)
-  assert.equal((await h.app.operators!.get(admin.operator.id))!.disabledAt, null)
+  assert.equal((await h.services.operators!.get(admin.operator.id))!.disabledAt, null)
 
   // Disable another, through its confirmation step: its session ends on its next request.
   const step = await admin.get(`/console/operators/${id}/disable`)
@@ -176,7 +176,7 @@ test("change role and disable: the disabled operator's session ends; self-disabl
   )
 
   // On record with the admin's email (the self-demotion with the other's).
-  const byAdmin = await h.app.audit.list({ actor: admin.operator.email, limit: 20 })
+  const byAdmin = await h.services.audit.list({ actor: admin.operator.email, limit: 20 })
   const changes = byAdmin
     .filter((e) => e.action === 'operator.role_changed' || e.action === 'operator.disabled')
     .map((e) => [e.action, e.target?.id, e.actor.kind])
@@ -184,7 +184,11 @@ test("change role and disable: the disabled operator's session ends; self-disabl
     ['operator.disabled', id, 'operator'],
     ['operator.role_changed', id, 'operator'],
   ])
-  const [demoted] = await h.app.audit.list({ actor: other.operator.email, action: 'operator.role_changed', limit: 5 })
+  const [demoted] = await h.services.audit.list({
+    actor: other.operator.email,
+    action: 'operator.role_changed',
+    limit: 5,
+  })
   assert.deepEqual(demoted!.changes, {
     email: other.operator.email,
     before: { role: 'admin' },
@@ -201,7 +205,7 @@ test('support: no Operators link, 403 on the page and on every POST, nothing cha
   assert.ok(!home.body.includes(NAV_LINK), 'no Operators link for support')
   assert.ok((await admin.get('/console')).body.includes(NAV_LINK), 'the link for admins')
 
-  const auditBefore = (await h.app.audit.list({ limit: 100 })).length
+  const auditBefore = (await h.services.audit.list({ limit: 100 })).length
   const refused = {
     list: await support.get('/console/operators'),
     step: await support.get(`/console/operators/${admin.operator.id}/disable`),
@@ -215,11 +219,11 @@ test('support: no Operators link, 403 on the page and on every POST, nothing cha
     assert.match(response.body, /Not allowed/, what)
   }
   assert.equal(await stored(h, 'sneaky@ops.example'), undefined)
-  assert.deepEqual((await h.app.operators!.list()).map((o) => [o.role, o.disabledAt]).sort(), [
+  assert.deepEqual((await h.services.operators!.list()).map((o) => [o.role, o.disabledAt]).sort(), [
     ['admin', null],
     ['support', null],
   ])
-  assert.equal((await h.app.audit.list({ limit: 100 })).length, auditBefore)
+  assert.equal((await h.services.audit.list({ limit: 100 })).length, auditBefore)
   // The token and cookie were good: a support page still works.
   assert.equal((await support.get('/console/audit')).statusCode, 200)
 

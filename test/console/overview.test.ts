@@ -33,9 +33,9 @@ test('the overview counts accounts, sign-ups and requests by outcome, and names 
   h.clock.advance(8 * DAY)
   const pro = await h.newAccount({ name: 'Pro one', plan: 'pro' })
   const suspended = await h.newAccount({ name: 'Suspended one', plan: 'pro' })
-  await h.app.accounts.suspend({ accountId: suspended.accountId, reason: 'abuse', actor: testActor })
+  await h.services.accounts.suspend({ accountId: suspended.accountId, reason: 'abuse', actor: testActor })
   const gone = await h.newAccount({ name: 'Gone', plan: 'business' })
-  await h.app.accounts.deleteAccount(gone.accountId, { actor: testActor })
+  await h.services.accounts.deleteAccount(gone.accountId, { actor: testActor })
   // Today, two hours before the page: two successes (today's, not the last hour's).
   h.clock.advance(2 * DAY - 2 * HOUR)
   const busy = await h.newAccount({ name: 'Busy <b>', plan: 'enterprise', perMinute: 4, perDay: 1000 })

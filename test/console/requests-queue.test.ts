@@ -35,7 +35,9 @@ test('a flood does not hide a real request: 50 a page with the total and a next 
   const ids: string[] = []
   for (const accountId of flood) {
     h.clock.advance(1000)
-    ids.push((await h.app.planRequests!.create({ accountId, plan: 'enterprise', note: 'flood', actor: testActor })).id)
+    ids.push(
+      (await h.services.planRequests!.create({ accountId, plan: 'enterprise', note: 'flood', actor: testActor })).id,
+    )
   }
   h.clock.advance(1000)
   // Its session ended long ago: it logs in again.

@@ -20,7 +20,7 @@ async function asking(h: ConsoleHarness, email: string, plan: string, note = '')
     .select('account_id')
     .where('email_key', '=', email)
     .executeTakeFirstOrThrow()
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     accountId,
     environment: keyEnvironment(h.config.environment),
     actor: testActor,
@@ -44,7 +44,7 @@ const stateOf = async (h: ConsoleHarness, id: string) =>
     .where('id', '=', id)
     .executeTakeFirstOrThrow()
 const decisionMails = async (h: ConsoleHarness, to: string) =>
-  (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('Subject: Your plan request'))
+  (await mails(h, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('Subject: Your plan request'))
 /** The rows of the table under the heading `title`. */
 function section(body: string, title: string): string {
   const start = body.indexOf(`<h2>${title}</h2>`)
@@ -115,7 +115,7 @@ test('an admin sees the request with its account and approves it: the plan chang
   )
 
   assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '300', 'the new limit on the next API request')
-  assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'pro')
+  assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'pro')
   const [mail] = await decisionMails(h, 'grow@example.com')
   assert.ok(mail, 'the owner is mailed')
   assert.match(mail, /Subject: Your plan request was approved: pro/)
@@ -189,7 +189,7 @@ test('an enterprise approval asks for the quotas; a decline needs a Reason, whic
     section(list.body, 'Recent decisions'),
     /Declined<\/span> by [^<]*\.<br>Reason: Business needs a signed contract\.<br>Write to sales@petstore\.example\./,
   )
-  assert.equal((await h.app.accounts.getAccount(small.accountId)).plan, 'free')
+  assert.equal((await h.services.accounts.getAccount(small.accountId)).plan, 'free')
   assert.equal((await api(h, small.key)).headers['x-ratelimit-limit'], '60')
   const [mail] = await decisionMails(h, 'small@example.com')
   assert.match(mail!, /Subject: Your plan request was declined: business/)
@@ -222,7 +222,7 @@ test('support sees the requests without the buttons; its requests to decide are 
   assert.equal((await support.post(`/console/requests/${id}/decline`, { reason: 'no' })).statusCode, 403)
 
   assert.deepEqual(await stateOf(h, id), { state: 'pending', decided_by: null })
-  assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'free')
+  assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'free')
   assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
   assert.equal((await decisionMails(h, 'wait@example.com')).length, 0)
   assert.equal((await entriesOf(h, accountId, 'plan_request.approved')).length, 0)

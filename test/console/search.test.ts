@@ -36,15 +36,15 @@ test('an operator finds accounts by email, name, account id, key id, key prefix 
   const underscore = await accountIdOf(h, 'a_b@example.com')
   const percent = await accountIdOf(h, 'fifty%off@example.com')
   const acme = await h.newAccount({ name: 'Acme Widgets Ltd', plan: 'pro' })
-  const ci = await h.app.accounts.createApiKey({
+  const ci = await h.services.accounts.createApiKey({
     accountId: jane,
     environment: keyEnvironment(h.config.environment),
     name: 'CI',
     actor: testActor,
   })
   const gone = await h.newAccount({ name: 'Gone soon' })
-  await h.app.accounts.deleteAccount(gone.accountId, { actor: testActor })
-  await h.app.accounts.suspend({ accountId: acme.accountId, reason: 'abuse', actor: testActor })
+  await h.services.accounts.deleteAccount(gone.accountId, { actor: testActor })
+  await h.services.accounts.suspend({ accountId: acme.accountId, reason: 'abuse', actor: testActor })
 
   for (const role of ['support', 'admin'] as const) {
     const operator = await signedInOperator(h, { role })
@@ -161,7 +161,8 @@ test('an operator finds accounts by email, name, account id, key id, key prefix 
 
 test('a search returns at most 50 accounts and says there are more; signed out, it has nothing to show', async (t) => {
   const h = await consoleHarness(t)
-  for (let i = 0; i < 52; i++) await h.app.accounts.createAccount({ name: `Bulk ${i}`, plan: 'free', actor: testActor })
+  for (let i = 0; i < 52; i++)
+    await h.services.accounts.createAccount({ name: `Bulk ${i}`, plan: 'free', actor: testActor })
   const operator = await signedInOperator(h, { role: 'support' })
   const page = await operator.post('/console/accounts', { q: 'bulk' })
   assert.equal(results(page.body).length, 50)

@@ -12,7 +12,7 @@ const setCookies = (response: { headers: Record<string, unknown> }) =>
 
 test('the session cookie: Path=/console, HttpOnly, SameSite=Strict over http; Secure and __Secure- with an https public URL', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operator = await setUpOperator(h, { role: 'support' })
   const c = client(h.app)
   const login = await logIn(c, operator, operator.codeAt(h.clock.now() + 30_000))
   const session = setCookies(login).find((s) => s.startsWith('console_session='))!
@@ -21,7 +21,7 @@ test('the session cookie: Path=/console, HttpOnly, SameSite=Strict over http; Se
 
   // Whatever the request says about its scheme and host: the public URL alone decides.
   const https = await consoleHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://console.test' } })
-  const op = await setUpOperator(https.app, { role: 'support' })
+  const op = await setUpOperator(https, { role: 'support' })
   const s = client(https.app, 'https://console.test')
   const form = await s.get('/console/login')
   assert.match(
@@ -126,7 +126,7 @@ test('a disabled operator is logged out at its next request', async (t) => {
   const h = await consoleHarness(t)
   const c = await signedInOperator(h, { role: 'admin' })
   assert.equal((await c.get('/console')).statusCode, 200)
-  await h.app.operators!.disable(c.operator.id, { kind: 'cli', user: 'test' })
+  await h.services.operators!.disable(c.operator.id, { kind: 'cli', user: 'test' })
   assert.equal((await c.get('/console')).statusCode, 303)
   assert.equal((await h.handle.db.selectFrom('operator_sessions').selectAll().execute()).length, 0)
 })
@@ -169,7 +169,7 @@ test('a support operator is refused an admin action with 403, and nothing change
   })
   assert.equal(r.statusCode, 403)
   assert.match(r.body, /Your role \(support\) may not do this/)
-  assert.equal((await h.app.accounts.getAccount(account.accountId)).plan, 'free')
+  assert.equal((await h.services.accounts.getAccount(account.accountId)).plan, 'free')
 })
 
 test("console pages carry the portal's security headers, errors are console pages, and CONSOLE=off turns the console off alone", async (t) => {
@@ -194,7 +194,7 @@ test("console pages carry the portal's security headers, errors are console page
   assert.match(String(css.headers['content-type']), /^text\/css/)
 
   const off = await portalHarness(t, { env: { CONSOLE: 'off' } })
-  assert.equal(off.app.operators, undefined)
+  assert.equal(off.services.operators, undefined)
   assert.equal((await off.app.inject({ url: '/console/login' })).statusCode, 404)
   assert.equal((await off.app.inject({ url: '/portal/login' })).statusCode, 200)
 })

@@ -15,7 +15,7 @@ const FAILED = 'Email, password or code is incorrect.'
 
 test('setup: a password, then the QR code in the page and a confirming code, then 10 recovery codes once; the link is single use', async (t) => {
   const h = await consoleHarness(t)
-  const { operator, setupToken } = await h.app.operators!.create({
+  const { operator, setupToken } = await h.services.operators!.create({
     email: 'new@ops.example',
     role: 'admin',
     actor: cli,
@@ -70,7 +70,10 @@ test('setup: a password, then the QR code in the page and a confirming code, the
   const codes = [...done.body.matchAll(/<li><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]!)
   assert.equal(codes.length, 10)
   assert.equal(done.headers['cache-control'], 'no-store')
-  assert.equal((await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 }))[0]?.target?.id, operator.id)
+  assert.equal(
+    (await h.services.audit.list({ action: 'operator.setup_completed', limit: 5 }))[0]?.target?.id,
+    operator.id,
+  )
 
   for (const again of [
     await c.get(link),
@@ -104,7 +107,7 @@ test('setup: a password, then the QR code in the page and a confirming code, the
 
 test('a setup link is dead after 24 hours, and an unknown or absurd one gets the same page', async (t) => {
   const h = await consoleHarness(t)
-  const { setupToken } = await h.app.operators!.create({ email: 'slow@ops.example', role: 'support', actor: cli })
+  const { setupToken } = await h.services.operators!.create({ email: 'slow@ops.example', role: 'support', actor: cli })
   h.clock.advance(SETUP_LINK_TTL_MS)
   for (const token of [setupToken, 'nope', 'x'.repeat(5000)]) {
     const r = await h.app.inject({ url: `/console/setup/${token}` })
@@ -115,7 +118,7 @@ test('a setup link is dead after 24 hours, and an unknown or absurd one gets the
 
 test('log-in with a TOTP code: a session, operator.login on record with the address; the same code again is refused', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operator = await setUpOperator(h, { role: 'support' })
   const code = operator.codeAt(h.clock.now() + 30_000)
   const c = client(h.app)
   const form = await c.get('/console/login')
@@ -128,7 +131,7 @@ test('log-in with a TOTP code: a session, operator.login on record with the addr
   })
   assert.equal(ok.statusCode, 303)
   assert.equal(ok.headers.location, '/console')
-  const [entry] = await h.app.audit.list({ action: 'operator.login', limit: 5 })
+  const [entry] = await h.services.audit.list({ action: 'operator.login', limit: 5 })
   assert.deepEqual(entry!.actor, { kind: 'operator', id: operator.id, email: operator.email, address: '127.0.0.1' })
   assert.deepEqual(entry!.changes, { method: 'totp' })
 
@@ -148,11 +151,11 @@ test('log-in with a TOTP code: a session, operator.login on record with the addr
 
 test('log-in with a recovery code uses it up; every failure reads the same and failures against an operator are on record', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'admin' })
+  const operator = await setUpOperator(h, { role: 'admin' })
   const recovery = operator.recoveryCodes[3]!
   const ok = await logIn(client(h.app), operator, recovery.toUpperCase())
   assert.equal(ok.statusCode, 303)
-  const [entry] = await h.app.audit.list({ action: 'operator.login', limit: 5 })
+  const [entry] = await h.services.audit.list({ action: 'operator.login', limit: 5 })
   assert.deepEqual(entry!.changes, { method: 'recovery_code', recoveryCodesLeft: 9 })
 
   const now = h.clock.now()
@@ -171,14 +174,14 @@ test('log-in with a recovery code uses it up; every failure reads the same and f
     assert.match(r.body, /<div class="notice notice-error" role="alert">Email, password or code is incorrect.<\/div>/)
     assert.ok(!c.jar.has('console_session'))
   }
-  const failed = await h.app.audit.list({ action: 'operator.login_failed', limit: 10 })
+  const failed = await h.services.audit.list({ action: 'operator.login_failed', limit: 10 })
   assert.equal(failed.length, 5, 'the four against a real operator, and the unknown email')
   assert.deepEqual(failed.map((e) => e.changes?.failed).sort(), ['code', 'code', 'code', 'password', 'unknown_email'])
   // The wrong password did not use up the TOTP code it carried.
   assert.equal((await logIn(client(h.app), operator, operator.codeAt(now + 30_000))).statusCode, 303)
 
   // A disabled operator: the same message, even with everything right.
-  await h.app.operators!.disable(operator.id, { kind: 'cli', user: 'test' })
+  await h.services.operators!.disable(operator.id, { kind: 'cli', user: 'test' })
   const disabled = await logIn(client(h.app), operator, operator.recoveryCodes[5]!)
   assert.equal(disabled.statusCode, 400)
   assert.match(disabled.body, new RegExp(FAILED))
@@ -186,7 +189,7 @@ test('log-in with a recovery code uses it up; every failure reads the same and f
 
 test('log-in is throttled as the portal: after 10 failures for an email from one address, 429 even with the right code', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operator = await setUpOperator(h, { role: 'support' })
   for (let i = 0; i < LOGIN_FAILURES_ALLOWED; i++) {
     assert.equal(
       (await logIn(client(h.app), { email: operator.email, password: 'wrong password entirely' }, '000000')).statusCode,
@@ -208,7 +211,7 @@ test('signed out, a console page leads to the log-in and back; only a console pa
   assert.equal(away.statusCode, 303)
   assert.equal(away.headers.location, '/console/login?next=%2Fconsole%2Faudit%3Faction%3Doperator.login')
   assert.equal((await h.app.inject({ url: '/console' })).headers.location, '/console/login')
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operator = await setUpOperator(h, { role: 'support' })
   let step = 1
   const tryNext = async (next: string) => {
     const c = client(h.app)

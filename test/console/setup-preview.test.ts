@@ -14,7 +14,7 @@ const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)'
 test('a link preview, then the operator sets up: the preview saw no secret, and nothing it saw logs in', async (t) => {
   const h = await consoleHarness(t)
   const email = 'ada@ops.example'
-  const { setupToken } = await h.app.operators!.create({ email, role: 'admin', actor: cli })
+  const { setupToken } = await h.services.operators!.create({ email, role: 'admin', actor: cli })
   const link = `/console/setup/${setupToken}`
   // The chat tool unfurls the link as it is pasted: a GET, a User-Agent of its own, no cookie.
   const preview = await h.app.inject({ url: link, headers: { 'user-agent': SLACKBOT } })
@@ -39,7 +39,7 @@ test('a link preview, then the operator sets up: the preview saw no secret, and 
 test('another browser with the link gets a fresh secret, which voids the first; a code counts only from its own browser', async (t) => {
   const h = await consoleHarness(t)
   const email = 'grace@ops.example'
-  const { setupToken } = await h.app.operators!.create({ email, role: 'support', actor: cli })
+  const { setupToken } = await h.services.operators!.create({ email, role: 'support', actor: cli })
   const link = `/console/setup/${setupToken}`
   const now = h.clock.now()
   const [operator, other] = [client(h.app), client(h.app)]
@@ -86,6 +86,6 @@ test('another browser with the link gets a fresh secret, which voids the first; 
     (await logIn(client(h.app), { email, password: OPERATOR_PASSWORD }, totpCode(mine, now + 30_000))).statusCode,
     303,
   )
-  const [entry] = await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 })
+  const [entry] = await h.services.audit.list({ action: 'operator.setup_completed', limit: 5 })
   assert.equal(entry?.actor.address, '127.0.0.1', 'the setup is on record with the address it came from')
 })

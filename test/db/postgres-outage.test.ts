@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
@@ -32,7 +32,7 @@ async function appBehindProxy(t: After, env: Record<string, string> = {}) {
   const handle = openDatabase(url.toString(), { poolSize: 4, timeoutMs: config.databaseTimeoutMs })
   await migrateToLatest(handle.db)
   const rateLimitStore = await redisStore(t)
-  const app = await buildApp({
+  const { app, services } = await appWithServices({
     config,
     db: handle.db,
     pool: handle.pool,
@@ -42,11 +42,12 @@ async function appBehindProxy(t: After, env: Record<string, string> = {}) {
   })
   t.after(async () => {
     await app.close()
+    await services.close()
     await rateLimitStore.close()
     await handle.close()
   })
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'outage', plan: 'business' })
-  const { key } = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({ actor: testActor, name: 'outage', plan: 'business' })
+  const { key } = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
     environment: keyEnvironment(config.environment),
@@ -67,7 +68,7 @@ async function appBehindProxy(t: After, env: Record<string, string> = {}) {
     assert.equal(list.statusCode, 200)
     return list.json<{ name: string }[]>().map((p) => p.name)
   }
-  return { app, proxy, send, timed, names, key }
+  return { app, services, proxy, send, timed, names, key }
 }
 
 function assertUnavailable(
@@ -146,15 +147,19 @@ test('a database that accepts connections but never answers: 503 after the conne
 
 test('database unreachable: a well-formed key gets 503 every time, never 429: failed look-ups do not count against the address', async (t) => {
   if (postgresOnly(t)) return
-  const { app, proxy, names, key } = await appBehindProxy(t, { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' })
+  const { app, services, proxy, names, key } = await appBehindProxy(t, { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' })
   assert.deepEqual(await names(), [])
   // A key not used before the outage, so that no server has its look-up in memory (see key-cache.ts): its look-up
   // must reach the database, and fails.
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'outage, unseen key', plan: 'business' })
-  const unseen = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({
+    actor: testActor,
+    name: 'outage, unseen key',
+    plan: 'business',
+  })
+  const unseen = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
-    environment: keyEnvironment(app.config.environment),
+    environment: keyEnvironment(services.config.environment),
   })
   await proxy.stop()
   for (let i = 1; i <= 10; i++) {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/main/api-app.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
+import { buildServices, type Services } from '../../src/main/services.js'
 
 export async function appOnFile(
   t: { after: (fn: () => Promise<void>) => void },
@@ -17,4 +18,16 @@ export async function appOnFile(
     await handle.close()
   })
   return app
+}
+
+/** The services, as the server builds them, over a database file that a CLI or server process also uses. */
+export async function servicesOnFile(t: { after: (fn: () => Promise<void>) => void }, file: string): Promise<Services> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: file })
+  const handle = openDatabase(config.databaseUrl)
+  const services = await buildServices({ config, db: handle.db, engine: handle.engine })
+  t.after(async () => {
+    await services.close()
+    await handle.close()
+  })
+  return services
 }

@@ -146,7 +146,7 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
     test('a revoked key is refused from the very next request on', async (t) => {
       const { call, account, h } = await setup(t)
       assert.equal((await call(bearer(account.key))).statusCode, op.ok)
-      await h.app.accounts.revokeApiKey(account.keyId, { actor: testActor })
+      await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })
       expectUnauthorized(await call(bearer(account.key)), 'invalid_api_key', 'invalid_token')
     })
 
@@ -154,7 +154,7 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       const { call, account, h } = await setup(t, { PETSTORE_ENV: 'production' })
       assert.match(account.key, /^ps_live_/)
       assert.equal((await call(bearer(account.key))).statusCode, op.ok)
-      const testKey = await h.app.accounts.createApiKey({
+      const testKey = await h.services.accounts.createApiKey({
         actor: testActor,
         accountId: account.accountId,
         environment: 'test',
@@ -164,7 +164,7 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
 
     test('development refuses a ps_live_ key from its own database', async (t) => {
       const { call, account, h } = await setup(t)
-      const liveKey = await h.app.accounts.createApiKey({
+      const liveKey = await h.services.accounts.createApiKey({
         actor: testActor,
         accountId: account.accountId,
         environment: 'live',

@@ -96,7 +96,7 @@ export async function checkBothWidths(page: Page, name: string): Promise<void> {
  */
 export async function signUpInBrowser(
   page: Page,
-  h: Pick<Harness, 'baseUrl' | 'app' | 'handle'>,
+  h: Pick<Harness, 'baseUrl' | 'app' | 'services' | 'handle'>,
   outbox: string,
   email: string,
   password: string,
@@ -108,7 +108,7 @@ export async function signUpInBrowser(
   await page.getByRole('button', { name: 'Create account' }).click()
   await page.getByRole('heading', { name: 'Check your email' }).waitFor()
   const link = new URL(
-    linkIn((await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'),
+    linkIn((await mails(h, outbox)).findLast((m) => m.includes('/portal/verify'))!, '/portal/verify'),
   )
   await page.goto(base + link.pathname + link.search)
   await page.getByRole('button', { name: 'Verify email address' }).click()

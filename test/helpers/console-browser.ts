@@ -26,6 +26,7 @@ import { OPERATOR_PASSWORD } from './console.js'
 import { testPasswordCost, type Harness } from './harness.js'
 import { newOutbox, removeOutbox } from './portal.js'
 import { freePort } from './serve.js'
+import { buildServices } from '../../src/main/services.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
@@ -68,7 +69,7 @@ export async function consoleBrowserHarness(
     { databaseUrl, ...(redisUrl ? { redisUrl } : {}) },
   )
   const clock = createManualClock(Date.now())
-  const app = await buildApp({
+  const services = await buildServices({
     config,
     db: handle.db,
     pool: handle.pool,
@@ -76,12 +77,13 @@ export async function consoleBrowserHarness(
     engine: handle.engine,
     clock,
     rateLimitStore,
-    logger: false,
   })
+  const app = await buildApp({ config, db: handle.db, services, logger: false })
   await app.listen({ host: '127.0.0.1', port })
   const baseUrl = `http://127.0.0.1:${port}`
   closers.push(
     () => app.close(),
+    () => services.close(),
     async () => rateLimitStore?.close(),
     () => handle.close(),
     () => removeOutbox(outbox),
@@ -91,6 +93,7 @@ export async function consoleBrowserHarness(
   const cli = (args: string[]) => runCli(args, cliEnv)
   return {
     app,
+    services,
     handle,
     config,
     clock,
@@ -104,14 +107,14 @@ export async function consoleBrowserHarness(
       return JSON.parse(r.stdout) as T
     },
     async newAccount(input = {}) {
-      const account = await app.accounts.createAccount({
+      const account = await services.accounts.createAccount({
         actor: testActor,
         name: input.name ?? 'test',
         plan: input.plan ?? 'free',
         perMinute: input.perMinute,
         perDay: input.perDay,
       })
-      const key = await app.accounts.createApiKey({
+      const key = await services.accounts.createApiKey({
         actor: testActor,
         accountId: account.id,
         environment: keyEnvironment(config.environment),

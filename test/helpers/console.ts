@@ -9,6 +9,7 @@ import { totpCode, totpStep } from '../../src/modules/operators/totp.js'
 import { hashPassword } from '../../src/kernel/passwords.js'
 import type { Harness } from './harness.js'
 import { client, GOOD_PASSWORD, portalHarness, type Client } from './portal.js'
+import type { Services } from '../../src/main/services.js'
 
 export { ORIGIN } from './portal.js'
 export const OPERATOR_PASSWORD = `operator ${GOOD_PASSWORD}`
@@ -22,7 +23,7 @@ export async function consoleHarness(
   options: Parameters<typeof portalHarness>[1] = {},
 ): Promise<ConsoleHarness> {
   const h = await portalHarness(t, options)
-  assert.ok(h.app.operators, 'the console is off in this harness')
+  assert.ok(h.services.operators, 'the console is off in this harness')
   return h
 }
 
@@ -44,24 +45,24 @@ let counter = 0
  * setup's confirming code is the current step's, so log in with the next step's (`codeAt(now + 30_000)`).
  */
 export async function setUpOperator(
-  app: FastifyInstance,
+  { services }: { services: Services },
   input: { role: OperatorRole; email?: string; password?: string },
 ): Promise<SetUpOperator> {
-  const operators = app.operators!
+  const operators = services.operators!
   const email = input.email ?? `operator${++counter}-${Date.now()}@ops.example`
   const password = input.password ?? OPERATOR_PASSWORD
   const { operator, setupToken } = await operators.create({ email, role: input.role, actor: TEST_ACTOR })
   // The browser's setup cookie: any value, as long as the offer and the completion name the same one.
   const browser = 'test-browser'
   const offer = await operators.offerSecret(setupToken, {
-    passwordHash: await hashPassword(password, app.config.passwordHashCost),
+    passwordHash: await hashPassword(password, services.config.passwordHashCost),
     browser,
   })
   assert.ok(offer)
   const done = await operators.completeSetup(setupToken, {
     browser,
     secret: offer.secret,
-    step: totpStep(app.clock.now()),
+    step: totpStep(services.clock.now()),
     address: '127.0.0.1',
   })
   assert.ok(done)
@@ -122,12 +123,12 @@ export async function logIn(c: Client, operator: { email: string; password: stri
  * code of the step after the setup's (accepted as clock drift, and later than the step already used).
  */
 export async function signedInOperator(
-  h: { app: FastifyInstance },
+  h: { app: FastifyInstance; services: Services },
   input: { role: OperatorRole; email?: string },
 ): Promise<Client & { operator: SetUpOperator }> {
-  const operator = await setUpOperator(h.app, input)
+  const operator = await setUpOperator(h, input)
   const c = client(h.app)
-  const response = await logIn(c, operator, operator.codeAt(h.app.clock.now() + 30_000))
+  const response = await logIn(c, operator, operator.codeAt(h.services.clock.now() + 30_000))
   assert.equal(response.statusCode, 303, response.body)
   await c.get('/console')
   return Object.assign(c, { operator })

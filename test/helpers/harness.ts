@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { KyselyPlugin } from 'kysely'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
 import { buildApp } from '../../src/main/api-app.js'
+import { buildServices, type Services } from '../../src/main/services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig, type Config } from '../../src/kernel/config.js'
 import type { DatabaseHandle } from '../../src/db/database.js'
@@ -21,6 +22,8 @@ export interface TestAccount {
 
 export interface Harness {
   app: FastifyInstance
+  /** The app's services (built by the harness, closed with it). */
+  services: Services
   handle: DatabaseHandle
   config: Config
   clock: ReturnType<typeof createManualClock>
@@ -66,7 +69,8 @@ export async function startHarness(
   const db = (options.plugins ?? []).reduce((wrapped, plugin) => wrapped.withPlugin(plugin), handle.db)
   // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
   const engine = options.plugins ? undefined : handle.engine
-  const app = await buildApp({
+  // Built here and closed here (after the app): what the app's routes use, and what a test reads or changes.
+  const services = await buildServices({
     config,
     db,
     pool: handle.pool,
@@ -74,8 +78,8 @@ export async function startHarness(
     engine,
     clock,
     rateLimitStore: store.rateLimitStore,
-    logger: options.logger ?? false,
   })
+  const app = await buildApp({ config, db, services, logger: options.logger ?? false })
   recordResponses(app, 'pets')
   let baseUrl = ''
   if (options.listen) {
@@ -86,24 +90,26 @@ export async function startHarness(
   }
   closers.push(
     () => app.close(),
+    () => services.close(),
     async () => store.rateLimitStore?.close(),
     () => handle.close(),
   )
   return {
     app,
+    services,
     handle,
     config,
     clock,
     baseUrl,
     async newAccount(input = {}) {
-      const account = await app.accounts.createAccount({
+      const account = await services.accounts.createAccount({
         actor: testActor,
         name: input.name ?? 'test',
         plan: input.plan ?? 'free',
         perMinute: input.perMinute,
         perDay: input.perDay,
       })
-      const key = await app.accounts.createApiKey({
+      const key = await services.accounts.createApiKey({
         actor: testActor,
         accountId: account.id,
         environment: keyEnvironment(config.environment),

@@ -122,9 +122,10 @@ export async function startMessagesHarness(t: After, options: MessagesHarnessOpt
       await app.close()
       await pets?.close()
       await worker.stop()
-      // The apps were given the services, so neither closes the shared store: its owner (here) does.
-      await services.rateLimitStore.close()
-      await services.stopListening()
+      // The apps were given the services, so neither closes them: whoever built them (here) does, and the store
+      // the backend gave is closed here too.
+      await services.close()
+      await store?.rateLimitStore?.close()
       await handle.close()
     })())
   t.after(close)

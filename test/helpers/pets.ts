@@ -32,7 +32,7 @@ export async function seedPets(
   const ids: number[] = []
   for (let i = 0; i < count; i++) {
     const status = statusOf(i)
-    const pet = await h.app.pets.create({
+    const pet = await h.services.pets.create({
       accountId,
       pet: { name: `Pet ${i}`, categoryId: BigInt(i + 1), ...(status ? { status } : {}) },
     })

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { TestContext } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { startHarness, type Harness } from './harness.js'
+import type { Services } from '../../src/main/services.js'
 
 export const ORIGIN = 'http://portal.test'
 export const GOOD_PASSWORD = 'correct horse battery staple'
@@ -34,8 +35,8 @@ export async function portalHarness(
 }
 
 /** The messages in the outbox (oldest first), each as its raw RFC 5322 text; waits for mail still being sent. */
-export async function mails(app: FastifyInstance, dir: string): Promise<string[]> {
-  await app.portal?.mailer.settled()
+export async function mails(h: { services: Pick<Services, 'portal'> }, dir: string): Promise<string[]> {
+  await h.services.portal?.mailer.settled()
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.eml')).sort()
   return Promise.all(names.map((n) => readFile(join(dir, n), 'utf8')))
 }
@@ -88,14 +89,14 @@ export type Client = ReturnType<typeof client>
 
 /** Signs up, verifies through the mailed link and logs in; returns the logged-in client. */
 export async function signedUpUser(
-  h: { app: FastifyInstance; outbox: string },
+  h: { app: FastifyInstance; services: Services; outbox: string },
   email: string,
   password = GOOD_PASSWORD,
 ): Promise<Client> {
   const c = client(h.app)
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email, password })).statusCode, 200)
-  const mail = (await mails(h.app, h.outbox)).findLast((m) => m.includes(email) && m.includes('/portal/verify'))!
+  const mail = (await mails(h, h.outbox)).findLast((m) => m.includes(email) && m.includes('/portal/verify'))!
   const url = new URL(linkIn(mail, '/portal/verify'))
   await c.get(url.pathname + url.search)
   assert.equal((await c.post('/portal/verify', { token: tokenOf(url.href) })).statusCode, 200)

@@ -22,7 +22,7 @@ export async function keyCachingServer(
   const app = await buildApp({ config, db: handle.db, services, logger: false })
   t.after(async () => {
     await app.close()
-    await services.stopListening()
+    await services.close()
     await handle.close()
   })
   await pollUntil(

@@ -34,7 +34,7 @@ test('staging accepts ps_test_ keys and refuses ps_live_ keys', async (t) => {
   const h = await startHarness(t, { env: { PETSTORE_ENV: 'staging' } })
   const { accountId, key } = await h.newAccount()
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
-  const live = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'live' })
+  const live = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'live' })
   const refused = await h.app.inject({ url: '/v1/pets', headers: bearer(live.key) })
   assert.equal(refused.statusCode, 401)
   assert.equal(refused.json().code, 'invalid_api_key')
@@ -88,7 +88,7 @@ test('the secret is never logged, whatever the request and its outcome', async (
     await h.app.inject({ method: 'POST', url: '/v1/pets', headers, payload: { name: key, categoryId: 'x' } })
     await h.app.inject({ url: '/v1/nowhere', headers })
   }
-  await h.app.accounts.revokeApiKey(keyId, { actor: testActor })
+  await h.services.accounts.revokeApiKey(keyId, { actor: testActor })
   await h.app.inject({ url: '/v1/pets', headers: bearer(key) })
   await sql`drop table pets`.execute(h.handle.db)
   await h.app.inject({ url: '/v1/pets', headers: bearer(key) })

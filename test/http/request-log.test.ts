@@ -92,11 +92,11 @@ test('the portal: no password, session cookie or link token in the log; the link
   const anonymous = client(h.app)
   await anonymous.get('/portal/reset-request')
   await anonymous.post('/portal/reset-request', { email })
-  const mail = (await mails(h.app, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!
+  const mail = (await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!
   const reset = new URL(linkIn(mail, '/portal/reset/'))
   await anonymous.get(reset.pathname)
   const verify = new URL(
-    linkIn((await mails(h.app, h.outbox)).find((m) => m.includes('/portal/verify'))!, '/portal/verify'),
+    linkIn((await mails(h, h.outbox)).find((m) => m.includes('/portal/verify'))!, '/portal/verify'),
   )
 
   const text = log.text()

@@ -44,8 +44,8 @@ test('a request that outlives the takeover does not create a second time: its pe
   const h = await startHarness(t, { config: { requestTimeoutMs: REQUEST_TIMEOUT_MS } })
   const { accountId } = await h.newAccount(roomy)
   const before = (await petsOf(h, accountId)).length
-  const slow = h.app.idempotency.execute({ accountId, key: 'slow', fingerprint: 'f' }, async (trx) => {
-    const pet = await h.app.pets.create({ accountId, pet: { name: 'Slow', categoryId: 1n } }, trx)
+  const slow = h.services.idempotency.execute({ accountId, key: 'slow', fingerprint: 'f' }, async (trx) => {
+    const pet = await h.services.pets.create({ accountId, pet: { name: 'Slow', categoryId: 1n } }, trx)
     // Meanwhile a retry took the key over: the row carries the retry's claim, no longer this request's.
     const later = new Date(h.clock.now() + REQUEST_TIMEOUT_MS + 5_000).toISOString()
     await trx.updateTable('idempotency_keys').set({ created_at: later }).where('account_id', '=', accountId).execute()

@@ -44,15 +44,15 @@ test('purgeExpired() deletes the records older than 24 h and keeps the others', 
   await postPet(h, key, '"old-2"', REX)
   h.clock.advance(12 * 3600_000)
   await postPet(h, key, '"young"', REX)
-  assert.equal(await h.app.idempotency.purgeExpired(), 0)
+  assert.equal(await h.services.idempotency.purgeExpired(), 0)
   assert.equal((await keyRows(h)).length, 3)
   h.clock.set(new Date('2027-01-02T00:00:00Z'))
-  assert.equal(await h.app.idempotency.purgeExpired(), 2)
+  assert.equal(await h.services.idempotency.purgeExpired(), 2)
   assert.deepEqual(
     (await keyRows(h)).map((r) => r.idempotency_key),
     ['young'],
   )
-  assert.equal(await h.app.idempotency.purgeExpired(), 0)
+  assert.equal(await h.services.idempotency.purgeExpired(), 0)
   const replay = await postPet(h, key, '"young"', REX)
   assert.equal(replay.headers['idempotent-replayed'], 'true', 'a live record survives the purge')
 })

@@ -40,7 +40,11 @@ test("account B with A's key and another body is not told the key is used (no 42
 test('two keys of one account share its idempotency keys (the scope is the account, not the API key)', async (t) => {
   const h = await startHarness(t)
   const a = await h.newAccount(roomy)
-  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test' })
+  const second = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: a.accountId,
+    environment: 'test',
+  })
   const first = await postPet(h, a.key, '"k"', REX)
   const again = await postPet(h, second.key, '"k"', REX)
   assert.equal(again.headers['idempotent-replayed'], 'true')

@@ -57,7 +57,7 @@ test('refusals count per minute window: 30 in one minute and 30 in the next ban 
 test('the ban is per key: another key of the same account is only limited, then admitted', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const { key, accountId } = await h.newAccount()
-  const other = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
+  const other = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
   await overrun(h, key, 30)
   expect429(await list(h, key), 'temporarily_banned')
   expect429(await list(h, other.key), 'rate_limit_exceeded')

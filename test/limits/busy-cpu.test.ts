@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 import { test } from 'node:test'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { createRateLimitStore } from '../../src/modules/limits/store-from-config.js'
@@ -54,7 +54,7 @@ async function startListening(t: After) {
   const store = await createRateLimitStore(config, log)
   const clock = createManualClock(new Date('2027-01-01T00:00:05Z'))
   const h = backend.handle
-  const app = await buildApp({
+  const { app, services } = await appWithServices({
     config,
     db: h.db,
     pool: h.pool,
@@ -66,6 +66,7 @@ async function startListening(t: After) {
   })
   t.after(async () => {
     await app.close()
+    await services.close()
     await store.close()
     await backend.rateLimitStore?.close()
     await h.close()
@@ -73,8 +74,8 @@ async function startListening(t: After) {
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'burst', plan: 'free' })
-  const { key } = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({ actor: testActor, name: 'burst', plan: 'free' })
+  const { key } = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
     environment: keyEnvironment(config.environment),

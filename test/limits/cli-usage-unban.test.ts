@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
@@ -22,17 +22,24 @@ async function listeningOnFile(t: TestContext) {
   const handle = openDatabase(file)
   await migrateToLatest(handle.db)
   const clock = createManualClock(T0)
-  const app = await buildApp({ config, db: handle.db, engine: handle.engine, clock, logger: false })
+  const { app, services } = await appWithServices({
+    config,
+    db: handle.db,
+    engine: handle.engine,
+    clock,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
+    await services.close()
     await handle.close()
   })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   const url = `http://127.0.0.1:${address.port}`
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'cli', plan: 'free' })
-  const key = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({ actor: testActor, name: 'cli', plan: 'free' })
+  const key = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
     environment: keyEnvironment(config.environment),
@@ -49,7 +56,7 @@ async function listeningOnFile(t: TestContext) {
     assert.equal(r.stdout.trimEnd().split('\n').length, 1, `one JSON object on one line: ${r.stdout}`)
     return JSON.parse(r.stdout) as T
   }
-  return { app, clock, accountId: account.id, keyId: key.id, list, send, cli, cliJson }
+  return { app, services, clock, accountId: account.id, keyId: key.id, list, send, cli, cliJson }
 }
 
 test('accounts usage --json: the minute and day counts of the requests sent, no bans', async (t) => {
@@ -106,7 +113,7 @@ test('keys unban and accounts usage fail on one line for an unknown id or an unr
   assert.match(oneLineFailure(await s.cli(['keys', 'unban', 'no-such-key'])), /no-such-key/)
   assert.match(oneLineFailure(await s.cli(['accounts', 'usage', 'no-such-account'])), /no-such-account/)
   const unreachable = await runCli(['accounts', 'usage', s.accountId, '--url', 'http://127.0.0.1:9'], {
-    DATABASE_URL: s.app.config.databaseUrl,
+    DATABASE_URL: s.services.config.databaseUrl,
   })
   assert.match(oneLineFailure(unreachable), /cannot reach the service/)
 })

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
@@ -41,7 +41,7 @@ async function startApp(
   const store = await createRateLimitStore(config, log)
   // Mid-minute, so that every request of the test falls in one minute window.
   const clock = createManualClock(new Date('2027-01-01T00:00:30Z'))
-  const app = await buildApp({
+  const { app, services } = await appWithServices({
     config,
     db: handle.db,
     pool: handle.pool,
@@ -52,11 +52,12 @@ async function startApp(
   })
   t.after(async () => {
     await app.close()
+    await services.close()
     await store.close()
     await handle.close()
   })
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'fallback', ...plan })
-  const { key } = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({ actor: testActor, name: 'fallback', ...plan })
+  const { key } = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
     environment: keyEnvironment(config.environment),

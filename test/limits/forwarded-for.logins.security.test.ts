@@ -43,7 +43,7 @@ test('portal log-in: rotating forged X-Forwarded-For addresses are one client: 4
 
 test('console log-in: rotating forged X-Forwarded-For addresses are one client: 429 after the allowed failures', async (t) => {
   const h = await consoleHarness(t, { env })
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operator = await setUpOperator(h, { role: 'support' })
   const c = client(h.app)
   await c.get('/console/login')
   for (let i = 1; i <= LOGIN_FAILURES_ALLOWED; i++) {

@@ -60,7 +60,7 @@ test('enterprise: the figures set on the account apply (7/min, 20/day)', async (
 test('the quota is per account: a second key of the account shares it, another account has its own', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T08:00:00Z') })
   const first = await h.newAccount()
-  const second = await h.app.accounts.createApiKey({
+  const second = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: first.accountId,
     environment: 'test',
@@ -81,7 +81,7 @@ test('upgrading applies on the next request: a limited free account becomes pro 
   const { key, accountId } = await h.newAccount()
   await spend(h, key, 60)
   expect429(await list(h, key), 'rate_limit_exceeded')
-  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'pro' })
+  await h.services.accounts.setPlan({ actor: testActor, id: accountId, plan: 'pro' })
   const res = await list(h, key)
   assert.equal(res.statusCode, 200)
   const headers = limitHeaders(res)
@@ -92,11 +92,17 @@ test('downgrading applies on the next request: pro with 100 used this minute, no
   const h = await startHarness(t, { now: new Date('2027-01-01T08:00:00Z') })
   const { key, accountId } = await h.newAccount({ plan: 'pro' })
   await spend(h, key, 100)
-  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'free' })
+  await h.services.accounts.setPlan({ actor: testActor, id: accountId, plan: 'free' })
   const refused = await list(h, key)
   expect429(refused, 'rate_limit_exceeded')
   assert.deepEqual([limitHeaders(refused).limit, limitHeaders(refused).remaining], [60, 0])
-  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 101, perDay: 5000 })
+  await h.services.accounts.setPlan({
+    actor: testActor,
+    id: accountId,
+    plan: 'enterprise',
+    perMinute: 101,
+    perDay: 5000,
+  })
   assert.equal((await list(h, key)).statusCode, 200, 'enterprise figures apply at once too')
   expect429(await list(h, key), 'rate_limit_exceeded')
 })

@@ -11,7 +11,7 @@ const cli = { kind: 'cli' as const, user: 'alice' }
 
 test('create: a setup link, the address normalised and unique, and operator.created on record', async (t) => {
   const h = await consoleHarness(t)
-  const operators = h.app.operators!
+  const operators = h.services.operators!
   const { operator, setupToken } = await operators.create({ email: 'Ops@Example.COM', role: 'support', actor: cli })
   assert.match(operator.id, /^op_[0-9a-f]{20}$/)
   assert.equal(operator.email, 'Ops@example.com')
@@ -31,7 +31,7 @@ test('create: a setup link, the address normalised and unique, and operator.crea
   )
   assert.equal((await operators.findByEmail('OPS@example.com'))?.id, operator.id)
 
-  const [entry] = await h.app.audit.list({ action: 'operator.created', limit: 10 })
+  const [entry] = await h.services.audit.list({ action: 'operator.created', limit: 10 })
   assert.deepEqual(entry!.actor, { kind: 'cli', id: 'alice', email: null, address: null })
   assert.deepEqual(entry!.target, { kind: 'operator', id: operator.id })
   assert.deepEqual(entry!.changes, { after: { email: 'Ops@example.com', role: 'support' } })
@@ -57,7 +57,7 @@ test('create: a setup link, the address normalised and unique, and operator.crea
 
 test('setup: looking makes nothing; each password gets a secret of its own, voiding the earlier; completed once, from its browser; dead after 24 hours', async (t) => {
   const h = await consoleHarness(t)
-  const operators = h.app.operators!
+  const operators = h.services.operators!
   const { operator, setupToken } = await operators.create({ email: 'setup@example.com', role: 'admin', actor: cli })
   assert.equal((await operators.setupLink(setupToken))?.id, operator.id)
   assert.deepEqual(
@@ -112,7 +112,7 @@ test('setup: looking makes nothing; each password gets a secret of its own, void
     [null, null, null],
     'the used token keeps none of it',
   )
-  const [entry] = await h.app.audit.list({ action: 'operator.setup_completed', limit: 5 })
+  const [entry] = await h.services.audit.list({ action: 'operator.setup_completed', limit: 5 })
   assert.equal(entry?.actor.address, '192.0.2.1')
 
   const late = await operators.create({ email: 'late@example.com', role: 'support', actor: cli })
@@ -134,8 +134,8 @@ test('setup: looking makes nothing; each password gets a secret of its own, void
 
 test('a TOTP step is accepted once, also by two requests at the same time; an earlier step never again', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'support' })
-  const operators = h.app.operators!
+  const operator = await setUpOperator(h, { role: 'support' })
+  const operators = h.services.operators!
   const step = totpStep(h.clock.now())
   assert.equal(await operators.acceptTotpStep(operator.id, step), false, 'the setup used this step')
   const results = await Promise.all(Array.from({ length: 5 }, () => operators.acceptTotpStep(operator.id, step + 1)))
@@ -146,8 +146,8 @@ test('a TOTP step is accepted once, also by two requests at the same time; an ea
 
 test('recovery codes: stored as hashes, each used once (case and dash do not matter), a race used once', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'support' })
-  const operators = h.app.operators!
+  const operator = await setUpOperator(h, { role: 'support' })
+  const operators = h.services.operators!
   for (const code of operator.recoveryCodes) assert.match(code, /^[0-9a-hjkmnp-tv-z]{5}-[0-9a-hjkmnp-tv-z]{5}$/)
   const stored = (await h.handle.db.selectFrom('operator_recovery_codes').selectAll().execute())
     .map((r) => r.code_hash)
@@ -163,18 +163,18 @@ test('recovery codes: stored as hashes, each used once (case and dash do not mat
   ])
   assert.deepEqual(race.sort(), [false, true])
   assert.equal(await operators.recoveryCodesLeft(operator.id), 8)
-  const other = await setUpOperator(h.app, { role: 'support' })
+  const other = await setUpOperator(h, { role: 'support' })
   assert.equal(await operators.useRecoveryCode(other.id, operator.recoveryCodes[2]!), false, "another operator's code")
 })
 
 test('disable ends every session and the setup link; set-role records before and after; both on record', async (t) => {
   const h = await consoleHarness(t)
-  const operators = h.app.operators!
-  const operator = await setUpOperator(h.app, { role: 'support' })
+  const operators = h.services.operators!
+  const operator = await setUpOperator(h, { role: 'support' })
   await operators.createSession(operator.id, 60_000, { userAgent: null, address: null })
   const changed = await operators.setRole(operator.id, 'admin', cli)
   assert.equal(changed.role, 'admin')
-  const [roleEntry] = await h.app.audit.list({ action: 'operator.role_changed', limit: 5 })
+  const [roleEntry] = await h.services.audit.list({ action: 'operator.role_changed', limit: 5 })
   assert.deepEqual(roleEntry!.changes, { email: operator.email, before: { role: 'support' }, after: { role: 'admin' } })
 
   const disabled = await operators.disable(operator.id, cli)
@@ -188,7 +188,7 @@ test('disable ends every session and the setup link; set-role records before and
   assert.equal(await operators.findUser(operator.id), undefined)
   await assert.rejects(operators.setRole(operator.id, 'support', cli), /disabled/)
   await assert.rejects(operators.disable('op_nobody', cli), /no operator/)
-  assert.equal((await h.app.audit.list({ action: 'operator.disabled', limit: 5 })).length, 1)
+  assert.equal((await h.services.audit.list({ action: 'operator.disabled', limit: 5 })).length, 1)
 
   const pending = await operators.create({ email: 'pending@example.com', role: 'support', actor: cli })
   await operators.disable(pending.operator.id, cli)

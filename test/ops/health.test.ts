@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
@@ -108,9 +108,10 @@ test('PostgreSQL cut off (the relay stops): /readyz 503 with the error body only
   const config = loadConfig({ LOG_LEVEL: 'silent' }, { databaseUrl: url.toString() })
   const handle = openDatabase(url.toString(), { poolSize: 2, timeoutMs: config.databaseTimeoutMs })
   await migrateToLatest(handle.db)
-  const app = await buildApp({ config, db: handle.db, pool: handle.pool, logger: false })
+  const { app, services } = await appWithServices({ config, db: handle.db, pool: handle.pool, logger: false })
   t.after(async () => {
     await app.close()
+    await services.close()
     await handle.close()
   })
   const readyz = () => within(app.inject({ url: '/readyz' }), 'GET /readyz')
@@ -147,7 +148,7 @@ test('/readyz with Redis: ok; killed: 200 with redis degraded (the fallback limi
     { databaseUrl: store.url },
   )
   const rateLimitStore = await createRateLimitStore(config, captureLog().log)
-  const app = await buildApp({
+  const { app, services } = await appWithServices({
     config,
     db: store.handle.db,
     pool: store.handle.pool,
@@ -157,11 +158,12 @@ test('/readyz with Redis: ok; killed: 200 with redis degraded (the fallback limi
   })
   t.after(async () => {
     await app.close()
+    await services.close()
     await rateLimitStore.close()
     await store.rateLimitStore?.close()
   })
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'readyz', plan: 'free' })
-  const { key } = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({ actor: testActor, name: 'readyz', plan: 'free' })
+  const { key } = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
     environment: keyEnvironment(config.environment),

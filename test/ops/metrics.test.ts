@@ -201,7 +201,7 @@ test('/metrics counts portal sign-ups (new accounts only), log-ins and failed lo
     (await again.post('/portal/signup', { email: 'ada@example.com', password: GOOD_PASSWORD })).statusCode,
     200,
   )
-  await h.app.portal?.mailer.settled()
+  await h.services.portal?.mailer.settled()
   await again.get('/portal/login')
   assert.equal(
     (await again.post('/portal/login', { email: 'ada@example.com', password: 'not the password at all' })).statusCode,
@@ -214,7 +214,7 @@ test('/metrics counts portal sign-ups (new accounts only), log-ins and failed lo
   await h.newAccount({ plan: 'pro' })
   await h.newAccount({ plan: 'enterprise', perMinute: 10, perDay: 100 })
   const gone = await h.newAccount({ plan: 'pro' })
-  await h.app.accounts.deleteAccount(gone.accountId, { actor: testActor })
+  await h.services.accounts.deleteAccount(gone.accountId, { actor: testActor })
 
   const after = await scrape(h)
   assert.equal(valueOf(after, 'petstore_portal_signups_total'), 1, 'the repeated address created no account')

@@ -20,7 +20,7 @@ test('SMTP unreachable: one warning for the outage, a line without stack per mai
     const c = client(h.app)
     await c.get('/portal/signup')
     assert.equal((await c.post('/portal/signup', { email, password: GOOD_PASSWORD })).statusCode, 200)
-    await h.app.portal!.mailer.settled()
+    await h.services.portal!.mailer.settled()
   }
   const lines = () => raw.map((l) => JSON.parse(l) as Line).filter((l) => l.msg !== 'request')
 

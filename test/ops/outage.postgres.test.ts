@@ -66,12 +66,12 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
   t.after(async () => {
     await worker.stop()
     await app.close()
-    await services.stopListening()
+    await services.close()
     await rateLimitStore.close()
     await handle.close()
   })
-  const account = await app.accounts.createAccount({ actor: testActor, name: 'outage log', plan: 'business' })
-  const { key } = await app.accounts.createApiKey({
+  const account = await services.accounts.createAccount({ actor: testActor, name: 'outage log', plan: 'business' })
+  const { key } = await services.accounts.createApiKey({
     actor: testActor,
     accountId: account.id,
     environment: keyEnvironment(config.environment),

@@ -124,7 +124,11 @@ test('a cursor from another installation (another signing secret) is refused', a
     .where('id', '=', a.accountId)
     .executeTakeFirstOrThrow()
   await two.handle.db.insertInto('accounts').values(row).execute()
-  const twinKey = await two.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test' })
+  const twinKey = await two.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: a.accountId,
+    environment: 'test',
+  })
   await seedPets(two, a.accountId, 5)
   await expectInvalidCursor(two, twinKey.key, `limit=2&cursor=${encodeURIComponent(cursor)}`)
 })

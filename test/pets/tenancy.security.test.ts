@@ -94,7 +94,11 @@ test('pet ids are unique across accounts', async (t) => {
 test('two keys of the same account share its store', async (t) => {
   const h = await startHarness(t)
   const a = await h.newAccount()
-  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId: a.accountId, environment: 'test' })
+  const second = await h.services.accounts.createApiKey({
+    actor: testActor,
+    accountId: a.accountId,
+    environment: 'test',
+  })
   const pet = await createPet(h, a.key, { name: 'Rex', categoryId: 1 })
   const response = await h.app.inject({ url: `/v1/pets/${pet.id}`, headers: bearer(second.key) })
   assert.deepEqual(response.json(), pet)

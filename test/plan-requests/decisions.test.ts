@@ -22,12 +22,12 @@ async function integratorAsking(h: Harness & { outbox: string }, email: string, 
     .select('account_id')
     .where('email_key', '=', email)
     .executeTakeFirstOrThrow()
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     accountId,
     environment: keyEnvironment(h.config.environment),
     actor: testActor,
   })
-  const request = await h.app.planRequests!.create({
+  const request = await h.services.planRequests!.create({
     accountId,
     plan,
     note: 'more please',
@@ -39,7 +39,7 @@ async function integratorAsking(h: Harness & { outbox: string }, email: string, 
 const limitNow = async (h: Harness, key: string) =>
   (await h.app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit']
 const decisionMail = async (h: Harness & { outbox: string }, to: string) =>
-  (await mails(h.app, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('plan request'))
+  (await mails(h, h.outbox)).filter((m) => m.includes(`To: ${to}`) && m.includes('plan request'))
 const rejection = (kind: PlanRequestError['kind'], message: RegExp) => (error: unknown) =>
   error instanceof PlanRequestError && error.kind === kind && message.test(error.message)
 
@@ -48,7 +48,7 @@ test('an approval changes the plan from the next request on, is on record, and i
   const { accountId, key, request } = await integratorAsking(h, 'grow@example.com', 'pro')
   assert.equal(await limitNow(h, key), '60')
 
-  const { request: decided, account } = await h.app.planRequests!.approve({ id: request.id, actor: admin })
+  const { request: decided, account } = await h.services.planRequests!.approve({ id: request.id, actor: admin })
   assert.equal(decided.state, 'approved')
   assert.equal(decided.decidedBy, 'admin@ops.example')
   assert.equal(account.plan, 'pro')
@@ -61,7 +61,7 @@ test('an approval changes the plan from the next request on, is on record, and i
   assert.equal(linkIn(mail, '/portal/usage'), `${ORIGIN}/portal/usage`, 'the link is from the public URL')
   assert.match(mail, /Content-Transfer-Encoding: 7bit/)
 
-  const entries = await h.app.audit.list({ accountId, limit: 20 })
+  const entries = await h.services.audit.list({ accountId, limit: 20 })
   const approved = entries.find((e) => e.action === 'plan_request.approved')!
   assert.deepEqual(approved.actor, {
     kind: 'operator',
@@ -106,15 +106,19 @@ test('an enterprise approval needs its quotas, which then apply', async (t) => {
   ]
   for (const [perMinute, perDay] of refusals) {
     await assert.rejects(
-      h.app.planRequests!.approve({ id: request.id, actor: admin, perMinute, perDay }),
+      h.services.planRequests!.approve({ id: request.id, actor: admin, perMinute, perDay }),
       rejection('input', /quotas|more than/),
       `${perMinute}/${perDay}`,
     )
   }
-  assert.equal((await h.app.planRequests!.get(request.id))!.state, 'pending', 'a refused approval leaves it pending')
-  await h.app.planRequests!.approve({ id: request.id, actor: admin, perMinute: 2500, perDay: 2_000_000 })
+  assert.equal(
+    (await h.services.planRequests!.get(request.id))!.state,
+    'pending',
+    'a refused approval leaves it pending',
+  )
+  await h.services.planRequests!.approve({ id: request.id, actor: admin, perMinute: 2500, perDay: 2_000_000 })
   assert.equal(await limitNow(h, key), '2500')
-  const account = await h.app.accounts.getAccount(accountId)
+  const account = await h.services.accounts.getAccount(accountId)
   assert.deepEqual([account.plan, account.perMinute, account.perDay], ['enterprise', 2500, 2_000_000])
   const [mail] = await decisionMail(h, 'huge@example.com')
   assert.match(mail!, /2,500 requests a minute and 2,000,000 a day/)
@@ -124,19 +128,19 @@ test('a decline keeps the plan, records the reason, and mails it (in 7-bit text;
   const h = await portalHarness(t)
   const { accountId, key, request } = await integratorAsking(h, 'nope@example.com', 'business')
   await assert.rejects(
-    h.app.planRequests!.decline({ id: request.id, reason: '   ', actor: admin }),
+    h.services.planRequests!.decline({ id: request.id, reason: '   ', actor: admin }),
     rejection('input', /Give a reason/),
   )
   await assert.rejects(
-    h.app.planRequests!.decline({ id: request.id, reason: 'x\u202Ey', actor: admin }),
+    h.services.planRequests!.decline({ id: request.id, reason: 'x\u202Ey', actor: admin }),
     rejection('input', /U\+202E/),
   )
 
   const reason = 'Trop tôt — réessayez en mars.\nUsage “low” so far.'
-  const decided = await h.app.planRequests!.decline({ id: request.id, reason, actor: admin })
+  const decided = await h.services.planRequests!.decline({ id: request.id, reason, actor: admin })
   assert.equal(decided.state, 'declined')
   assert.equal(decided.reason, reason)
-  assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'free')
+  assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'free')
   assert.equal(await limitNow(h, key), '60')
 
   const [mail] = await decisionMail(h, 'nope@example.com')
@@ -146,9 +150,9 @@ test('a decline keeps the plan, records the reason, and mails it (in 7-bit text;
   assert.match(mail, /Trop tot - reessayez en mars\.\r?\nUsage "low" so far\./)
   assert.equal(linkIn(mail, '/portal/usage'), `${ORIGIN}/portal/usage`)
 
-  const [entry] = await h.app.audit.list({ accountId, action: 'plan_request.declined', limit: 5 })
+  const [entry] = await h.services.audit.list({ accountId, action: 'plan_request.declined', limit: 5 })
   assert.deepEqual(entry!.changes, { plan: 'business', reason })
-  assert.equal((await h.app.audit.list({ accountId, action: 'account.plan_changed', limit: 5 })).length, 0)
+  assert.equal((await h.services.audit.list({ accountId, action: 'account.plan_changed', limit: 5 })).length, 0)
 
   const page = await signedUpUserPage(h, 'nope@example.com')
   assert.match(
@@ -161,32 +165,35 @@ test('a decline keeps the plan, records the reason, and mails it (in 7-bit text;
 test('a request is decided once: a second decision is refused and changes nothing, even two at the same moment', async (t) => {
   const h = await portalHarness(t)
   const first = await integratorAsking(h, 'once@example.com', 'pro')
-  await h.app.planRequests!.approve({ id: first.request.id, actor: admin })
+  await h.services.planRequests!.approve({ id: first.request.id, actor: admin })
   await assert.rejects(
-    h.app.planRequests!.decline({ id: first.request.id, reason: 'no', actor: other }),
+    h.services.planRequests!.decline({ id: first.request.id, reason: 'no', actor: other }),
     rejection('decided', /already approved by admin@ops\.example at 2027-01-01T00:00:00\.000Z; nothing was changed/),
   )
   await assert.rejects(
-    h.app.planRequests!.approve({ id: first.request.id, actor: other }),
+    h.services.planRequests!.approve({ id: first.request.id, actor: other }),
     rejection('decided', /already approved/),
   )
-  assert.equal((await h.app.planRequests!.get(first.request.id))!.decidedBy, 'admin@ops.example')
+  assert.equal((await h.services.planRequests!.get(first.request.id))!.decidedBy, 'admin@ops.example')
   await assert.rejects(
-    h.app.planRequests!.approve({ id: 'preq_nope', actor: admin }),
+    h.services.planRequests!.approve({ id: 'preq_nope', actor: admin }),
     rejection('not_found', /no plan request preq_nope/),
   )
 
   // Two operators at once, one approving and one declining: exactly one wins, and the plan matches the winner.
   const second = await integratorAsking(h, 'twice@example.com', 'business')
   const results = await Promise.allSettled([
-    h.app.planRequests!.approve({ id: second.request.id, actor: admin }),
-    h.app.planRequests!.decline({ id: second.request.id, reason: 'no', actor: other }),
-    h.app.planRequests!.approve({ id: second.request.id, actor: other }),
+    h.services.planRequests!.approve({ id: second.request.id, actor: admin }),
+    h.services.planRequests!.decline({ id: second.request.id, reason: 'no', actor: other }),
+    h.services.planRequests!.approve({ id: second.request.id, actor: other }),
   ])
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, JSON.stringify(results.map((r) => r.status)))
-  const state = (await h.app.planRequests!.get(second.request.id))!.state
-  assert.equal((await h.app.accounts.getAccount(second.accountId)).plan, state === 'approved' ? 'business' : 'free')
-  const decisions = await h.app.audit.list({ accountId: second.accountId, limit: 20 })
+  const state = (await h.services.planRequests!.get(second.request.id))!.state
+  assert.equal(
+    (await h.services.accounts.getAccount(second.accountId)).plan,
+    state === 'approved' ? 'business' : 'free',
+  )
+  const decisions = await h.services.audit.list({ accountId: second.accountId, limit: 20 })
   assert.equal(
     decisions.filter((e) => e.action === 'plan_request.approved' || e.action === 'plan_request.declined').length,
     1,
@@ -197,16 +204,16 @@ test('a request is decided once: a second decision is refused and changes nothin
 test('an approval never moves an account down (a plan raised meanwhile refuses it), nor changes a deleted account', async (t) => {
   const h = await portalHarness(t)
   const { accountId, request } = await integratorAsking(h, 'moved@example.com', 'pro')
-  await h.app.accounts.setPlan({ id: accountId, plan: 'business', actor: admin })
+  await h.services.accounts.setPlan({ id: accountId, plan: 'business', actor: admin })
   await assert.rejects(
-    h.app.planRequests!.approve({ id: request.id, actor: admin }),
+    h.services.planRequests!.approve({ id: request.id, actor: admin }),
     rejection('state', /already on the business plan, not below pro: decline the request instead/),
   )
-  assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'business')
-  assert.equal((await h.app.planRequests!.get(request.id))!.state, 'pending')
+  assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'business')
+  assert.equal((await h.services.planRequests!.get(request.id))!.state, 'pending')
   // Declining it is fine, and a new request may follow.
-  await h.app.planRequests!.decline({ id: request.id, reason: 'You already have business.', actor: admin })
-  const next = await h.app.planRequests!.create({
+  await h.services.planRequests!.decline({ id: request.id, reason: 'You already have business.', actor: admin })
+  const next = await h.services.planRequests!.create({
     accountId,
     plan: 'enterprise',
     note: '',
@@ -214,15 +221,15 @@ test('an approval never moves an account down (a plan raised meanwhile refuses i
   })
   assert.equal(next.state, 'pending')
   // A deleted account's request cannot be approved (its plan stays), only declined.
-  await h.app.accounts.deleteAccount(accountId, { actor: admin, reason: 'asked to' })
+  await h.services.accounts.deleteAccount(accountId, { actor: admin, reason: 'asked to' })
   await assert.rejects(
-    h.app.planRequests!.approve({ id: next.id, actor: admin, perMinute: 10, perDay: 100 }),
+    h.services.planRequests!.approve({ id: next.id, actor: admin, perMinute: 10, perDay: 100 }),
     rejection('state', /The account was deleted: decline the request instead/),
   )
-  assert.equal((await h.app.accounts.getAccount(accountId)).plan, 'business')
-  assert.equal((await h.app.planRequests!.get(next.id))!.state, 'pending')
+  assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'business')
+  assert.equal((await h.services.planRequests!.get(next.id))!.state, 'pending')
   assert.equal(
-    (await h.app.planRequests!.decline({ id: next.id, reason: 'Account deleted.', actor: admin })).state,
+    (await h.services.planRequests!.decline({ id: next.id, reason: 'Account deleted.', actor: admin })).state,
     'declined',
   )
 })

@@ -4,7 +4,7 @@
 // shared rate-limit store, so two instances on PostgreSQL + Redis count them together.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { freshRedisPrefix, postgresOnly, redisStore } from '../helpers/backend.js'
 import {
   client,
@@ -28,7 +28,7 @@ async function throwaway(h: Harness, email: string): Promise<Client> {
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email, password: GOOD_PASSWORD })).statusCode, 200)
   // The sign-up's own work (the account, its mail) runs after the answer: wait for it.
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email, password: GOOD_PASSWORD })).statusCode, 303)
   return c
@@ -65,7 +65,7 @@ test('throwaway accounts that never verified their address are refused: a 403 pa
 
   // Once verified (the mailed link), the same account may ask.
   const c = await throwaway(h, 'late@example.com')
-  const mail = (await mails(h.app, h.outbox)).findLast(
+  const mail = (await mails(h, h.outbox)).findLast(
     (m) => m.includes('late@example.com') && m.includes('/portal/verify'),
   )!
   const link = new URL(linkIn(mail, '/portal/verify'))
@@ -143,7 +143,7 @@ test('two instances on one PostgreSQL database and one Redis count the same requ
   const prefix = freshRedisPrefix()
   const instance = async () => {
     const store = await redisStore(t, prefix)
-    const app = await buildApp({
+    const { app, services } = await appWithServices({
       config: h.config,
       db: h.handle.db,
       pool: h.handle.pool,
@@ -155,15 +155,16 @@ test('two instances on one PostgreSQL database and one Redis count the same requ
     })
     closers.push(
       () => app.close(),
+      () => services.close(),
       () => store.close(),
     )
-    return app
+    return { app, services }
   }
   const [first, second] = [await instance(), await instance()]
   const users: Array<[Client, Client]> = []
   for (let i = 0; i < 4; i++) {
-    const one = await signedUpUser({ app: first, outbox: h.outbox }, `user${i}@example.com`)
-    const two = client(second)
+    const one = await signedUpUser({ ...first, outbox: h.outbox }, `user${i}@example.com`)
+    const two = client(second.app)
     for (const [name, value] of one.jar) two.jar.set(name, value)
     await one.get('/portal/usage')
     await two.get('/portal/usage')

@@ -62,7 +62,7 @@ test('an integrator asks for a higher plan on the usage page, which then shows t
   assert.equal(rows[0]!.plan, 'pro')
   assert.equal(rows[0]!.note, 'We launch in March.\nAbout 200 calls a minute.', 'trimmed, line breaks kept as LF')
 
-  const [entry] = await h.app.audit.list({ accountId, action: 'plan_request.created', limit: 10 })
+  const [entry] = await h.services.audit.list({ accountId, action: 'plan_request.created', limit: 10 })
   assert.ok(entry)
   assert.equal(entry.actor.kind, 'account')
   assert.equal(entry.actor.email, 'plans@example.com')
@@ -155,7 +155,7 @@ test('an enterprise account gets no form, and a forged request for it is refused
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'big@example.com')
   const accountId = await accountOf(h, 'big@example.com')
-  await h.app.accounts.setPlan({
+  await h.services.accounts.setPlan({
     id: accountId,
     plan: 'enterprise',
     perMinute: 5000,
@@ -180,12 +180,12 @@ test('requests sent at the same time for one account: one per plan is stored, th
   const plans = ['pro', 'business', 'enterprise']
   const results = await Promise.allSettled(
     Array.from({ length: 12 }, (_, i) =>
-      h.app.planRequests!.create({ accountId, plan: plans[i % 3]!, note: `try ${i}`, actor }),
+      h.services.planRequests!.create({ accountId, plan: plans[i % 3]!, note: `try ${i}`, actor }),
     ),
   )
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3)
   for (const r of results)
     if (r.status === 'rejected') assert.match(String(r.reason), /still waiting for an operator|3 requests waiting/)
   assert.deepEqual((await requestsOf(h, accountId)).map((r) => r.plan).sort(), ['business', 'enterprise', 'pro'])
-  assert.equal((await h.app.audit.list({ accountId, action: 'plan_request.created', limit: 20 })).length, 3)
+  assert.equal((await h.services.audit.list({ accountId, action: 'plan_request.created', limit: 20 })).length, 3)
 })

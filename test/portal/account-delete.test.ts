@@ -25,10 +25,10 @@ const DELETED = 'This API key belongs to an account that was deleted.'
 const isTo = (mail: string, to: string) => mail.split(/\r?\n/).some((line) => line.replace(/[<>]/g, '') === `To: ${to}`)
 
 /** The account of a portal user, and a new API key of it. */
-async function accountWithKey(h: Pick<Harness, 'app' | 'config'>, email: string) {
-  const user = await h.app.portal!.repo.findUserByEmail(email)
+async function accountWithKey(h: Pick<Harness, 'services' | 'config'>, email: string) {
+  const user = await h.services.portal!.repo.findUserByEmail(email)
   assert.ok(user)
-  const key = await h.app.accounts.createApiKey({
+  const key = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: user.account_id,
     environment: keyEnvironment(h.config.environment),
@@ -73,7 +73,7 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
     303,
   )
   const { accountId, key } = await accountWithKey(h, 'leaving@example.com')
-  const second = await h.app.accounts.createApiKey({
+  const second = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId,
     environment: keyEnvironment(h.config.environment),
@@ -93,7 +93,7 @@ test('deleted: keys refused at once with their own message, sessions end, the ro
   assert.equal((await c.get('/portal/keys')).statusCode, 303, 'this session ended')
   assert.equal((await phone.get('/portal/keys')).statusCode, 303, 'every session ended')
   assert.ok(
-    (await mails(h.app, h.outbox)).some(
+    (await mails(h, h.outbox)).some(
       (m) => isTo(m, 'leaving@example.com') && /Subject: Your account was deleted/.test(m),
     ),
   )
@@ -130,7 +130,7 @@ test('the purge removes the pets, orders, messages and idempotent responses of d
     for (let i = 0; i < 3; i++) {
       const pet = await createPet(h, key, { name: `Pet ${i}`, categoryId: 1 })
       await placeOrder(h, key, { petId: pet.id })
-      await h.app.messages.create({ accountId, message: `message ${i}` })
+      await h.services.messages.create({ accountId, message: `message ${i}` })
     }
     const idempotent = await h.app.inject({
       method: 'POST',
@@ -185,7 +185,7 @@ test('PostgreSQL: a deletion on one server is refused by the other, which cached
   const a = await server()
   const b = await server()
   t.after(() => rm(outbox, { recursive: true, force: true }))
-  const c = await signedUpUser({ app: a.app, outbox }, 'two@example.com')
+  const c = await signedUpUser({ ...a, outbox }, 'two@example.com')
   const { key } = await accountWithKey(a, 'two@example.com')
   for (let i = 0; i < 2; i++) assert.equal((await b.get(key)).statusCode, 200, 'b caches the key')
 

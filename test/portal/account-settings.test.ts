@@ -39,7 +39,7 @@ async function canLogIn(h: H, email: string, password: string): Promise<boolean>
 /** Whether a raw message's To header is `to` (bare or in angle brackets). */
 const isTo = (mail: string, to: string) => mail.split(/\r?\n/).some((line) => line.replace(/[<>]/g, '') === `To: ${to}`)
 /** The messages to one address (its `To` header), oldest first. */
-const mailsTo = async (h: H, to: string) => (await mails(h.app, h.outbox)).filter((m) => isTo(m, to))
+const mailsTo = async (h: H, to: string) => (await mails(h, h.outbox)).filter((m) => isTo(m, to))
 /** A page's text without its tags, white space collapsed. */
 const text = (body: string) => body.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ')
 
@@ -246,7 +246,7 @@ test('a new address takes effect only when its link is opened (GET shows a form,
 test('the address change is refused with a wrong password, an invalid or unchanged address, no CSRF token, or logged out', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'stay@example.com')
-  const before = (await mails(h.app, h.outbox)).length
+  const before = (await mails(h, h.outbox)).length
   const wrong = await askForAddress(c, 'elsewhere@example.com', 'not the password at all')
   assert.equal(wrong.statusCode, 400)
   assert.match(wrong.body, /The password is incorrect\. Your address is unchanged\./)
@@ -270,7 +270,7 @@ test('the address change is refused with a wrong password, an invalid or unchang
   })
   assert.equal(out.statusCode, 303)
   assert.match(out.headers.location as string, /^\/portal\/login/)
-  assert.equal((await mails(h.app, h.outbox)).length, before, 'nothing was sent')
+  assert.equal((await mails(h, h.outbox)).length, before, 'nothing was sent')
   const tokens = await h.handle.db
     .selectFrom('portal_tokens')
     .select('token_hash')

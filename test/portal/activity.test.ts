@@ -56,11 +56,11 @@ test('the activity page lists the account\'s own entries in words: its own with 
   await alice.get('/portal/usage')
   assert.equal((await alice.post('/portal/plan-requests', { plan: 'business', note: 'Black Friday' })).statusCode, 303)
   h.clock.advance(60_000)
-  const request = await h.app.planRequests!.pendingOf(accountId)
-  await h.app.planRequests!.approve({ id: request!.id, actor: operator })
+  const request = await h.services.planRequests!.pendingOf(accountId)
+  await h.services.planRequests!.approve({ id: request!.id, actor: operator })
   h.clock.advance(60_000)
-  await h.app.accounts.suspend({ accountId, reason: 'Unpaid invoice 2027-04', actor: shell })
-  await h.app.accounts.reactivate({ accountId, actor: operator })
+  await h.services.accounts.suspend({ accountId, reason: 'Unpaid invoice 2027-04', actor: shell })
+  await h.services.accounts.reactivate({ accountId, actor: operator })
 
   const page = await alice.get('/portal/activity')
   assert.equal(page.statusCode, 200)
@@ -94,7 +94,7 @@ test('the activity page lists the account\'s own entries in words: its own with 
     '127.0.0.1',
   ])
   assert.deepEqual(row('Key created').slice(2, 4), [
-    '"production server" (' + (await h.app.accounts.listApiKeys(accountId))[0]!.prefix + '…)',
+    '"production server" (' + (await h.services.accounts.listApiKeys(accountId))[0]!.prefix + '…)',
     'alice@example.com',
   ])
   assert.equal(row('Key created')[4], '127.0.0.1', 'its own changes show the address they came from')
@@ -111,9 +111,9 @@ test("never another account's entries, and only for a signed-in integrator", asy
   const bob = await signedUpUser(h, 'bob@example.com')
   const bobId = await accountOf(h, 'bob@example.com')
   await createKeyInPortal(bob, 'bobs hidden key')
-  await h.app.accounts.setPlan({ id: bobId, plan: 'pro', actor: operator })
+  await h.services.accounts.setPlan({ id: bobId, plan: 'pro', actor: operator })
   const other = await h.newAccount({ name: 'cli-made' })
-  await h.app.accounts.revokeApiKey(other.keyId, { actor: shell })
+  await h.services.accounts.revokeApiKey(other.keyId, { actor: shell })
 
   const page = await alice.get('/portal/activity')
   assert.equal(page.statusCode, 200)
@@ -132,7 +132,7 @@ test("never another account's entries, and only for a signed-in integrator", asy
     "only alice's own entries",
   )
   // Paging from one of Bob's entries' numbers still reads Alice's entries only.
-  const [bobsNewest] = await h.app.audit.list({ accountId: bobId, limit: 1 })
+  const [bobsNewest] = await h.services.audit.list({ accountId: bobId, limit: 1 })
   const paged = await alice.get(`/portal/activity?before=${BigInt(bobsNewest!.seq) + 1n}`)
   assert.ok(!paged.body.includes('bob@example.com'))
 
@@ -147,10 +147,10 @@ test('the activity page is paged, newest first; an unusable page number shows th
   const alice = await signedUpUser(h, 'pages@example.com')
   const accountId = await accountOf(h, 'pages@example.com')
   const own: AuditActor = { kind: 'account', accountId, email: 'pages@example.com', address: '198.51.100.4' }
-  const before = (await h.app.audit.list({ accountId, limit: 100 })).length
+  const before = (await h.services.audit.list({ accountId, limit: 100 })).length
   for (let i = 0; i < ACTIVITY_PAGE_SIZE + 5; i++) {
     h.clock.advance(1000)
-    await h.app.accounts.createApiKey({
+    await h.services.accounts.createApiKey({
       accountId,
       environment: keyEnvironment(h.config.environment),
       name: `key ${i}`,
@@ -183,10 +183,10 @@ test('a key given a new expiry reads as the key and its expiry before and after 
   const alice = await signedUpUser(h, 'expiry@example.com')
   const accountId = await accountOf(h, 'expiry@example.com')
   await createKeyInPortal(alice, 'nightly job')
-  const [key] = await h.app.accounts.listApiKeys(accountId)
-  await h.app.accounts.setKeyExpiry({ keyId: key!.id, expiresAt: '2027-06-30T12:00:00Z', actor: shell })
+  const [key] = await h.services.accounts.listApiKeys(accountId)
+  await h.services.accounts.setKeyExpiry({ keyId: key!.id, expiresAt: '2027-06-30T12:00:00Z', actor: shell })
   h.clock.advance(60_000)
-  await h.app.accounts.setKeyExpiry({ keyId: key!.id, expiresAt: null, actor: operator })
+  await h.services.accounts.setKeyExpiry({ keyId: key!.id, expiresAt: null, actor: operator })
 
   const rows = rowsOf((await alice.get('/portal/activity')).body)
   const changed = rows.filter((r) => r[1] === 'Key expiry changed')

@@ -26,7 +26,7 @@ test('account settings in Chromium: sessions, log out others, change password an
   await signup.getByLabel('Password').fill(GOOD_PASSWORD)
   await signup.getByRole('button', { name: 'Create account' }).click()
   await signup.getByRole('heading', { name: 'Check your email' }).waitFor()
-  await signup.goto(`${base}${new URL(linkIn((await mails(h.app, outbox)).at(-1)!, '/portal/verify')).pathname}`)
+  await signup.goto(`${base}${new URL(linkIn((await mails(h, outbox)).at(-1)!, '/portal/verify')).pathname}`)
   await signup.getByRole('button', { name: 'Verify email address' }).click()
   await signup.getByRole('heading', { name: 'Address verified' }).waitFor()
   await signup.context().close()
@@ -104,7 +104,7 @@ test('account settings in Chromium: sessions, log out others, change password an
   await desktop.getByText('Your password was changed, and every other session was logged out.').waitFor()
   assert.equal(await stillIn(phoneAgain), false, 'the change ended the other session')
   assert.equal(await stillIn(desktop), true, 'and kept this one')
-  assert.ok((await mails(h.app, outbox)).some((m) => m.includes('Subject: Your password was changed')))
+  assert.ok((await mails(h, outbox)).some((m) => m.includes('Subject: Your password was changed')))
 
   // A new address, through the link sent to it.
   await desktop.goto(`${base}/portal/account`)
@@ -115,7 +115,7 @@ test('account settings in Chromium: sessions, log out others, change password an
   await check(desktop, 'email-sent')
   const link = new URL(
     linkIn(
-      (await mails(h.app, outbox)).find((m) => m.includes('Subject: Confirm your new email address'))!,
+      (await mails(h, outbox)).find((m) => m.includes('Subject: Confirm your new email address'))!,
       '/portal/account/email/',
     ),
   )

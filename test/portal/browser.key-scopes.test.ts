@@ -18,7 +18,8 @@ test('permissions in Chromium: chosen by checkbox, read-only without JavaScript,
   const context = await browser.newContext({ viewport: VIEWPORTS[0] })
   const page = await context.newPage()
   const accountId = await signUpInBrowser(page, h, outbox, 'scopes-browser@example.com', GOOD_PASSWORD)
-  const keyNamed = async (name: string) => (await h.app.accounts.listApiKeys(accountId)).find((k) => k.name === name)!
+  const keyNamed = async (name: string) =>
+    (await h.services.accounts.listApiKeys(accountId)).find((k) => k.name === name)!
 
   await page.goto(`${base}/portal/keys/new`)
   const group = page.getByRole('group', { name: 'Permissions' })

@@ -27,7 +27,7 @@ test('keys in Chromium: created once, reloaded without a secret, rolled; cards o
 
   // Sign up, open the mailed link (its path, on this listener), log in.
   const accountId = await signUpInBrowser(page, h, outbox, EMAIL, GOOD_PASSWORD)
-  const keyCount = async () => (await h.app.accounts.listApiKeys(accountId)).length
+  const keyCount = async () => (await h.services.accounts.listApiKeys(accountId)).length
 
   // Create: the POST redirects to the key's page, which shows the secret, a curl call and the SDK.
   await page.goto(`${base}/portal/keys/new`)

@@ -95,7 +95,7 @@ test('every portal page has the frame and fits a phone, with a 254-character add
   await checkFrame(page, 'check-email')
 
   // The mailed link, then log in.
-  const mail = (await mails(h.app, outbox)).findLast((m) => m.includes('/portal/verify'))!
+  const mail = (await mails(h, outbox)).findLast((m) => m.includes('/portal/verify'))!
   await page.goto(path(linkIn(mail, '/portal/verify')))
   await checkFrame(page, 'verify')
   await page.getByRole('button', { name: 'Verify email address' }).click()
@@ -121,9 +121,9 @@ test('every portal page has the frame and fits a phone, with a 254-character add
   const secret = (await page.locator('#secret').innerText()).trim()
   for (const url of ['/v1/pets', '/v1/pets', '/v1/pets/999999'])
     await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${secret}` } })
-  await h.app.usage.flush()
-  const user = (await h.app.portal!.repo.findUserByEmail(LONG_EMAIL))!
-  const keyId = (await h.app.accounts.listApiKeys(user.account_id))[0]!.id
+  await h.services.usage.flush()
+  const user = (await h.services.portal!.repo.findUserByEmail(LONG_EMAIL))!
+  const keyId = (await h.services.accounts.listApiKeys(user.account_id))[0]!.id
   await visit('/portal/keys', 'keys')
   await visit(`/portal/keys/${keyId}/roll`, 'roll-confirm')
   await visit(`/portal/keys/${keyId}/revoke`, 'revoke-confirm')

@@ -13,8 +13,11 @@ import { portalHarness } from '../helpers/portal.js'
 const PASSWORD = 'violet-harbor-quartz-lantern'
 
 /** The newest mail in the outbox, as raw bytes on disk (what a person copies a link out of). */
-async function newestMail(app: { portal?: { mailer: { settled(): Promise<void> } } }, outbox: string): Promise<string> {
-  await app.portal!.mailer.settled()
+async function newestMail(
+  services: { portal?: { mailer: { settled(): Promise<void> } } },
+  outbox: string,
+): Promise<string> {
+  await services.portal!.mailer.settled()
   const names = (await readdir(outbox)).filter((n) => n.endsWith('.eml')).sort()
   return readFile(join(outbox, names.at(-1)!), 'latin1')
 }
@@ -74,7 +77,7 @@ test('in Chromium: raw mail links, one mailbox per field, no foothold from a sig
   const victim = await signUp(browser, base, 'victim@example.com', PASSWORD)
 
   // 16 and 1. The victim's link, copied out of the raw .eml file, works as it is and names the configured origin.
-  const raw = await newestMail(h.app, outbox)
+  const raw = await newestMail(h.services, outbox)
   assert.match(raw, /^Content-Transfer-Encoding: 7bit\r?$/m)
   const line = raw.split(/\r?\n/).find((l) => l.startsWith('http'))!
   assert.ok(line.startsWith(`${base}/portal/verify/`), line)
@@ -136,20 +139,20 @@ test('in Chromium: pre-hijacking (issue 32): no change of address before verifyi
     form.submit()
   })()`)
   await attacker.getByRole('alert').filter({ hasText: 'not verified yet' }).waitFor()
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
   const sent = await Promise.all((await readdir(h.outbox)).map((n) => readFile(join(h.outbox, n), 'latin1')))
   assert.ok(!sent.some((m) => m.includes('attacker@evil.example')), 'no mail to the attacker')
 
   // A change-of-address link as an earlier version mailed it: the attacker keeps its confirmation page open.
-  const squatter = await h.app.portal!.repo.findUserByEmail('victim@example.com')
-  const token = await h.app.portal!.settings.issueEmailToken(squatter!.id, 'attacker@evil.example', 24 * 3600_000)
+  const squatter = await h.services.portal!.repo.findUserByEmail('victim@example.com')
+  const token = await h.services.portal!.settings.issueEmailToken(squatter!.id, 'attacker@evil.example', 24 * 3600_000)
   await attacker.goto(`${base}/portal/account/email/${token}`)
   await attacker.getByRole('button', { name: 'Confirm new address' }).waitFor()
 
   // The owner signs up, verifies from the mailed link and creates a production key.
   h.clock.advance(2 * 60_000)
   const victim = await signUp(browser, base, 'victim@example.com', PASSWORD)
-  const line = (await newestMail(h.app, h.outbox)).split(/\r?\n/).find((l) => l.startsWith('http'))!
+  const line = (await newestMail(h.services, h.outbox)).split(/\r?\n/).find((l) => l.startsWith('http'))!
   await victim.goto(line)
   await victim.getByRole('button', { name: 'Verify email address' }).click()
   await victim.getByRole('heading', { name: 'Address verified' }).waitFor()
@@ -167,8 +170,8 @@ test('in Chromium: pre-hijacking (issue 32): no change of address before verifyi
   await attacker.goto(`${base}/portal/account/email/${token}`)
   await attacker.getByRole('alert').filter({ hasText: 'expired or was already used' }).waitFor()
   await checked(attacker, 'old-email-link-void')
-  assert.equal((await h.app.portal!.repo.findUserByEmail('victim@example.com'))?.id, squatter!.id)
-  assert.equal(await h.app.portal!.repo.findUserByEmail('attacker@evil.example'), undefined)
+  assert.equal((await h.services.portal!.repo.findUserByEmail('victim@example.com'))?.id, squatter!.id)
+  assert.equal(await h.services.portal!.repo.findUserByEmail('attacker@evil.example'), undefined)
   const fresh = await (await browser.newContext()).newPage()
   await logIn(fresh, base, 'victim@example.com', PASSWORD)
 })

@@ -20,7 +20,7 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   const { outbox } = h
   const base = h.baseUrl
   const api = (key: string) => fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
-  const lastLink = async (path: string) => linkIn((await mails(h.app, outbox)).at(-1)!, path)
+  const lastLink = async (path: string) => linkIn((await mails(h, outbox)).at(-1)!, path)
 
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
   const page = await context.newPage()
@@ -74,7 +74,7 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   assert.equal((await api(first)).status, 200)
 
   // The call on the usage page.
-  await h.app.usage.flush()
+  await h.services.usage.flush()
   await page.goto(`${base}/portal/usage`)
   const perMinute = page.getByRole('img', { name: 'Requests per minute' })
   assert.match((await perMinute.getAttribute('aria-describedby'))!, /minute-desc/)
@@ -141,8 +141,7 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   }
   assert.equal(await signUp(EMAIL), await signUp('newcomer@example.com'))
   assert.match(
-    (await mails(h.app, outbox)).find((m) => /^To: ada@example\.com$/m.test(m) && /already have an account/.test(m)) ??
-      '',
+    (await mails(h, outbox)).find((m) => /^To: ada@example\.com$/m.test(m) && /already have an account/.test(m)) ?? '',
     /Subject/,
   )
 

@@ -65,10 +65,10 @@ test('the usage page shows requests by outcome in Chromium, for the account and 
   const accountId = await signUpInBrowser(page, h, outbox, EMAIL, GOOD_PASSWORD)
 
   // Traffic of every outcome: a small plan, one key with a 100-character name doing it all, a second key once.
-  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
+  await h.services.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
   const environment = keyEnvironment(h.config.environment)
-  const busy = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: LONG_KEY_NAME })
-  const quiet = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'quiet' })
+  const busy = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment, name: LONG_KEY_NAME })
+  const quiet = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'quiet' })
   const call = async (key: string, method: 'GET' | 'POST', path: string, body?: object) => {
     const headers = { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }
     const response = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined })

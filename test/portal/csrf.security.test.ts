@@ -8,7 +8,7 @@ test('creating a key from another origin, without an origin, or without the toke
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'csrf@example.com')
   await c.get('/portal/keys/new')
-  const accountId = (await h.app.portal!.repo.findUserByEmail('csrf@example.com'))!.account_id
+  const accountId = (await h.services.portal!.repo.findUserByEmail('csrf@example.com'))!.account_id
   const fields = { name: 'k', expires: '' }
   const attempts = [
     { what: 'another origin', send: () => c.post('/portal/keys', fields, { origin: 'https://evil.example' }) },
@@ -28,7 +28,7 @@ test('creating a key from another origin, without an origin, or without the toke
     assert.match(response.headers['content-type'] as string, /^text\/html/, what)
     assert.match(response.body, /another site/)
   }
-  assert.equal((await h.app.accounts.listApiKeys(accountId)).length, 0)
+  assert.equal((await h.services.accounts.listApiKeys(accountId)).length, 0)
   // Our own Referer (no Origin) is accepted, and so is the Origin.
   assert.equal(
     (await c.post('/portal/keys', fields, { referer: 'http://portal.test/portal/keys/new' })).statusCode,
@@ -36,7 +36,7 @@ test('creating a key from another origin, without an origin, or without the toke
   )
   await c.get('/portal/keys/new')
   assert.equal((await c.post('/portal/keys', fields)).statusCode, 303)
-  assert.equal((await h.app.accounts.listApiKeys(accountId)).length, 2)
+  assert.equal((await h.services.accounts.listApiKeys(accountId)).length, 2)
 })
 
 test("a token is bound to its session: another visitor's token, or the pre-login token after log-in, is refused", async (t) => {
@@ -95,7 +95,7 @@ test('log-in, sign-up and reset forms are protected too (log-in CSRF)', async (t
     payload: new URLSearchParams({ _csrf: c.csrf, email: 'login@example.com', password: GOOD_PASSWORD }).toString(),
   })
   assert.equal(bare.statusCode, 403)
-  assert.equal(await h.app.portal!.repo.findUserByEmail('x@example.com'), undefined)
+  assert.equal(await h.services.portal!.repo.findUserByEmail('x@example.com'), undefined)
 })
 
 test("without PETSTORE_PUBLIC_URL the portal origin is the listener's own, never the request Host", async (t) => {

@@ -22,7 +22,7 @@ function seen(response: LightMyRequestResponse) {
 test('sign-up with an address that has an account answers exactly like a new one, and mails that address', async (t) => {
   const h = await portalHarness(t)
   await signedUpUser(h, 'taken@example.com')
-  const before = (await mails(h.app, h.outbox)).length
+  const before = (await mails(h, h.outbox)).length
   const taken = client(h.app)
   await taken.get('/portal/signup')
   const again = await taken.post('/portal/signup', {
@@ -38,7 +38,7 @@ test('sign-up with an address that has an account answers exactly like a new one
   assert.deepEqual(seen(again), seen(brandNew))
   assert.equal(again.statusCode, 200)
 
-  const sent = (await mails(h.app, h.outbox)).slice(before)
+  const sent = (await mails(h, h.outbox)).slice(before)
   const toTaken = sent.find((m) => /^To: taken@example\.com$/m.test(m))
   assert.ok(toTaken, 'the owner of the address is told')
   assert.match(toTaken, /^Subject: You already have an account$/m)
@@ -49,7 +49,7 @@ test('sign-up with an address that has an account answers exactly like a new one
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email: 'taken@example.com', password: GOOD_PASSWORD })).statusCode, 303)
   assert.equal(
-    (await h.app.accounts.listAccounts()).filter((a) => a.name.toLowerCase() === 'taken@example.com').length,
+    (await h.services.accounts.listAccounts()).filter((a) => a.name.toLowerCase() === 'taken@example.com').length,
     1,
   )
 })
@@ -72,7 +72,7 @@ test('a failed log-in says the same for a wrong password and for an address with
 test('a reset request says the same whether or not the address has an account; only the owner gets a link', async (t) => {
   const h = await portalHarness(t)
   await signedUpUser(h, 'someone@example.com')
-  const before = (await mails(h.app, h.outbox)).length
+  const before = (await mails(h, h.outbox)).length
   const ask = async (email: string) => {
     const c = client(h.app)
     await c.get('/portal/reset-request')
@@ -82,7 +82,7 @@ test('a reset request says the same whether or not the address has an account; o
   const unknown = await ask('someone.else@example.com')
   assert.equal(known.statusCode, 200)
   assert.deepEqual(seen(known), seen(unknown))
-  const sent = (await mails(h.app, h.outbox)).slice(before)
+  const sent = (await mails(h, h.outbox)).slice(before)
   assert.equal(sent.length, 1)
   assert.match(sent[0]!, /^To: someone@example\.com$/m)
   assert.ok(linkIn(sent[0]!, '/portal/reset/'))

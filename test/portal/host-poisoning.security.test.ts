@@ -42,7 +42,7 @@ for (const trustProxy of ['false', '127.0.0.1'])
       )
       for (const [name, headers] of Object.entries(POISONED)) {
         h.clock.advance(61_000) // one reset link a minute per address
-        const before = (await mails(h.app, h.outbox)).length
+        const before = (await mails(h, h.outbox)).length
         const attacker = client(h.app, ORIGIN)
         await attacker.get('/portal/reset-request')
         const response = await attacker.post(
@@ -51,7 +51,7 @@ for (const trustProxy of ['false', '127.0.0.1'])
           { origin: ORIGIN, ...headers },
         )
         assert.equal(response.statusCode, 200, name)
-        const sent = (await mails(h.app, h.outbox)).slice(before)
+        const sent = (await mails(h, h.outbox)).slice(before)
         assert.equal(sent.length, 1, name)
         assert.doesNotMatch(sent[0]!, /evil/, name)
         const urls = urlsIn(sent[0]!)
@@ -72,7 +72,7 @@ test("without PETSTORE_PUBLIC_URL (outside production) links are the listener's 
     { origin: 'http://127.0.0.1:8123', host: 'evil.example' },
   )
   assert.equal(signup.statusCode, 200)
-  const link = linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/verify/')
+  const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
   assert.ok(link.startsWith('http://127.0.0.1:8123/portal/verify/'), link)
 })
 

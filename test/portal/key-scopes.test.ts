@@ -44,8 +44,8 @@ const permissionsCell = (body: string, prefix: string) =>
 async function signedIn(t: Parameters<typeof portalHarness>[0], email: string) {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, email)
-  const accountId = (await h.app.portal!.repo.findUserByEmail(email))!.account_id
-  const keys = () => h.app.accounts.listApiKeys(accountId)
+  const accountId = (await h.services.portal!.repo.findUserByEmail(email))!.account_id
+  const keys = () => h.services.accounts.listApiKeys(accountId)
   return { h, c, accountId, keys }
 }
 

@@ -12,7 +12,7 @@ const created = (c: Client, name: string) => c.post('/portal/keys', { name, expi
 test('a key name with a control, bidi-override, zero-width or line-separator character is refused with 400 and a message', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'names@example.com')
-  const accountId = (await h.app.portal!.repo.findUserByEmail('names@example.com'))!.account_id
+  const accountId = (await h.services.portal!.repo.findUserByEmail('names@example.com'))!.account_id
   await c.get('/portal/keys/new')
   for (const [name, code] of [
     ['invoice\u202Etxt.exe', 'U+202E'],
@@ -29,7 +29,7 @@ test('a key name with a control, bidi-override, zero-width or line-separator cha
     )
     assert.ok(refused.body.includes(code), `${code} named in the message`)
   }
-  assert.deepEqual(await h.app.accounts.listApiKeys(accountId), [], 'nothing was created')
+  assert.deepEqual(await h.services.accounts.listApiKeys(accountId), [], 'nothing was created')
   // Plain text from any script is fine, emoji included.
   assert.equal((await created(c, 'Zürich — 東京 🐾')).statusCode, 303)
 })
@@ -37,7 +37,7 @@ test('a key name with a control, bidi-override, zero-width or line-separator cha
 test('the 26th working key is refused with how many there are and how to revoke one; revoking makes room; a roll is not refused', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'many@example.com')
-  const accountId = (await h.app.portal!.repo.findUserByEmail('many@example.com'))!.account_id
+  const accountId = (await h.services.portal!.repo.findUserByEmail('many@example.com'))!.account_id
   await c.get('/portal/keys/new')
   for (let i = 1; i <= 25; i++) assert.equal((await created(c, `key ${i}`)).statusCode, 303, `key ${i}`)
 
@@ -49,7 +49,7 @@ test('the 26th working key is refused with how many there are and how to revoke 
     /You have 25 working keys \(active, or rolled and still in their grace period\); an account may have at most 25\./,
   )
   assert.match(refused.body, /revoke a key you no longer use: press Revoke in its row on your keys page/)
-  assert.equal((await h.app.accounts.listApiKeys(accountId)).length, 25)
+  assert.equal((await h.services.accounts.listApiKeys(accountId)).length, 25)
   assert.match(
     (await c.get('/portal/keys')).body,
     /You have 25 working keys/,
@@ -57,7 +57,7 @@ test('the 26th working key is refused with how many there are and how to revoke 
   )
 
   // A roll replaces a key: allowed at the cap (26 working keys during the grace period).
-  const [first, second] = await h.app.accounts.listApiKeys(accountId)
+  const [first, second] = await h.services.accounts.listApiKeys(accountId)
   await c.get(`/portal/keys/${first!.id}/roll`)
   assert.equal((await c.post(`/portal/keys/${first!.id}/roll`, { grace: '3600' })).statusCode, 303)
   await c.get('/portal/keys/new')
@@ -79,9 +79,9 @@ test('the 26th working key is refused with how many there are and how to revoke 
 
 test('creates racing for the last places: exactly as many succeed as there is room for', async (t) => {
   const h = await portalHarness(t)
-  const account = await h.app.accounts.createAccount({ actor: testActor, name: 'racing', plan: 'free' })
+  const account = await h.services.accounts.createAccount({ actor: testActor, name: 'racing', plan: 'free' })
   const make = () =>
-    h.app.accounts.createApiKey({
+    h.services.accounts.createApiKey({
       actor: testActor,
       accountId: account.id,
       environment: 'test',
@@ -92,8 +92,8 @@ test('creates racing for the last places: exactly as many succeed as there is ro
   const results = await Promise.allSettled(Array.from({ length: 20 }, make))
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 2)
   for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof KeyLimitError, String(r.reason))
-  assert.equal((await h.app.accounts.listApiKeys(account.id)).length, 5)
+  assert.equal((await h.services.accounts.listApiKeys(account.id)).length, 5)
   // Without a cap (the CLI's --force) the service creates regardless.
-  await h.app.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: 'test' })
-  assert.equal((await h.app.accounts.listApiKeys(account.id)).length, 6)
+  await h.services.accounts.createApiKey({ actor: testActor, accountId: account.id, environment: 'test' })
+  assert.equal((await h.services.accounts.listApiKeys(account.id)).length, 6)
 })

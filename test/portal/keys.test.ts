@@ -34,7 +34,7 @@ async function madeKey(c: Client, url: string, fields: Record<string, string>) {
 test('create: 303 to a page with the secret once, a curl call and the SDK; a reload creates nothing and shows no secret', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, 'prg@example.com')
-  const accountId = (await h.app.portal!.repo.findUserByEmail('prg@example.com'))!.account_id
+  const accountId = (await h.services.portal!.repo.findUserByEmail('prg@example.com'))!.account_id
   await c.get('/portal/keys/new')
   const { response, location, keyId } = await madeKey(c, '/portal/keys', { name: 'ci server', expires: '' })
   assert.equal(response.body, '', 'the POST answer carries no secret')
@@ -66,7 +66,7 @@ test('create: 303 to a page with the secret once, a curl call and the SDK; a rel
   assert.match(reload.body, /ci server/)
   assert.ok(reload.body.includes(`${secret.slice(0, 12)}…`), 'the key is named by its prefix')
   assert.deepEqual(
-    (await h.app.accounts.listApiKeys(accountId)).map((k) => k.id),
+    (await h.services.accounts.listApiKeys(accountId)).map((k) => k.id),
     [keyId],
     'one key, however often the page is opened',
   )

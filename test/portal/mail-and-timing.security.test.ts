@@ -3,7 +3,8 @@
 // (7-bit text, a link whole on its own line); after logging in the visitor returns to the page they opened.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { safeNext } from '../../src/sites/portal/safe-next.js'
+import { safeNext } from '../../src/sites/kit/safe-next.js'
+import { PORTAL_BOUNDS } from '../../src/sites/portal/portal.context.js'
 import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../helpers/portal.js'
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -18,7 +19,7 @@ test('a reset request takes the same time for an address with an account and one
     const response = await c.post('/portal/reset-request', { email })
     const ms = Number(process.hrtime.bigint() - started) / 1e6
     assert.equal(response.statusCode, 200)
-    await h.app.portal!.mailer.settled() // the background work does not overlap the next measurement
+    await h.services.portal!.mailer.settled() // the background work does not overlap the next measurement
     h.clock.advance(61_000)
     return ms
   }
@@ -36,7 +37,7 @@ test('a reset request takes the same time for an address with an account and one
     `medians: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`,
   )
   assert.ok(
-    (await mails(h.app, h.outbox)).filter((m) => /Reset your password/.test(m)).length >= 30,
+    (await mails(h, h.outbox)).filter((m) => /Reset your password/.test(m)).length >= 30,
     'the known address got its links',
   )
 })
@@ -49,13 +50,13 @@ test('mail is 7-bit text with lines under 78 characters; each link stands whole 
   await c.get('/portal/signup')
   // Each request's mail job runs after its answer: let each finish before the next request, as a person's pace
   // would (on PostgreSQL the reset's job could otherwise look for the account before the sign-up's job made it).
-  const settled = () => h.app.portal!.mailer.settled()
+  const settled = () => h.services.portal!.mailer.settled()
   await c.post('/portal/signup', { email: 'raw@example.com', password: GOOD_PASSWORD })
   await settled()
   await c.post('/portal/signup', { email: 'raw@example.com', password: GOOD_PASSWORD })
   await settled()
   await c.post('/portal/reset-request', { email: 'raw@example.com' })
-  const sent = await mails(h.app, h.outbox)
+  const sent = await mails(h, h.outbox)
   assert.equal(sent.length, 2)
   for (const mail of sent) {
     assert.match(mail, /^Content-Transfer-Encoding: 7bit$/m)
@@ -112,6 +113,6 @@ test('opening a portal page logged out leads to log-in and back there afterwards
     assert.equal(response.headers.location, '/portal/keys', next)
     await c.get('/portal/keys')
     await c.post('/portal/logout', {})
-    assert.equal(safeNext(next), '/portal/keys', next)
+    assert.equal(safeNext(next, PORTAL_BOUNDS), '/portal/keys', next)
   }
 })

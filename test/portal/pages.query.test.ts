@@ -51,8 +51,8 @@ async function sameWithTracking(c: Client, path: string, who: string): Promise<v
 
 async function signedUp(h: Harness & { outbox: string }, email: string) {
   const c = await signedUpUser(h, email)
-  const user = (await h.app.portal!.repo.findUserByEmail(email))!
-  const key = await h.app.accounts.createApiKey({
+  const user = (await h.services.portal!.repo.findUserByEmail(email))!
+  const key = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: user.account_id,
     environment: 'test',

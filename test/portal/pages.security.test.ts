@@ -55,17 +55,17 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
   const c = client(h.app)
   await c.get('/portal/signup')
   await c.post('/portal/signup', { email: 'links@example.com', password: GOOD_PASSWORD })
-  const verify = tokenOf(linkIn((await mails(h.app, h.outbox))[0]!, '/portal/verify'))
+  const verify = tokenOf(linkIn((await mails(h, h.outbox))[0]!, '/portal/verify'))
   h.clock.advance(24 * 60 * 60 * 1000 + 1000)
   const late = await c.get(`/portal/verify?token=${verify}`)
   assert.equal(late.statusCode, 400)
   assert.match(late.body, /expired or was already used/)
   assert.equal((await c.post('/portal/verify', { token: verify })).statusCode, 400)
-  assert.equal((await h.app.portal!.repo.findUserByEmail('links@example.com'))!.verified_at, null)
+  assert.equal((await h.services.portal!.repo.findUserByEmail('links@example.com'))!.verified_at, null)
 
   await c.get('/portal/reset-request')
   await c.post('/portal/reset-request', { email: 'links@example.com' })
-  const reset = tokenOf(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
+  const reset = tokenOf(linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/reset'))
   // A refused password does not use the link up; a good one does.
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'too short' })).statusCode, 400)
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'the new long password' })).statusCode, 200)
@@ -78,7 +78,7 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
 
   h.clock.advance(61_000) // one link a minute at most
   await c.post('/portal/reset-request', { email: 'links@example.com' })
-  const second = tokenOf(linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset'))
+  const second = tokenOf(linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/reset'))
   h.clock.advance(60 * 60 * 1000)
   assert.equal(
     (await c.post('/portal/reset', { token: second, password: 'another new long password' })).statusCode,
@@ -122,13 +122,13 @@ test('with PORTAL=off there is no portal', async (t) => {
   const response = await h.app.inject('/portal/login')
   assert.equal(response.statusCode, 404)
   assert.equal(errorOf(response).code, 'not_found')
-  assert.equal(h.app.portal, undefined)
+  assert.equal(h.services.portal, undefined)
 })
 
 test('reset links are mailed at most once a minute per address, and the answer does not show it', async (t) => {
   const h = await portalHarness(t)
   await signedUpUser(h, 'flood@example.com')
-  const before = (await mails(h.app, h.outbox)).length
+  const before = (await mails(h, h.outbox)).length
   const c = client(h.app)
   await c.get('/portal/reset-request')
   const answers = []
@@ -137,8 +137,8 @@ test('reset links are mailed at most once a minute per address, and the answer d
       (await c.post('/portal/reset-request', { email: 'flood@example.com' })).body.replace(/value="[^"]+"/g, ''),
     )
   assert.equal(new Set(answers).size, 1)
-  assert.equal((await mails(h.app, h.outbox)).length - before, 1)
+  assert.equal((await mails(h, h.outbox)).length - before, 1)
   h.clock.advance(60_001)
   await c.post('/portal/reset-request', { email: 'flood@example.com' })
-  assert.equal((await mails(h.app, h.outbox)).length - before, 2)
+  assert.equal((await mails(h, h.outbox)).length - before, 2)
 })

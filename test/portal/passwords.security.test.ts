@@ -20,7 +20,7 @@ test('a password shorter than 15, longer than 128 or on the common list is refus
     assert.match(response.body, /value="weak@example.com"/, 'the address is kept in the form')
     assert.doesNotMatch(response.body, new RegExp(password), 'the password is not echoed')
   }
-  assert.equal(await h.app.portal!.repo.findUserByEmail('weak@example.com'), undefined)
+  assert.equal(await h.services.portal!.repo.findUserByEmail('weak@example.com'), undefined)
   // Exactly 15 characters, with no composition rule (all lower case letters and spaces).
   assert.equal(
     (await c.post('/portal/signup', { email: 'ok@example.com', password: 'just some words' })).statusCode,
@@ -61,7 +61,7 @@ test('an easy-to-guess password is refused by the sign-up form, which says which
     assert.match(response.body, /role="alert"/)
     assert.ok(!response.body.toLowerCase().includes(password.toLowerCase()), `the password is not echoed: ${password}`)
   }
-  assert.equal(await h.app.portal!.repo.findUserByEmail(email), undefined)
+  assert.equal(await h.services.portal!.repo.findUserByEmail(email), undefined)
   // A long random passphrase and the suite's usual password are accepted, for that address too.
   assert.equal((await c.post('/portal/signup', { email, password: 'violet-harbor-quartz-lantern' })).statusCode, 200)
   assert.equal((await c.post('/portal/signup', { email: 'good@example.com', password: GOOD_PASSWORD })).statusCode, 200)
@@ -71,7 +71,7 @@ test('the password is stored as scrypt with a salt, never as itself', async (t) 
   // At the production cost (PASSWORD_HASH_COST unset: its default), not the suite's cheap one; signing up logs in too.
   const h = await portalHarness(t, { env: { PASSWORD_HASH_COST: undefined } })
   await signedUpUser(h, 'hash@example.com')
-  const user = await h.app.portal!.repo.findUserByEmail('hash@example.com')
+  const user = await h.services.portal!.repo.findUserByEmail('hash@example.com')
   assert.match(user!.password_hash, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/)
   assert.ok(!user!.password_hash.includes(GOOD_PASSWORD))
 })

@@ -24,7 +24,7 @@ type H = Harness & { outbox: string }
 async function signUp(h: H, c: Client, email: string, password: string) {
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email, password })).statusCode, 200)
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
 }
 
 async function logIn(c: Client, email: string, password: string) {
@@ -34,7 +34,7 @@ async function logIn(c: Client, email: string, password: string) {
 
 /** The user's links that would still be accepted (not used, not expired), by purpose. */
 async function pendingLinks(h: H, email: string): Promise<string[]> {
-  const user = await h.app.portal!.repo.findUserByEmail(email)
+  const user = await h.services.portal!.repo.findUserByEmail(email)
   const rows = await h.handle.db
     .selectFrom('portal_tokens')
     .select('purpose')
@@ -54,11 +54,11 @@ test('pre-hijacking: an unverified account cannot ask to change its address, and
   assert.equal(settings.statusCode, 200)
   assert.doesNotMatch(settings.body, /action="\/portal\/account\/email"/, 'no change-of-address form')
   assert.match(settings.body, /not verified yet/)
-  const sentBefore = (await mails(h.app, h.outbox)).length
+  const sentBefore = (await mails(h, h.outbox)).length
   const asked = await attacker.post('/portal/account/email', { new_email: ATTACKER, password: ATTACKER_PASSWORD })
   assert.equal(asked.statusCode, 403)
   assert.match(asked.body, /not verified yet/)
-  const sent = await mails(h.app, h.outbox)
+  const sent = await mails(h, h.outbox)
   assert.equal(sent.length, sentBefore, 'nothing is mailed')
   assert.ok(!sent.some((m) => m.includes(ATTACKER)), 'no link reaches the attacker')
   assert.deepEqual(await pendingLinks(h, VICTIM), ['verify'])
@@ -69,8 +69,8 @@ test('pre-hijacking: a change-of-address link of the unverified sign-up dies whe
   const attacker = client(h.app)
   await signUp(h, attacker, VICTIM, ATTACKER_PASSWORD)
   // A link such as an earlier version mailed to the attacker (this one refuses to issue it over HTTP).
-  const squatter = await h.app.portal!.repo.findUserByEmail(VICTIM)
-  const attackerToken = await h.app.portal!.settings.issueEmailToken(squatter!.id, ATTACKER, 24 * 3600_000)
+  const squatter = await h.services.portal!.repo.findUserByEmail(VICTIM)
+  const attackerToken = await h.services.portal!.settings.issueEmailToken(squatter!.id, ATTACKER, 24 * 3600_000)
   assert.ok(attackerToken)
   assert.equal(
     (await attacker.get(`/portal/account/email/${attackerToken}`)).statusCode,
@@ -82,7 +82,7 @@ test('pre-hijacking: a change-of-address link of the unverified sign-up dies whe
   const victim = client(h.app)
   await signUp(h, victim, VICTIM, VICTIM_PASSWORD)
   assert.deepEqual(await pendingLinks(h, VICTIM), ['verify'], "the owner's sign-up voided the attacker's link")
-  const link = linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/verify/')
+  const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
   await victim.get(new URL(link).pathname)
   assert.equal((await victim.post('/portal/verify', { token: tokenOf(link) })).statusCode, 200)
   await logIn(victim, VICTIM, VICTIM_PASSWORD)
@@ -92,8 +92,8 @@ test('pre-hijacking: a change-of-address link of the unverified sign-up dies whe
   await attacker.get('/portal/login')
   const opened = await attacker.post(`/portal/account/email/${attackerToken}`, {})
   assert.equal(opened.statusCode, 400, 'the old link no longer works')
-  assert.equal((await h.app.portal!.repo.findUserByEmail(VICTIM))?.email, VICTIM, 'the account keeps its address')
-  assert.equal(await h.app.portal!.repo.findUserByEmail(ATTACKER), undefined)
+  assert.equal((await h.services.portal!.repo.findUserByEmail(VICTIM))?.email, VICTIM, 'the account keeps its address')
+  assert.equal(await h.services.portal!.repo.findUserByEmail(ATTACKER), undefined)
   await logIn(client(h.app), VICTIM, VICTIM_PASSWORD)
 })
 
@@ -101,11 +101,11 @@ test('verifying the address voids every other pending link of the user, a change
   const h = await portalHarness(t)
   const owner = client(h.app)
   await signUp(h, owner, VICTIM, VICTIM_PASSWORD)
-  const user = await h.app.portal!.repo.findUserByEmail(VICTIM)
-  const emailToken = await h.app.portal!.settings.issueEmailToken(user!.id, ATTACKER, 24 * 3600_000)
+  const user = await h.services.portal!.repo.findUserByEmail(VICTIM)
+  const emailToken = await h.services.portal!.settings.issueEmailToken(user!.id, ATTACKER, 24 * 3600_000)
   await owner.get('/portal/reset-request')
   await owner.post('/portal/reset-request', { email: VICTIM })
-  const sent = await mails(h.app, h.outbox)
+  const sent = await mails(h, h.outbox)
   const reset = linkIn(sent.findLast((m) => m.includes('/portal/reset/'))!, '/portal/reset/')
   assert.deepEqual(await pendingLinks(h, VICTIM), ['email', 'reset', 'verify'])
   const verify = linkIn(sent.find((m) => m.includes('/portal/verify/'))!, '/portal/verify/')
@@ -126,7 +126,7 @@ test('a password reset voids every other pending link, and a password change doe
   await signUp(h, owner, VICTIM, VICTIM_PASSWORD)
   await owner.get('/portal/reset-request')
   await owner.post('/portal/reset-request', { email: VICTIM })
-  const reset = linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset/')
+  const reset = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/reset/')
   assert.deepEqual(await pendingLinks(h, VICTIM), ['reset', 'verify'])
   await owner.get(new URL(reset).pathname)
   assert.equal((await owner.post('/portal/reset', { token: tokenOf(reset), password: GOOD_PASSWORD })).statusCode, 200)
@@ -134,9 +134,9 @@ test('a password reset voids every other pending link, and a password change doe
 
   // A password change from the settings page: the verify link sent again after it is voided too.
   const other = await signedUpUser(h, 'other@example.com')
-  const user = await h.app.portal!.repo.findUserByEmail('other@example.com')
-  await h.app.portal!.repo.issueToken(user!.id, 'reset', 3600_000)
-  await h.app.portal!.settings.issueEmailToken(user!.id, 'new@example.com', 24 * 3600_000)
+  const user = await h.services.portal!.repo.findUserByEmail('other@example.com')
+  await h.services.portal!.repo.issueToken(user!.id, 'reset', 3600_000)
+  await h.services.portal!.settings.issueEmailToken(user!.id, 'new@example.com', 24 * 3600_000)
   await other.get('/portal/account')
   assert.equal(
     (await other.post('/portal/account/password', { current_password: GOOD_PASSWORD, new_password: VICTIM_PASSWORD }))
@@ -155,12 +155,12 @@ test('when a change of address completes, the old address is told, with what to 
     200,
   )
   const link = linkIn(
-    (await mails(h.app, h.outbox)).find((m) => m.includes('/portal/account/email/'))!,
+    (await mails(h, h.outbox)).find((m) => m.includes('/portal/account/email/'))!,
     '/portal/account/email/',
   )
   await owner.get(new URL(link).pathname)
   assert.equal((await owner.post(new URL(link).pathname, {})).statusCode, 200)
-  const told = (await mails(h.app, h.outbox)).filter((m) => /^Subject: Your email address was changed$/m.test(m))
+  const told = (await mails(h, h.outbox)).filter((m) => /^Subject: Your email address was changed$/m.test(m))
   assert.equal(told.length, 1)
   assert.match(told[0]!, /^To: old@example\.com$/m)
   assert.match(

@@ -13,7 +13,7 @@ test('sign-up mails a verification link; the verified user logs in, sees the key
   assert.equal(signup.statusCode, 200)
   assert.match(signup.body, /We sent a message to <strong>Ada@example.com<\/strong>/)
 
-  const [mail] = await mails(h.app, h.outbox)
+  const [mail] = await mails(h, h.outbox)
   assert.ok(mail, 'a verification mail was written')
   assert.match(mail, /^To: Ada@example\.com$/m)
   assert.match(mail, /^Subject: Verify your email address$/m)
@@ -44,7 +44,7 @@ test('sign-up mails a verification link; the verified user logs in, sees the key
 test('the account made at sign-up is on the free plan and named by the address', async (t) => {
   const h = await portalHarness(t)
   await signedUpUser(h, 'grace@example.com')
-  const accounts = await h.app.accounts.listAccounts()
+  const accounts = await h.services.accounts.listAccounts()
   const account = accounts.find((a) => a.name === 'grace@example.com')
   assert.ok(account)
   assert.equal(account.plan, 'free')
@@ -56,7 +56,7 @@ test('an unverified user can log in but cannot create keys, and can have the lin
   await c.get('/portal/signup')
   await c.post('/portal/signup', { email: 'late@example.com', password: GOOD_PASSWORD })
   // The sign-up itself runs after the answer (same timing whatever the address); a person cannot log in faster.
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email: 'late@example.com', password: GOOD_PASSWORD })).statusCode, 303)
   const keys = await c.get('/portal/keys')
@@ -65,23 +65,26 @@ test('an unverified user can log in but cannot create keys, and can have the lin
   const create = await c.post('/portal/keys', { name: 'x', expires: '' })
   assert.equal(create.statusCode, 403)
   assert.equal(
-    (await h.app.accounts.listApiKeys((await h.app.portal!.repo.findUserByEmail('late@example.com'))!.account_id))
-      .length,
+    (
+      await h.services.accounts.listApiKeys(
+        (await h.services.portal!.repo.findUserByEmail('late@example.com'))!.account_id,
+      )
+    ).length,
     0,
   )
 
   // Within a minute of the last link nothing more is sent (no flooding a mailbox); after it, a new link.
   assert.equal((await c.post('/portal/verify/resend', {})).statusCode, 303)
-  assert.equal((await mails(h.app, h.outbox)).length, 1)
+  assert.equal((await mails(h, h.outbox)).length, 1)
   h.clock.advance(61_000)
   await c.get('/portal/keys')
   const resend = await c.post('/portal/verify/resend', {})
   assert.equal(resend.statusCode, 303)
-  const sent = (await mails(h.app, h.outbox)).filter((m) => m.includes('/portal/verify'))
+  const sent = (await mails(h, h.outbox)).filter((m) => m.includes('/portal/verify'))
   assert.equal(sent.length, 2)
   // The link sent again is on the account's record (once: the refused resend within the minute sent nothing).
-  const accountId = (await h.app.portal!.repo.findUserByEmail('late@example.com'))!.account_id
-  const resent = await h.app.audit.list({ accountId, action: 'account.verification_resent', limit: 50 })
+  const accountId = (await h.services.portal!.repo.findUserByEmail('late@example.com'))!.account_id
+  const resent = await h.services.audit.list({ accountId, action: 'account.verification_resent', limit: 50 })
   assert.equal(resent.length, 1)
   assert.deepEqual(
     { kind: resent[0]!.actor.kind, email: resent[0]!.actor.email },

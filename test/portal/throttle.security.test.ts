@@ -67,7 +67,7 @@ test('the failures are counted in the database: a second instance on the same da
     await c.post('/portal/login', { email: 'nobody@example.com', password: `wrong password number ${i}` })
   // What another instance would find: the same rows, read by a new repository on the same database.
   const { createPortalRepository } = await import('../../src/modules/integrators/integrators.repository.js')
-  const second = createPortalRepository({ db: h.handle.db, clock: h.clock, accounts: h.app.accounts })
+  const second = createPortalRepository({ db: h.handle.db, clock: h.clock, accounts: h.services.accounts })
   const seen = await second.failuresSince({
     email: 'NOBODY@example.com',
     address: '127.0.0.1',
@@ -134,7 +134,7 @@ test("a password reset lifts the throttle for that email: the person behind an a
   const c = client(h.app)
   await c.get('/portal/reset-request')
   await c.post('/portal/reset-request', { email: 'shared@example.com' })
-  const link = linkIn((await mails(h.app, h.outbox)).at(-1)!, '/portal/reset/')
+  const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/reset/')
   await c.get(new URL(link).pathname)
   assert.equal(
     (await c.post('/portal/reset', { token: tokenOf(link), password: 'a brand new harbor lantern quartz' })).statusCode,

@@ -34,10 +34,10 @@ test('the usage page splits requests by outcome, per minute and per day, for the
     .where('email_key', '=', 'usage@example.com')
     .executeTakeFirstOrThrow()
   // A small plan: the two successes, the 400, the 404 and the 500 use the minute up; the next two are refused.
-  await h.app.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
+  await h.services.accounts.setPlan({ actor: testActor, id: accountId, plan: 'enterprise', perMinute: 5, perDay: 100 })
   const environment = keyEnvironment(h.config.environment)
-  const busy = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'busy' })
-  const quiet = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'quiet' })
+  const busy = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'busy' })
+  const quiet = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment, name: 'quiet' })
   const call = async (key: string, method: 'GET' | 'POST', path: string, body?: object) => {
     const headers = { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }
     const response = await fetch(h.baseUrl + path, { method, headers, body: body ? JSON.stringify(body) : undefined })

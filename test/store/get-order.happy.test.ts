@@ -17,7 +17,7 @@ test('an order is read back as placed, with JSON content type, by any key of the
     status: 'approved',
     complete: true,
   })
-  const second = await h.app.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
+  const second = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
   for (const k of [key, second.key]) {
     const response = await h.app.inject({ url: `/v1/store/orders/${order.id}`, headers: bearer(k) })
     assert.equal(response.statusCode, 200, response.body)

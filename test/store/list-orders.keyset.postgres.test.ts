@@ -24,7 +24,7 @@ async function fill(h: Harness, accountId: string, mine: number) {
     insert into pets (account_id, name, category_id, status, created_at)
     select 'acct_other_' || a, 'Other', 1, null, '2027-01-01T00:00:00.000Z' from generate_series(1, 100) as a
   `.execute(h.handle.db)
-  const pet = await h.app.pets.create({ accountId, pet: { name: 'Rex', categoryId: 1n } })
+  const pet = await h.services.pets.create({ accountId, pet: { name: 'Rex', categoryId: 1n } })
   const insert = (account: ReturnType<typeof sql>, petId: ReturnType<typeof sql>, count: number) => sql`
     insert into orders (account_id, pet_id, quantity, ship_date, status, complete, created_at, cancelled_at)
     select ${account}, ${petId}, 1, null, case i % 3 when 0 then 'delivered' when 1 then 'placed' else 'approved' end, 0,

@@ -11,7 +11,7 @@ import { queryPlan, recordQueries } from '../helpers/query-log.js'
 
 /** `count` orders of one pet of the account, statuses in turn; every 7th is cancelled. */
 async function fillOrders(h: Harness, accountId: string, count: number) {
-  const pet = await h.app.pets.create({ accountId, pet: { name: 'Rex', categoryId: 1n } })
+  const pet = await h.services.pets.create({ accountId, pet: { name: 'Rex', categoryId: 1n } })
   await sql`
     with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
     insert into orders (account_id, pet_id, quantity, ship_date, status, complete, created_at, cancelled_at)

@@ -16,7 +16,7 @@ test("an orders:write key tells its own pet ids apart only: another account's pe
   const theirs = await h.newAccount()
   const own = await createPet(h, mine.key, { name: 'Rex', categoryId: 1 })
   const foreign = await createPet(h, theirs.key, { name: 'Fido', categoryId: 1 })
-  const ordersOnly = await h.app.accounts.createApiKey({
+  const ordersOnly = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: mine.accountId,
     environment: 'test',

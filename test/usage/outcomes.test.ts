@@ -36,7 +36,7 @@ test('each request with a valid key counts under its outcome, per key and per ac
   const h = await startHarness(t, { now: T0, listen: true })
   // Five requests a minute: the two successes, the 400, the 404 and the 500 use them up; the next two are refused.
   const a = await h.newAccount({ plan: 'enterprise', perMinute: 5, perDay: 100 })
-  const quiet = await h.app.accounts.createApiKey({
+  const quiet = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: a.accountId,
     environment: 'test',
@@ -64,7 +64,7 @@ test('each request with a valid key counts under its outcome, per key and per ac
   const now = h.clock.now()
   const busy = { success: 2, clientErrors: 2, refused: 2, serverErrors: 1 }
   const quietOne = { ...zero, success: 1 }
-  const account = await h.app.usage.perMinute({ accountId: a.accountId, now })
+  const account = await h.services.usage.perMinute({ accountId: a.accountId, now })
   assert.deepEqual(account.slice(-2), [
     { at: '2027-01-10T12:00:00.000Z', ...busy },
     { at: '2027-01-10T12:01:00.000Z', ...quietOne },
@@ -73,26 +73,26 @@ test('each request with a valid key counts under its outcome, per key and per ac
     account.slice(0, -2).every((p) => Object.values({ ...p, at: 0 }).every((n) => n === 0)),
     'zero-filled',
   )
-  assert.deepEqual((await h.app.usage.perMinute({ accountId: a.accountId, keyId: a.keyId, now })).slice(-2), [
+  assert.deepEqual((await h.services.usage.perMinute({ accountId: a.accountId, keyId: a.keyId, now })).slice(-2), [
     { at: '2027-01-10T12:00:00.000Z', ...busy },
     { at: '2027-01-10T12:01:00.000Z', ...zero },
   ])
-  assert.deepEqual((await h.app.usage.perMinute({ accountId: a.accountId, keyId: quiet.id, now })).slice(-2), [
+  assert.deepEqual((await h.services.usage.perMinute({ accountId: a.accountId, keyId: quiet.id, now })).slice(-2), [
     { at: '2027-01-10T12:00:00.000Z', ...zero },
     { at: '2027-01-10T12:01:00.000Z', ...quietOne },
   ])
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, now })), {
+  assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, now })), {
     at: '2027-01-10T00:00:00.000Z',
     success: 3,
     clientErrors: 2,
     refused: 2,
     serverErrors: 1,
   })
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, keyId: a.keyId, now })), {
+  assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, keyId: a.keyId, now })), {
     at: '2027-01-10T00:00:00.000Z',
     ...busy,
   })
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, keyId: quiet.id, now })), {
+  assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, keyId: quiet.id, now })), {
     at: '2027-01-10T00:00:00.000Z',
     ...quietOne,
   })
@@ -123,7 +123,7 @@ test('rows written before outcomes were recorded read as successes', async (t) =
       refused: 1n,
     } as never)
     .execute()
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, now: h.clock.now() })), {
+  assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, now: h.clock.now() })), {
     at: '2027-01-10T00:00:00.000Z',
     ...zero,
     success: 7,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/main/api-app.js'
+import { appWithServices } from '../helpers/app-with-services.js'
 import { openDatabase } from '../../src/db/database.js'
 import { backend, refuseInserts } from '../helpers/backend.js'
 import { bearer, startHarness, type Harness } from '../helpers/harness.js'
@@ -22,14 +22,21 @@ async function calls(app: FastifyInstance, key: string, n: number, expected?: nu
 }
 
 /** Another app on the harness's database (on PostgreSQL through its own pool, like another instance). */
-async function anotherApp(t: { after: (fn: () => Promise<void>) => void }, h: Harness): Promise<FastifyInstance> {
+async function anotherApp(t: { after: (fn: () => Promise<void>) => void }, h: Harness) {
   const handle = backend === 'postgres' ? openDatabase(h.config.databaseUrl, { poolSize: 2 }) : h.handle
-  const app = await buildApp({ config: h.config, db: handle.db, engine: handle.engine, clock: h.clock, logger: false })
+  const { app, services } = await appWithServices({
+    config: h.config,
+    db: handle.db,
+    engine: handle.engine,
+    clock: h.clock,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
+    await services.close()
     if (handle !== h.handle) await handle.close()
   })
-  return app
+  return { app, services }
 }
 
 const last = <T>(list: T[]) => list[list.length - 1]!
@@ -37,7 +44,7 @@ const last = <T>(list: T[]) => list[list.length - 1]!
 test('requests are counted per key and per account, successes and refused (429) apart, in zero-filled series', async (t) => {
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount({ plan: 'enterprise', perMinute: 3, perDay: 100 })
-  const second = await h.app.accounts.createApiKey({
+  const second = await h.services.accounts.createApiKey({
     actor: testActor,
     accountId: a.accountId,
     environment: 'test',
@@ -53,7 +60,7 @@ test('requests are counted per key and per account, successes and refused (429) 
   await calls(h.app, second.key, 1, 200)
 
   const now = h.clock.now()
-  const account = await h.app.usage.perMinute({ accountId: a.accountId, now })
+  const account = await h.services.usage.perMinute({ accountId: a.accountId, now })
   assert.equal(account.length, 60)
   assert.equal(account[0]!.at, '2027-01-10T11:02:00.000Z', 'the oldest of the last 60 minutes')
   assert.deepEqual(account.slice(-2), [
@@ -65,7 +72,7 @@ test('requests are counted per key and per account, successes and refused (429) 
     'zero-filled',
   )
   assert.deepEqual(
-    (await h.app.usage.perMinute({ accountId: a.accountId, keyId: second.id, now }))
+    (await h.services.usage.perMinute({ accountId: a.accountId, keyId: second.id, now }))
       .slice(-2)
       .map((p) => [p.success, p.refused]),
     [
@@ -73,12 +80,12 @@ test('requests are counted per key and per account, successes and refused (429) 
       [1, 0],
     ],
   )
-  assert.deepEqual((await h.app.usage.perMinute({ accountId: a.accountId, keyId: a.keyId, now })).slice(-2), [
+  assert.deepEqual((await h.services.usage.perMinute({ accountId: a.accountId, keyId: a.keyId, now })).slice(-2), [
     { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 0, serverErrors: 0 },
     { at: '2027-01-10T12:01:00.000Z', success: 0, clientErrors: 0, refused: 0, serverErrors: 0 },
   ])
 
-  const days = await h.app.usage.perDay({ accountId: a.accountId, now })
+  const days = await h.services.usage.perDay({ accountId: a.accountId, now })
   assert.equal(days.length, 30)
   assert.equal(days[0]!.at, '2026-12-12T00:00:00.000Z')
   assert.deepEqual(last(days), {
@@ -88,7 +95,7 @@ test('requests are counted per key and per account, successes and refused (429) 
     refused: 2,
     serverErrors: 0,
   })
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: other.accountId, now })), {
+  assert.deepEqual(last(await h.services.usage.perDay({ accountId: other.accountId, now })), {
     at: '2027-01-10T00:00:00.000Z',
     success: 1,
     clientErrors: 0,
@@ -96,7 +103,7 @@ test('requests are counted per key and per account, successes and refused (429) 
     serverErrors: 0,
   })
   // Another account's key id under this account: nothing.
-  assert.deepEqual(last(await h.app.usage.perDay({ accountId: a.accountId, keyId: other.keyId, now })), {
+  assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, keyId: other.keyId, now })), {
     at: '2027-01-10T00:00:00.000Z',
     success: 0,
     clientErrors: 0,
@@ -109,7 +116,7 @@ test('current: the plan and its limits beside the live minute and day counts', a
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount()
   await calls(h.app, a.key, 4, 200)
-  const current = await h.app.usage.current(a.accountId, h.clock.now())
+  const current = await h.services.usage.current(a.accountId, h.clock.now())
   assert.deepEqual(current, {
     plan: 'free',
     windows: [
@@ -123,10 +130,12 @@ test('counts survive a restart: an app closing writes its buffer, a new app on t
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount()
   const first = await anotherApp(t, h)
-  await calls(first, a.key, 5, 200)
-  await first.close() // no explicit flush: closing writes what is buffered
+  await calls(first.app, a.key, 5, 200)
+  // No explicit flush: closing writes what is buffered (the server closes its services after its apps).
+  await first.app.close()
+  await first.services.close()
   const restarted = await anotherApp(t, h)
-  assert.deepEqual(last(await restarted.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
+  assert.deepEqual(last(await restarted.services.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
     at: '2027-01-10T12:00:00.000Z',
     success: 5,
     clientErrors: 0,
@@ -140,21 +149,21 @@ test('two apps on one database add up, each flushing its own counts at the same 
   const a = await h.newAccount()
   const other = await anotherApp(t, h)
   await calls(h.app, a.key, 3, 200)
-  await calls(other, a.key, 4, 200)
+  await calls(other.app, a.key, 4, 200)
   for (let round = 0; round < 3; round++) {
-    await Promise.all([calls(h.app, a.key, 2), calls(other, a.key, 2)])
-    await Promise.all([h.app.usage.flush(), other.usage.flush()])
+    await Promise.all([calls(h.app, a.key, 2), calls(other.app, a.key, 2)])
+    await Promise.all([h.services.usage.flush(), other.services.usage.flush()])
   }
   const now = h.clock.now()
-  for (const app of [h.app, other]) {
-    assert.deepEqual(last(await app.usage.perMinute({ accountId: a.accountId, now })), {
+  for (const services of [h.services, other.services]) {
+    assert.deepEqual(last(await services.usage.perMinute({ accountId: a.accountId, now })), {
       at: '2027-01-10T12:00:00.000Z',
       success: 19,
       clientErrors: 0,
       refused: 0,
       serverErrors: 0,
     })
-    assert.deepEqual(last(await app.usage.perDay({ accountId: a.accountId, keyId: a.keyId, now })), {
+    assert.deepEqual(last(await services.usage.perDay({ accountId: a.accountId, keyId: a.keyId, now })), {
       at: '2027-01-10T00:00:00.000Z',
       success: 19,
       clientErrors: 0,
@@ -169,11 +178,11 @@ test('a failed write keeps the counts for the next one', async (t) => {
   const a = await h.newAccount()
   await calls(h.app, a.key, 2, 200)
   const undo = await refuseInserts(h.handle.db, 'usage_days')
-  await assert.rejects(h.app.usage.flush())
+  await assert.rejects(h.services.usage.flush())
   await calls(h.app, a.key, 1, 200)
   await undo()
-  await h.app.usage.flush()
-  assert.deepEqual(last(await h.app.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
+  await h.services.usage.flush()
+  assert.deepEqual(last(await h.services.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
     at: '2027-01-10T12:00:00.000Z',
     success: 3,
     clientErrors: 0,
@@ -186,15 +195,15 @@ test('purge deletes minute rows older than two days and day rows older than 90 d
   const h = await startHarness(t, { now: T0 })
   const a = await h.newAccount()
   await calls(h.app, a.key, 1, 200)
-  await h.app.usage.flush()
+  await h.services.usage.flush()
   const count = async (table: 'usage_minutes' | 'usage_days') =>
     (await h.handle.db.selectFrom(table).select('key_id').execute()).length
   const minute = Date.parse('2027-01-10T12:00:00Z')
-  assert.equal(await h.app.usage.purge(minute + 2 * DAY), 0)
-  assert.equal(await h.app.usage.purge(minute + 2 * DAY + 1), 1)
+  assert.equal(await h.services.usage.purge(minute + 2 * DAY), 0)
+  assert.equal(await h.services.usage.purge(minute + 2 * DAY + 1), 1)
   assert.deepEqual([await count('usage_minutes'), await count('usage_days')], [0, 1])
   const day = Date.parse('2027-01-10T00:00:00Z')
-  assert.equal(await h.app.usage.purge(day + 90 * DAY), 0)
-  assert.equal(await h.app.usage.purge(day + 90 * DAY + 1), 1)
+  assert.equal(await h.services.usage.purge(day + 90 * DAY), 0)
+  assert.equal(await h.services.usage.purge(day + 90 * DAY + 1), 1)
   assert.deepEqual([await count('usage_minutes'), await count('usage_days')], [0, 0])
 })

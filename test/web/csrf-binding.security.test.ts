@@ -28,7 +28,7 @@ async function logInWith(app: FastifyInstance, site: string, cookie: string, fie
 test('a pre-session cookie the visitor chose is replaced, and a form posted with it is refused (portal and console)', async (t) => {
   const h = await consoleHarness(t)
   await signedUpUser(h, 'planted@example.com')
-  const operator = await setUpOperator(h.app, { role: 'admin' })
+  const operator = await setUpOperator(h, { role: 'admin' })
   const sites: { site: string; fields: Record<string, string> }[] = [
     { site: 'portal', fields: { email: 'planted@example.com', password: GOOD_PASSWORD } },
     {

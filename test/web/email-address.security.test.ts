@@ -34,7 +34,7 @@ test('an email field takes exactly one address: lists, names, quotes, whitespace
     await c.get('/portal/reset-request')
     assert.equal((await c.post('/portal/reset-request', { email })).statusCode, 400, JSON.stringify(email))
   }
-  assert.deepEqual(await mails(h.app, h.outbox), [], 'nothing was mailed')
+  assert.deepEqual(await mails(h, h.outbox), [], 'nothing was mailed')
 })
 
 test('a local part outside printable ASCII is refused with a message saying so', async (t) => {
@@ -55,20 +55,20 @@ test('the domain is lower-cased and IDNA-normalised: bücher.example and xn--bch
   const c = client(h.app)
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email: 'ana@bücher.example', password: PASSWORD })).statusCode, 200)
-  await h.app.portal!.mailer.settled() // the first sign-up's mail job runs at this instant, before the clock moves
+  await h.services.portal!.mailer.settled() // the first sign-up's mail job runs at this instant, before the clock moves
   h.clock.advance(61_000) // a fresh link is mailed at most once a minute
   await c.get('/portal/signup')
   assert.equal(
     (await c.post('/portal/signup', { email: 'ANA@xn--bcher-kva.example', password: PASSWORD })).statusCode,
     200,
   )
-  const sent = await mails(h.app, h.outbox)
+  const sent = await mails(h, h.outbox)
   assert.equal(sent.length, 2)
   for (const mail of sent) assert.match(mail, /^To: ana@xn--bcher-kva\.example$/m)
-  const user = await h.app.portal!.repo.findUserByEmail('ana@BÜCHER.example')
+  const user = await h.services.portal!.repo.findUserByEmail('ana@BÜCHER.example')
   assert.equal(user?.email, 'ana@xn--bcher-kva.example')
   // One user (the second sign-up replaced the unverified first one's password rather than making an account).
-  const emails = await h.app.accounts.emailsByAccount()
+  const emails = await h.services.accounts.emailsByAccount()
   assert.equal([...emails.values()].filter((e) => e.endsWith('xn--bcher-kva.example')).length, 1)
 })
 
@@ -83,7 +83,7 @@ test('the mail server is given exactly one envelope recipient, the checked addre
     (await c.post('/portal/signup', { email: 'one@example.com,two@evil.example', password: PASSWORD })).statusCode,
     400,
   )
-  await h.app.portal!.mailer.settled()
+  await h.services.portal!.mailer.settled()
   assert.equal(smtp.received.length, 1)
   assert.deepEqual(smtp.received[0]!.to, ['one@example.com'])
   assert.equal(smtp.received[0]!.from, 'no-reply@petstore.example')

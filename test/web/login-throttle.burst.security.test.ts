@@ -27,7 +27,7 @@ test('the portal: a burst of wrong passwords for one person has at most 10 of th
   t.diagnostic(`statuses: ${JSON.stringify(counts)}`)
   assert.ok((counts[400] ?? 0) <= 10, `${counts[400]} wrong passwords were checked`)
   assert.equal((counts[400] ?? 0) + (counts[429] ?? 0), BURST)
-  const failures = await h.app.portal!.repo.failuresSince({
+  const failures = await h.services.portal!.repo.failuresSince({
     email: 'burst@example.com',
     address: '127.0.0.1',
     since: h.clock.now() - 15 * 60_000,
@@ -40,7 +40,7 @@ test('the portal: a burst of wrong passwords for one person has at most 10 of th
 
 test('the console: a burst of wrong passwords for one operator has at most 10 of them checked', async (t) => {
   const h = await consoleHarness(t)
-  const operator = await setUpOperator(h.app, { role: 'admin' })
+  const operator = await setUpOperator(h, { role: 'admin' })
   const c = client(h.app)
   await c.get('/console/login')
   const guesses = Array.from({ length: BURST }, (_, i) =>
@@ -50,7 +50,7 @@ test('the console: a burst of wrong passwords for one operator has at most 10 of
   t.diagnostic(`statuses: ${JSON.stringify(counts)}`)
   assert.ok((counts[400] ?? 0) <= 10, `${counts[400]} wrong passwords were checked`)
   assert.equal((counts[400] ?? 0) + (counts[429] ?? 0), BURST)
-  const failures = await h.app.operators!.failures.failuresSince({
+  const failures = await h.services.operators!.failures.failuresSince({
     email: operator.email,
     address: '127.0.0.1',
     since: h.clock.now() - 15 * 60_000,

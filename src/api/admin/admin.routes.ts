@@ -3,6 +3,7 @@
 // run the CLI on the database can read it; nobody else can. Not part of the public API or its document.
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { ApiRoutesOptions } from '../api.context.js'
 import { Type } from 'typebox'
 import { NotFoundError } from '../../modules/accounts/accounts.repository.js'
 import { bearerToken } from '../guard/auth.js'
@@ -11,7 +12,10 @@ import { liftBan } from '../../modules/limits/ban-lifting.js'
 import { keySubject } from '../../modules/limits/rate-limiter.js'
 import { CLI_USER_HEADER } from '../../modules/limits/admin-channel.js'
 
-export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (app, { token }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions & { token: string }> = async (
+  app,
+  { api, token },
+) => {
   const expected = Buffer.from(token)
   // Counted against the client address like every request without an API key, so that these answers carry the
   // limit headers too and a token cannot be guessed faster than a key. The root hook runs before the check below.
@@ -31,13 +35,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
     '/accounts/:id/usage',
     { schema: { hide: true, params: Type.Object({ id: Type.String() }) } },
     async (request) => {
-      const account = await app.accounts.getAccount(request.params.id).catch((e) => Promise.reject(notFound(e)))
-      const now = app.clock.now()
-      const { plan, windows } = await app.usage.current(account.id, now)
-      const keys = await app.accounts.listApiKeys(account.id)
+      const account = await api.accounts.getAccount(request.params.id).catch((e) => Promise.reject(notFound(e)))
+      const now = api.clock.now()
+      const { plan, windows } = await api.usage.current(account.id, now)
+      const keys = await api.accounts.listApiKeys(account.id)
       const bans = []
       for (const key of keys) {
-        const until = await app.limiter.store.bannedUntil({ subject: keySubject(key.id), now })
+        const until = await api.limiter.store.bannedUntil({ subject: keySubject(key.id), now })
         if (until !== undefined) bans.push({ keyId: key.id, until: new Date(until).toISOString() })
       }
       return { accountId: account.id, plan, windows, bans }
@@ -52,7 +56,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
     }),
   }
   app.post('/keys/:id/unban', { schema: unbanSchema }, async (request) => {
-    const key = await app.accounts.getApiKey(request.params.id).catch((e) => Promise.reject(notFound(e)))
+    const key = await api.accounts.getApiKey(request.params.id).catch((e) => Promise.reject(notFound(e)))
     // Only the CLI holds the admin token, so the entry's actor is the CLI, with the user it names.
     const named = request.headers[CLI_USER_HEADER]
     let user = 'unknown'
@@ -62,8 +66,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ token: string }> = async (
       // A malformed escape: the user stays unknown rather than the request failing after the token checked out.
     }
     const { wasBanned } = await liftBan({
-      store: app.limiter.store,
-      audit: app.audit,
+      store: api.limiter.store,
+      audit: api.audit,
       keyId: key.id,
       accountId: key.accountId,
       actor: { kind: 'cli', user },

@@ -5,6 +5,7 @@ import { apiErrorOf } from './domain-errors.js'
 import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
 import { reportDatabaseUnavailable } from '../../ops/database-outage.js'
+import type { OutageLog } from '../../ops/outage-log.js'
 import { noteErrorCode } from '../platform/request-log.js'
 import { validationError } from './validation-errors.js'
 
@@ -41,12 +42,13 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).send(error.toBody())
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** `databaseOutage`: the process's (ops/outage-log.ts); a request refused by an outage is counted there. */
+export function installErrorHandling(app: FastifyInstance, databaseOutage?: OutageLog): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = clientError(error, request.routeOptions.bodyLimit)
     if (known) return sendError(reply, known)
     if (isDatabaseUnavailable(error)) {
-      reportDatabaseUnavailable(request, error)
+      reportDatabaseUnavailable(databaseOutage, request, error)
       return sendError(
         reply,
         new ApiError(

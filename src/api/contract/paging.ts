@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { requestText } from './schemas.js'
+import type { CursorCodec } from './cursor.js'
 
 const PAGE_SIZE_DEFAULT = 20
 const PAGE_SIZE_MAX = 100
@@ -44,17 +45,21 @@ interface PageQuery<S extends string> {
 }
 
 /** The account, the page size and the id the page starts after (from the cursor; a bad cursor is a 400). */
-export function pageStart<S extends string>(request: FastifyRequest, route: ListRoute, query: PageQuery<S>) {
+export function pageStart<S extends string>(
+  cursors: CursorCodec,
+  request: FastifyRequest,
+  route: ListRoute,
+  query: PageQuery<S>,
+) {
   const accountId = request.auth!.accountId
   const afterId =
-    query.cursor === undefined
-      ? undefined
-      : request.server.cursors.decode(accountId, query.cursor, query.status, route.list).lastId
+    query.cursor === undefined ? undefined : cursors.decode(accountId, query.cursor, query.status, route.list).lastId
   return { accountId, status: query.status, limit: query.limit ?? PAGE_SIZE_DEFAULT, afterId }
 }
 
 /** When another page follows, links to it: same path, `limit` and `status`, a cursor after the page's last id. */
 export function linkNextPage(
+  { cursors, config }: { cursors: CursorCodec; config: { publicUrl: string } },
   request: FastifyRequest,
   reply: FastifyReply,
   { path, list }: ListRoute,
@@ -62,7 +67,6 @@ export function linkNextPage(
   page: { hasMore: boolean; lastId?: bigint },
 ): void {
   if (!page.hasMore || page.lastId === undefined) return
-  const { cursors, config } = request.server
   // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
   const filter = status ? `&status=${status}` : ''
   const cursor = cursors.encode(request.auth!.accountId, { lastId: page.lastId, status }, list)

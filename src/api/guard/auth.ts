@@ -25,10 +25,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null
   }
-  interface FastifyInstance {
-    /** onRequest hook for every pet store operation: sets `request.auth` or throws a 401 (403 for a suspended account). */
-    authenticate: (request: FastifyRequest) => Promise<void>
-  }
 }
 
 const REALM = 'petstore'
@@ -87,7 +83,8 @@ interface AuthOptions {
   clock: Clock
 }
 
-function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
+/** For every pet store operation: sets `request.auth` or throws a 401 (403 for a suspended account). */
+export function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
   const expected: KeyEnvironment = keyEnvironment(environment)
   const other: KeyEnvironment = expected === 'live' ? 'test' : 'live'
 
@@ -126,10 +123,10 @@ function createAuthenticator({ accounts, environment, clock }: AuthOptions) {
   }
 }
 
+/** Declares the per-request state the authenticator sets (request.auth), on the whole app. */
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: AuthOptions) => {
+  async (app: FastifyInstance) => {
     app.decorateRequest('auth', null)
-    app.decorate('authenticate', createAuthenticator(opts))
   },
   { name: 'auth' },
 )

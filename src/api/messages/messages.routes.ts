@@ -1,5 +1,6 @@
 // The quickstart messages interface (spec 4.4): POST /messages queues a message, GET /messages/{id} shows it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { ApiRoutesOptions } from '../api.context.js'
 import { Type } from 'typebox'
 import { ApiError } from '../contract/errors.js'
 import { refuseEncodedBody, requireJsonContentType } from '../platform/json-body.js'
@@ -19,8 +20,8 @@ import { MESSAGES_BODY_LIMIT_BYTES, MessageIdParams, MessageSchema, NewMessageSc
 const unauthorized = unauthorizedResponse()
 const internal = internalResponse()
 
-export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { messages } = app
+export const messagesRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (app, { api }) => {
+  const { messages } = api
 
   app.post(
     '/messages',
@@ -53,7 +54,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      createOnce(request, reply, async (trx) => {
+      createOnce(api.idempotency, request, reply, async (trx) => {
         const message = await messages.create(
           { accountId: request.auth!.accountId, message: request.body.message },
           trx,

@@ -24,6 +24,7 @@ import { RequestLogController } from './request-log.js'
 import type { SendBatcher } from './send-batching.js'
 import { buildSerializerCompiler } from './serialization.js'
 import { buildValidatorCompiler } from './validation.js'
+import type { OutageLog } from '../../ops/outage-log.js'
 
 /** How long kept-alive connections idle at shutdown stay open for a request already on its way. */
 const IDLE_DRAIN_MS = 500
@@ -51,11 +52,13 @@ export function createBaseApp(input: {
   /** Largest request body read; larger ones get 413. */
   bodyLimit?: number
   logger?: boolean | Record<string, unknown>
+  /** The process's database outage (ops/outage-log.ts): requests refused by it are counted there, not logged each. */
+  databaseOutage?: OutageLog
 }) {
   const transportSecurity = transportSecurityHeaders(input.config)
   const app = Fastify({
     logger: input.logger ?? loggerOptions(input.config),
-    logController: new RequestLogController(),
+    logController: new RequestLogController(input.databaseOutage),
     genReqId: requestIdFrom,
     bodyLimit: input.bodyLimit ?? BODY_LIMIT_BYTES,
     // Fastify refuses a path parameter over 100 characters before routing, so the answer would miss what its
@@ -109,7 +112,7 @@ export function createBaseApp(input: {
     await new Promise((resolve) => setImmediate(resolve))
     await new Promise((resolve) => setTimeout(resolve, 0))
   })
-  installErrorHandling(app)
+  installErrorHandling(app, input.databaseOutage)
   registerJsonBodyParser(app)
   const routes = collectRoutes(app, input.apiPrefix)
   const limitByAddress = createAddressLimitHook(input.limiter)

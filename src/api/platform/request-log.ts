@@ -5,6 +5,7 @@
 // requests remaining, limited, banned), read from the answer's own headers. Never another header (so never a key,
 // a cookie, a password), never a body, and never the token of an emailed link.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { OutageLog } from '../../ops/outage-log.js'
 
 /**
  * The portal's emailed links carry their token in the path (/portal/verify/TOKEN), and so does an operator's setup
@@ -34,6 +35,11 @@ function rateLimitOf(
 }
 
 export class RequestLogController extends LogController {
+  /** `databaseOutage`: the process's; an answered request with an accepted key ends it. */
+  constructor(private readonly databaseOutage?: OutageLog) {
+    super()
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
@@ -52,7 +58,7 @@ export class RequestLogController extends LogController {
       ...rateLimitOf(reply, errorCode),
     }
     // A key was accepted and the answer is not a failure of ours: the database answered (its outage, if any, ended).
-    if (auth && reply.statusCode < 500) request.server.outages?.database.ok()
+    if (auth && reply.statusCode < 500) this.databaseOutage?.ok()
     if (error) reply.log.error({ ...line, err: error }, 'request failed')
     else reply.log.info(line, 'request')
   }

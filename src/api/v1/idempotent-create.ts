@@ -11,6 +11,7 @@ import {
   IDEMPOTENCY_KEY_PATTERN,
   parseIdempotencyKey,
 } from '../contract/idempotency-key.js'
+import type { IdempotencyRepository } from '../../modules/idempotency/idempotency.repository.js'
 
 export const IdempotencyKeyHeader = Type.Object({
   'idempotency-key': Type.Optional(
@@ -38,6 +39,7 @@ export const idempotencyResponses = {
 
 /** Runs `create` (in a transaction) once per Idempotency-Key of the account, and answers with its response. */
 export async function createOnce<T>(
+  idempotency: IdempotencyRepository,
   request: FastifyRequest,
   reply: FastifyReply,
   create: (trx: Kysely<Database>) => Promise<{ status: number; body: T; location: string }>,
@@ -45,7 +47,7 @@ export async function createOnce<T>(
   const key = parseIdempotencyKey(request.headers['idempotency-key'])
   const accountId = request.auth!.accountId
   const scope = key === undefined ? undefined : { accountId, key, fingerprint: fingerprintOf(request.body) }
-  const response = await request.server.idempotency.execute(scope, create)
+  const response = await idempotency.execute(scope, create)
   if (response.replayed) reply.header('idempotent-replayed', 'true')
   if (response.location) reply.header('location', response.location)
   return reply.code(response.status).send(response.body as T)

@@ -1,6 +1,7 @@
 // The store area (issue 16), mounted under /v1 behind the same gate as the pets: authenticated, counted against
 // the account's one quota. Experimental: every operation says so in the OpenAPI document (`x-stability`).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { ApiRoutesOptions } from '../api.context.js'
 import { Type } from 'typebox'
 import { BODY_LIMIT_BYTES } from '../platform/base-app.js'
 import { ApiError } from '../contract/errors.js'
@@ -37,8 +38,8 @@ const badOrderId = errorResponse('`orderId` is not a 64-bit integer, or a query 
 export const ORDERS_LIST = { path: '/v1/store/orders', list: 'orders' }
 const notFoundError = (id: bigint) => new ApiError('order_not_found', `No order with id ${id} exists in your account.`)
 
-export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { orders } = app
+export const ordersRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (app, { api }) => {
+  const { orders } = api
 
   app.get(
     '/store/orders',
@@ -65,9 +66,9 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const start = pageStart(request, ORDERS_LIST, request.query)
+      const start = pageStart(api.cursors, request, ORDERS_LIST, request.query)
       const page = await orders.page(start)
-      linkNextPage(request, reply, ORDERS_LIST, start, page)
+      linkNextPage(api, request, reply, ORDERS_LIST, start, page)
       return page.orders
     },
   )
@@ -101,7 +102,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      createOnce(request, reply, async (trx) => {
+      createOnce(api.idempotency, request, reply, async (trx) => {
         const order = await orders.place({ accountId: request.auth!.accountId, order: request.body }, trx)
         return { status: 201, body: order, location: `/v1/store/orders/${order.id}` }
       }),

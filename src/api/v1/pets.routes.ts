@@ -1,5 +1,6 @@
 // The pet store operations of spec section 4.1–4.3, mounted under /v1.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { ApiRoutesOptions } from '../api.context.js'
 import { Type } from 'typebox'
 import { BODY_LIMIT_BYTES } from '../platform/base-app.js'
 import { ApiError } from '../contract/errors.js'
@@ -23,8 +24,8 @@ const unauthorized = unauthorizedResponse()
 const internal = internalResponse()
 const PETS_LIST = { path: '/v1/pets' }
 
-export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { pets, config } = app
+export const petsRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (app, { api }) => {
+  const { pets, config } = api
 
   app.get(
     '/pets',
@@ -51,9 +52,9 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const start = pageStart(request, PETS_LIST, request.query)
+      const start = pageStart(api.cursors, request, PETS_LIST, request.query)
       const page = await pets.page(start)
-      linkNextPage(request, reply, PETS_LIST, start, page)
+      linkNextPage(api, request, reply, PETS_LIST, start, page)
       return sendJsonText(reply, page.json)
     },
   )
@@ -88,7 +89,7 @@ export const petsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      createOnce(request, reply, async (trx) => {
+      createOnce(api.idempotency, request, reply, async (trx) => {
         const pet = await pets.create({ accountId: request.auth!.accountId, pet: request.body }, trx)
         return { status: 201, body: pet, location: `/v1/pets/${pet.id}` }
       }),

@@ -21,7 +21,7 @@ const MINUTE_ROWS_KEPT_MS = 2 * DAY_MS
 const DAY_ROWS_KEPT_MS = 90 * DAY_MS
 
 /** One minute or day of requests by outcome; the four add up to every request with a valid key. */
-interface UsagePoint {
+export interface UsagePoint {
   /** Start of the minute or UTC day (ISO instant). */
   at: string
   /** Answered 2xx or 3xx. */
@@ -146,11 +146,3 @@ export function createUsage({
 }
 
 export type Usage = ReturnType<typeof createUsage>
-
-/** For an app that built its own services: write the buffered counts as it closes; a failure is logged, not thrown. */
-export async function flushUsageOnClose(
-  app: { log: { error: (obj: object, msg: string) => void } },
-  services: { usage: Usage },
-): Promise<void> {
-  await services.usage.flush().catch((err: unknown) => app.log.error({ err }, 'writing usage counts at close failed'))
-}

@@ -5,7 +5,7 @@ import type { Account, ApiKeyInfo } from '../../modules/accounts/accounts.reposi
 import { endsAt, shownState } from '../../modules/accounts/key-display.js'
 import type { PortalUserSummary } from '../../modules/integrators/verification.js'
 import type { AuditEvent } from '../../modules/audit/audit-event.js'
-import type { UsagePoint } from '../kit/charts.js'
+import type { UsagePoint } from '../../modules/usage/usage.service.js'
 import { html, type Html } from '../kit/html.js'
 import { scopesCell } from '../kit/scopes-cell.js'
 import { usageCharts } from '../kit/usage-charts.js'

@@ -18,6 +18,9 @@ import type { Csrf } from '../kit/csrf.js'
 import type { Mailer } from '../../mail/mail.js'
 import type { ConsolePageContext } from './layout.js'
 import type { ConsoleSessions, OperatorVisitor } from './sessions.js'
+import type { SiteBounds } from '../kit/safe-next.js'
+import type { OutageLog } from '../../ops/outage-log.js'
+import type { PlanRequests } from '../../modules/plan-requests/plan-requests.service.js'
 
 export interface ConsoleOptions {
   config: Config
@@ -31,10 +34,14 @@ export interface ConsoleOptions {
   mailer: Mailer
   /** Verification links and their message, as the portal's sign-up mails them (Resend verification). */
   verification: Verification
+  /** Requests for a higher plan: the console decides them (asked for in the portal). */
+  planRequests: PlanRequests
   /** The rate limiter (its `.store` holds bans). */
   limiter: RateLimiter
   /** Signs the console's CSRF tokens (kept in the database, so every instance agrees). */
   csrfSecret: string
+  /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
+  databaseOutage?: OutageLog
 }
 
 /** What a console route module gets besides the app: `export async function xRoutes(app, c: OperatorConsole)`. */
@@ -56,3 +63,6 @@ declare module 'fastify' {
     operatorVisitor: OperatorVisitor
   }
 }
+
+/** Where log-in may send a visitor back to (kit/safe-next.ts): pages under /console; home is the overview. */
+export const CONSOLE_BOUNDS: SiteBounds = { base: '/console', home: '/console' }

@@ -16,11 +16,10 @@ import { loginRoutes } from './login.routes.js'
 import { operatorsRoutes } from './operators.routes.js'
 import { overviewRoutes } from './overview.routes.js'
 import { requestsRoutes } from './requests.routes.js'
-import { loginFor } from './safe-next.js'
 import { searchRoutes } from './search.routes.js'
 import { createConsoleSessions } from './sessions.js'
 import { setupRoutes } from './setup.routes.js'
-import type { ConsoleOptions, OperatorConsole } from './console.context.js'
+import { CONSOLE_BOUNDS, type ConsoleOptions, type OperatorConsole } from './console.context.js'
 
 /** Pages anyone may open (the rest need a signed-in operator): logging in, setup links, assets. */
 const PUBLIC_PAGES = ['/console/login', '/console/setup/', '/console/assets/']
@@ -62,13 +61,13 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   await siteScope<Operator>(app, {
     name: 'console',
-    home: '/console',
+    bounds: CONSOLE_BOUNDS,
     visitorProperty: 'operatorVisitor',
     sessions,
     csrf,
     mailer: options.mailer,
+    databaseOutage: options.databaseOutage,
     isPublicPage,
-    loginFor,
     page: (frame, title, content) => consolePage({ operator: frame.user, csrf: frame.csrf }, title, content),
     assets: {
       'console.css': { type: 'text/css; charset=utf-8', body: CONSOLE_CSS },

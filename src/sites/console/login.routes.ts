@@ -16,11 +16,11 @@ import { TooManyLogins } from '../../modules/sign-in/login-throttle.errors.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
 import { redirect, sendPage } from '../kit/reply.js'
-import type { OperatorConsole } from './console.context.js'
+import { CONSOLE_BOUNDS, type OperatorConsole } from './console.context.js'
 import { ConsoleLoginBody, ConsoleLoginQuery, CsrfOnlyBody, NoQuery } from './console.schemas.js'
 import { consolePage, csrfField, notice } from './layout.js'
 import { loginAudit } from './login-audit.js'
-import { safeNext } from './safe-next.js'
+import { safeNext } from '../kit/safe-next.js'
 
 const FAILED = 'Email, password or code is incorrect.'
 
@@ -86,7 +86,7 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
     '/login',
     { schema: { hide, querystring: ConsoleLoginQuery, response: pageResponses({ 200: 'The log-in form' }) } },
     async (request, reply) => {
-      const next = safeNext(request.query.next)
+      const next = safeNext(request.query.next, CONSOLE_BOUNDS)
       if (request.operatorVisitor.user) return redirect(reply, next)
       const ctx = c.context(request, reply)
       return sendPage(reply, 200, consolePage(ctx, 'Log in', loginForm(ctx.csrf, { next })))
@@ -105,7 +105,7 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
     },
     async (request, reply) => {
       const { email, password, code } = request.body
-      const next = safeNext(request.body.next)
+      const next = safeNext(request.body.next, CONSOLE_BOUNDS)
       const address = request.ip
       const attempt = await throttle.attempt({ email: emailKeyOf(email), address }).catch(async (error: unknown) => {
         if (error instanceof TooManyLogins) await record.failed(email, address, 'throttled')
@@ -114,7 +114,7 @@ export async function loginRoutes(app: FastifyInstance, c: OperatorConsole): Pro
       const found = await operators.credentials(email)
       const passwordOk = found
         ? await verifyPassword(password, found.passwordHash)
-        : await verifyAgainstNobody(password, app.config.passwordHashCost)
+        : await verifyAgainstNobody(password, c.config.passwordHashCost)
       const method =
         found && passwordOk
           ? await secondFactor(operators, found.operator, found.totpSecret, code, c.clock.now())

@@ -6,7 +6,7 @@
 // plugin checked the CSRF token before. A request decided meanwhile by someone else is refused with 409.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { PlanRequestError, type PlanRequests } from '../../modules/plan-requests/plan-requests.service.js'
+import { PlanRequestError } from '../../modules/plan-requests/plan-requests.service.js'
 import type { PlanRequestListing } from '../../modules/plan-requests/plan-requests.repository.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
@@ -31,10 +31,7 @@ const positive = (raw: string | undefined): number | undefined => {
 
 export async function requestsRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
-  // Built wherever the portal is on, which the console needs.
-  const service: PlanRequests | undefined = app.planRequests
-  if (!service) throw new Error('the console needs the plan requests service (PORTAL on)')
-  const planRequests = service
+  const { planRequests } = c
 
   /** The request, as the confirmation pages show it; 404 when unknown, 409 when already decided. */
   async function pendingRequest(id: string): Promise<PlanRequestListing> {

@@ -35,7 +35,7 @@ export async function setupRoutes(app: FastifyInstance, c: OperatorConsole): Pro
     410: 'The link has expired or was used',
   })
   // The browser's half of an offer: on the setup pages only, never sent to another site, not readable by script.
-  const secure = app.config.publicUrl.startsWith('https:')
+  const secure = c.config.publicUrl.startsWith('https:')
   const cookie = {
     name: `${secure ? '__Secure-' : ''}console_setup`,
     options: { path: '/console/setup/', httpOnly: true, sameSite: 'strict' as const, secure },
@@ -73,7 +73,7 @@ export async function setupRoutes(app: FastifyInstance, c: OperatorConsole): Pro
         )
       const browser = randomSecret()
       const offer = await c.operators.offerSecret(token, {
-        passwordHash: await hashPassword(request.body.password, app.config.passwordHashCost),
+        passwordHash: await hashPassword(request.body.password, c.config.passwordHashCost),
         browser,
       })
       if (!offer) return unusable(reply, ctx)

@@ -3,16 +3,8 @@
 // name (its <title>) and a description with the totals; the numbers themselves are in a table beside it. The
 // four colours (assets.ts, `.outcome-*`) are told apart with every kind of colour blindness, and the legend and
 // the table name them, so colour is never the only cue.
+import type { UsagePoint } from '../../modules/usage/usage.service.js'
 import { html, type Html } from './html.js'
-
-/** One minute or day of requests by outcome (the usage service's series). */
-export interface UsagePoint {
-  at: string
-  success: number
-  clientErrors: number
-  refused: number
-  serverErrors: number
-}
 
 /** The outcomes in stacking, legend and column order. */
 const OUTCOMES = [

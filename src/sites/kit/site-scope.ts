@@ -2,6 +2,7 @@
 // and cookie parsing, security headers, the visitor (session) of every request, a log-in for every page that is not
 // public, CSRF checks on every POST, and HTML error and not-found pages in the site's own frame. Each site passes
 // its sessions, CSRF signer, pages and assets; the request property its visitor is kept in is the site's own.
+import { loginFor, type SiteBounds } from './safe-next.js'
 import cookie from '@fastify/cookie'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
@@ -13,6 +14,7 @@ import type { Mailer } from '../../mail/mail.js'
 import { PageError, sendPage } from './reply.js'
 import { TooManyLogins } from '../../modules/sign-in/login-throttle.errors.js'
 import type { Sessions, Visitor } from './sessions.js'
+import type { OutageLog } from '../../ops/outage-log.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
 const CSP =
@@ -26,8 +28,8 @@ const TOO_LARGE = `The form was larger than ${FORM_BODY_LIMIT_BYTES / 1024} KiB.
 interface SiteScope<User extends { id: string }> {
   /** The site as error pages name it ('portal', 'console'). */
   name: string
-  /** Where the site's error pages lead back to. */
-  home: string
+  /** The site's path and home page: where its error pages lead back to, and where log-in may return. */
+  bounds: SiteBounds
   /** The request property that holds the visitor (declared by the site on FastifyRequest). */
   visitorProperty: string
   sessions: Sessions<User>
@@ -36,10 +38,10 @@ interface SiteScope<User extends { id: string }> {
   mailer: Mailer
   /** Pages anyone may open, by route; the others send a visitor who is not signed in to log in. */
   isPublicPage: (route: string) => boolean
-  /** The log-in page that returns to `url` afterwards. */
-  loginFor: (url: string) => string
   /** A page in the site's frame, for a signed-in `user` (navigation, Log out) or nobody. */
   page: (frame: { user?: User; csrf: string }, title: string, content: Html) => string
+  /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
+  databaseOutage?: OutageLog
   /** Files under the scope's /assets/: name -> content type and body. */
   assets: Record<string, { type: string; body: string }>
 }
@@ -87,7 +89,7 @@ export async function siteScope<User extends { id: string }>(
       request.routeOptions.url !== undefined &&
       !site.isPublicPage(request.routeOptions.url)
     ) {
-      return reply.code(303).header('location', site.loginFor(request.url)).send()
+      return reply.code(303).header('location', loginFor(request.url, site.bounds)).send()
     }
     if (request.method !== 'POST') return
     const presented = (request.body as Record<string, unknown> | undefined)?._csrf
@@ -112,7 +114,11 @@ export async function siteScope<User extends { id: string }>(
       sendPage(
         reply,
         status,
-        site.page(frame, title, html`<p>${message}</p><p><a href="${site.home}">Back to the ${site.name}</a></p>`),
+        site.page(
+          frame,
+          title,
+          html`<p>${message}</p><p><a href="${site.bounds.home}">Back to the ${site.name}</a></p>`,
+        ),
       )
     if (error instanceof PageError) return show(error.status, error.title, error.message).headers(error.headers)
     if (error instanceof TooManyLogins) {
@@ -136,7 +142,7 @@ export async function siteScope<User extends { id: string }>(
       )
     }
     if (isDatabaseUnavailable(error)) {
-      reportDatabaseUnavailable(request, error)
+      reportDatabaseUnavailable(site.databaseOutage, request, error)
       return show(
         503,
         'Try again shortly',
@@ -153,7 +159,7 @@ export async function siteScope<User extends { id: string }>(
       site.page(
         frameOf(request),
         'Page not found',
-        html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="${site.home}">Go to the ${site.name}</a></p>`,
+        html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="${site.bounds.home}">Go to the ${site.name}</a></p>`,
       ),
     )
   })

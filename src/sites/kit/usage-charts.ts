@@ -1,6 +1,7 @@
 // The two usage charts of an account (or one of its keys): the last hour per minute and the last 30 days per day,
 // by outcome. The portal's usage page and the console's account page show the same ones.
-import { barChart, type UsagePoint } from './charts.js'
+import type { UsagePoint } from '../../modules/usage/usage.service.js'
+import { barChart } from './charts.js'
 import { html, type Html } from './html.js'
 
 /** `subject`: whose requests, as the captions name them ("all keys", "key production"). */

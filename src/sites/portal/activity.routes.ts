@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify'
 import { redirect, sendPage } from '../kit/reply.js'
 import { activityPage } from './activity.pages.js'
 import { page } from './layout.js'
-import type { Portal } from './portal.context.js'
+import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import { ActivityQuery, pageResponses } from './portal.schemas.js'
-import { loginFor } from './safe-next.js'
+import { loginFor } from '../kit/safe-next.js'
 
 export const ACTIVITY_PAGE_SIZE = 50
 
@@ -24,7 +24,7 @@ export async function activityRoutes(app: FastifyInstance, portal: Portal): Prom
     { schema: { hide: true, querystring: ActivityQuery, response: pageResponses({ 200: 'Activity' }) } },
     async (request, reply) => {
       const user = request.visitor.user
-      if (!user) return redirect(reply, loginFor('/portal/activity'))
+      if (!user) return redirect(reply, loginFor('/portal/activity', PORTAL_BOUNDS))
       const ctx = portal.context(request, reply)
       const beforeSeq = seqOf(request.query.before)
       const [found, keys] = await Promise.all([

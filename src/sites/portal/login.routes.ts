@@ -8,9 +8,9 @@ import { emailKeyOf } from '../../kernel/email-address.js'
 import { page } from './layout.js'
 import { verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
 import { redirect, sendPage } from '../kit/reply.js'
-import type { Portal } from './portal.context.js'
+import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import { LoginBody, LoginQuery, NoQuery, pageResponses } from './portal.schemas.js'
-import { safeNext } from './safe-next.js'
+import { safeNext } from '../kit/safe-next.js'
 import { createLoginThrottle } from './throttle.js'
 
 export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
@@ -23,7 +23,7 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
     '/login',
     { schema: { hide, querystring: LoginQuery, response: pageResponses({ 200: 'The log-in form' }) } },
     async (request, reply) => {
-      const next = safeNext(request.query.next)
+      const next = safeNext(request.query.next, PORTAL_BOUNDS)
       if (request.visitor.user) return redirect(reply, next)
       const ctx = portal.context(request, reply)
       return sendPage(reply, 200, page(ctx, 'Log in', loginForm(ctx.csrf, { next })))
@@ -42,13 +42,13 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
     },
     async (request, reply) => {
       const { email, password } = request.body
-      const next = safeNext(request.body.next)
+      const next = safeNext(request.body.next, PORTAL_BOUNDS)
       const user = await repo.findUserByEmail(email)
       const who = { email: emailKeyOf(email), address: request.ip }
       const attempt = await throttle.attempt({ ...who, passwordChangedAt: user?.password_changed_at })
       const ok = user
         ? await verifyPassword(password, user.password_hash)
-        : await verifyAgainstNobody(password, app.config.passwordHashCost)
+        : await verifyAgainstNobody(password, portal.config.passwordHashCost)
       if (!user || !ok) {
         portal.metrics.loginFailures.inc()
         const ctx = portal.context(request, reply)

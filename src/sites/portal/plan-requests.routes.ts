@@ -10,9 +10,9 @@ import { PLAN_REQUESTS_PER_HOUR } from '../../modules/plan-requests/plan-request
 import { PlanRequestError } from '../../modules/plan-requests/plan-requests.service.js'
 import { redirect } from '../kit/reply.js'
 import { integratorActor } from '../../modules/integrators/actor.js'
-import type { Portal } from './portal.context.js'
+import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import { NoQuery, pageResponses, PlanRequestBody } from './portal.schemas.js'
-import { loginFor } from './safe-next.js'
+import { loginFor } from '../kit/safe-next.js'
 import { usageAnswer } from './usage.routes.js'
 
 /** The per-address throttle's refusal, out of the service's transaction (which it rolls back). */
@@ -36,7 +36,7 @@ export async function planRequestsRoutes(app: FastifyInstance, portal: Portal): 
     { schema: { hide: true, querystring: NoQuery, body: PlanRequestBody, response: responses } },
     async (request, reply) => {
       const user = request.visitor.user
-      if (!user) return redirect(reply, loginFor('/portal/usage'))
+      if (!user) return redirect(reply, loginFor('/portal/usage', PORTAL_BOUNDS))
       const { plan, note } = request.body
       const refuse = (status: number, error: string) =>
         usageAnswer(portal, request, reply, { user, status, extra: { error, values: { plan, note } } })

@@ -17,6 +17,8 @@ import type { PortalRepository } from '../../modules/integrators/integrators.rep
 import type { SettingsRepository } from '../../modules/integrators/settings.repository.js'
 import type { Sessions, Visitor } from './session.js'
 import type { Usage } from '../../modules/usage/usage.service.js'
+import type { SiteBounds } from '../kit/safe-next.js'
+import type { OutageLog } from '../../ops/outage-log.js'
 
 export interface PortalOptions {
   config: Config
@@ -41,6 +43,8 @@ export interface PortalOptions {
   audit: AuditRepository
   /** Sign-ups and log-ins, counted for /metrics. */
   metrics: Metrics['portal']
+  /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
+  databaseOutage?: OutageLog
 }
 
 /** What a portal route handler needs besides the request. */
@@ -58,3 +62,6 @@ declare module 'fastify' {
     visitor: Visitor
   }
 }
+
+/** Where log-in may send a visitor back to (kit/safe-next.ts): pages under /portal; home is the keys page. */
+export const PORTAL_BOUNDS: SiteBounds = { base: '/portal', home: '/portal/keys' }

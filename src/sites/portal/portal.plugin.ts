@@ -16,10 +16,9 @@ import { createSessions } from './session.js'
 import { redirect } from '../kit/reply.js'
 import { siteScope } from '../kit/site-scope.js'
 import { resetRoutes } from './reset.routes.js'
-import { loginFor } from './safe-next.js'
 import { signupRoutes } from './signup.routes.js'
 import { usageRoutes } from './usage.routes.js'
-import type { Portal, PortalOptions } from './portal.context.js'
+import { PORTAL_BOUNDS, type Portal, type PortalOptions } from './portal.context.js'
 
 /** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
 const PUBLIC_PAGES = [
@@ -54,13 +53,13 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
 
   await siteScope<PortalUser>(app, {
     name: 'portal',
-    home: '/portal/keys',
+    bounds: PORTAL_BOUNDS,
     visitorProperty: 'visitor',
     sessions,
     csrf,
     mailer: options.mailer,
+    databaseOutage: options.databaseOutage,
     isPublicPage,
-    loginFor,
     page: (frame, title, content) => page({ email: frame.user?.email, csrf: frame.csrf }, title, content),
     assets: {
       'portal.css': { type: 'text/css; charset=utf-8', body: PORTAL_CSS },

@@ -111,7 +111,7 @@ export async function resetRoutes(app: FastifyInstance, portal: Portal): Promise
       const problem = passwordProblem(password, { email: owner.email })
       if (problem)
         return sendPage(reply, 400, page(ctx, 'Choose a new password', newPasswordForm(ctx.csrf, token, problem)))
-      const passwordHash = await hashPassword(password, app.config.passwordHashCost)
+      const passwordHash = await hashPassword(password, portal.config.passwordHashCost)
       // One transaction: the link used up, the new password, every session of the user ended (this browser's too),
       // the address verified (the link proved it) and every other pending link voided.
       const userId = await repo.resetPassword(token, passwordHash, request.ip)

@@ -20,7 +20,7 @@ import {
   passwordChangedMessage,
 } from './mail-messages.js'
 import { hashPassword, passwordProblem, verifyPassword } from '../../kernel/passwords.js'
-import type { Portal } from './portal.context.js'
+import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import type { PortalUser } from '../../modules/integrators/integrators.repository.js'
 import {
   AccountQuery,
@@ -33,7 +33,7 @@ import {
   TokenParams,
 } from './portal.schemas.js'
 import { redirect, sendPage } from '../kit/reply.js'
-import { loginFor } from './safe-next.js'
+import { loginFor } from '../kit/safe-next.js'
 import { SESSION_IDLE_MS } from './session.js'
 import {
   emailChangeConfirm,
@@ -54,7 +54,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
   const { settings, mailer, sessions, accounts } = portal
   const throttle = createLoginThrottle({ repo: portal.repo, clock: portal.clock })
   const hide = true
-  const toLogIn = (reply: FastifyReply) => redirect(reply, loginFor('/portal/account'))
+  const toLogIn = (reply: FastifyReply) => redirect(reply, loginFor('/portal/account', PORTAL_BOUNDS))
 
   /** The settings page with this status, a refused form's message, or what was just done. */
   async function settingsAnswer(
@@ -125,7 +125,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
       if (problem) return refuse(problem)
       await settings.changePassword(
         user.id,
-        await hashPassword(next, app.config.passwordHashCost),
+        await hashPassword(next, portal.config.passwordHashCost),
         request.visitor.sessionId!,
         request.ip,
       )

@@ -76,7 +76,7 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
           400,
           page(ctx, 'Create your account', signupForm(ctx.csrf, { email: typed, error: problem })),
         )
-      const passwordHash = await hashPassword(password, app.config.passwordHashCost)
+      const passwordHash = await hashPassword(password, portal.config.passwordHashCost)
       mailer.sendLater(() => signUp(parsed.email, passwordHash, request.ip), mailFailed(request))
       return sendPage(reply, 200, page(ctx, 'Check your email', checkEmailPage(parsed.email)))
     },
