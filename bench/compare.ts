@@ -4,9 +4,9 @@
 // process, on one fresh database, and answer injected requests (no sockets: the HTTP parser and the kernel are the
 // same for both) in alternating batches; each batch's CPU time per request is read with process.cpuUsage. Both
 // suffer the same neighbours, so the median of the pairwise ratios (this ÷ base) is steady where absolute figures
-// are not. Needs a base with the same module layout (config, db/database, services, app, http/base-app).
+// are not. Neither build touches dist/. Needs a base with the same module layout (config, db/database, services, app, http/base-app).
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -29,6 +29,27 @@ if (!args.base) throw new Error('--base <git revision> is required')
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'petstore-compare-'))
 const CONCURRENCY = 50
+
+/**
+ * Compiles the working tree into a folder of this run's (beside links to node_modules and package.json),
+ * not into dist/: the test suite runs this beside files that run dist/, which a rebuild would rewrite under them.
+ */
+function buildWorkingTree(): string {
+  const tree = join(dir, 'head')
+  const out = join(tree, 'dist')
+  mkdirSync(tree)
+  // What the build finds next to its dist/ in a checkout: its dependencies and package.json (the version).
+  for (const name of ['node_modules', 'package.json']) symlinkSync(join(root, name), join(tree, name))
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/typescript/bin/tsc'),
+      ...['-p', 'tsconfig.build.json', '--outDir', out, '--tsBuildInfoFile', join(dir, 'head.tsbuildinfo')],
+    ],
+    { cwd: root, stdio: 'inherit' },
+  )
+  return out
+}
 
 /** Builds `revision` in a worktree of its own (sharing this checkout's node_modules); returns its dist folder. */
 function buildRevision(revision: string): string {
@@ -73,11 +94,18 @@ async function appOf(
   const logger = loggerOptions(config, pino.destination({ dest: join(dir, `${name}.log`), sync: false }))
   const app: FastifyInstance = await buildApp({ config, db: handle.db, services, logger })
   await app.ready()
-  return { app, close: () => app.close().then(() => handle.close()) }
+  // Services given to an app are closed by whoever built them (here); a base from before services.close() had
+  // nothing more to close than the app.
+  const close = async () => {
+    await app.close()
+    await services.close?.()
+    await handle.close()
+  }
+  return { app, close }
 }
 
 async function main(): Promise<void> {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' })
+  const headDist = buildWorkingTree()
   const baseDist = buildRevision(args.base!)
   const databaseUrl = join(dir, 'compare.db')
   const seeded = await seed({ databaseUrl, pets: 10_000, deepRows: 20_000 })
@@ -91,7 +119,7 @@ async function main(): Promise<void> {
     )
   const variants = [
     { name: 'base', ...(await appOf(baseDist, 'base', databaseUrl)), cpu: [] as number[] },
-    { name: 'this', ...(await appOf(join(root, 'dist'), 'this', databaseUrl)), cpu: [] as number[] },
+    { name: 'this', ...(await appOf(headDist, 'this', databaseUrl)), cpu: [] as number[] },
   ]
   let n = 0
   const request = (): InjectOptions => ({
