@@ -13,7 +13,7 @@
 # What a file costs in CPU seconds: scripts/test-cpu.sh.
 set -e
 jobs="${TEST_CONCURRENCY:-2}"
-contract=test/http/contract.test.ts
+contract=test/api/contract.test.ts
 node scripts/build-tests.mjs
 # Slowest files first (scripts/slow-tests.txt, CPU seconds from scripts/test-cpu.sh; one path a line), so a long
 # file (the benchmark, the browser tests, the multi-process ones) does not start near the end and run alone while

@@ -50,7 +50,7 @@ test('the quick start is `npm install && npm start` and `npm test`, and npm star
   assert.match(quick, /^npm test\b/m)
   // `petstore` itself is not on the PATH of the package's own scripts: start runs bin/petstore.js with the options
   // of its first line (the memory settings), so `npm start` and `npx petstore serve` run alike. `exec`: the shell
-  // npm starts gives its place to node, which so gets the stop signal (test/server/npm-start.test.ts).
+  // npm starts gives its place to node, which so gets the stop signal (test/main/npm-start.test.ts).
   const shebang = /^#!\/usr\/bin\/env -S (.*)$/m.exec(readFileSync(new URL('bin/petstore.js', root), 'utf8'))![1]!
   assert.equal(pkg.scripts.start, `exec env ${shebang} bin/petstore.js serve`)
 })

@@ -1,6 +1,6 @@
 // HMAC-SHA256 (RFC 2104) from Node's one-shot `crypto.hash`. `createHmac` looks the digest up in OpenSSL 3
 // on every call, which costs more than the hashing itself; the Link of every list page is signed, so the key
-// pads are prepared once and each signature is two one-shot hashes. test/http/hmac.test.ts checks it against
+// pads are prepared once and each signature is two one-shot hashes. test/api/hmac.test.ts checks it against
 // createHmac.
 import { hash } from 'node:crypto'
 

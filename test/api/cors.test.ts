@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { bearer, errorOf, startHarness } from '../helpers/harness.js'
 import { startMessagesHarness } from '../helpers/messages-harness.js'
-import { limitHeaders } from '../limits/support.js'
+import { limitHeaders } from '../modules/limits/support.js'
 
 const APP = 'https://app.example.com'
 const OTHER = 'https://evil.example.net'

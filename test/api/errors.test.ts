@@ -7,7 +7,7 @@ import { bearer, startHarness } from '../helpers/harness.js'
 import { expectError, injectSender } from '../helpers/http.js'
 import { createPet } from '../helpers/pets.js'
 
-// `/` and `/v1` are the index (test/http/index.test.ts).
+// `/` and `/v1` are the index (test/api/index.test.ts).
 test('an unknown path is a 404 not_found Error, with or without a key', async (t) => {
   const h = await startHarness(t)
   const { key } = await h.newAccount()

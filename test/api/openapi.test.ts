@@ -80,7 +80,7 @@ test('one global bearer scheme secures every operation, each naming the scope it
   }
 })
 
-test('paths are relative to the /v1 servers, with the spec operation ids; getPet is deprecated; the store has its own (test/store/openapi.test.ts)', async (t) => {
+test('paths are relative to the /v1 servers, with the spec operation ids; getPet is deprecated; the store has its own (test/api/v1/orders/openapi.test.ts)', async (t) => {
   const doc = await documentOf(t)
   assert.deepEqual(Object.keys(doc.paths).sort(), [
     '/pets',

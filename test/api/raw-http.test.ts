@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import { startHarness } from '../helpers/harness.js'
 import { portalHarness } from '../helpers/portal.js'
 import { parseResponse, sendRaw } from '../helpers/raw-http.js'
-import { limitHeaders } from '../limits/support.js'
+import { limitHeaders } from '../modules/limits/support.js'
 
 const ADDRESS_POLICY = '"minute";q=60;w=60'
 

@@ -123,7 +123,7 @@ export async function startHarness(
  * New password hashes at scrypt N = 2^4 instead of 2^15 (PASSWORD_HASH_COST): the suite signs up and logs in
  * hundreds of times, and a production-cost hash is about 0.1 s of a core. Not where the test's config is production
  * (which refuses it), nor where the test names PASSWORD_HASH_COST itself (`undefined`: the production default, as
- * test/portal/passwords.security.test.ts and test/web/password-cost.test.ts use it).
+ * test/sites/portal/passwords.security.test.ts and test/sites/kit/password-cost.test.ts use it).
  */
 export function testPasswordCost(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config> }): NodeJS.ProcessEnv {
   const production = (options.config?.environment ?? options.env?.PETSTORE_ENV) === 'production'

@@ -1,7 +1,7 @@
 // loadConfig: the documented defaults, and a ConfigError naming the variable for every bad value.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig, settings } from '../src/kernel/config.js'
+import { ConfigError, loadConfig, settings } from '../../src/kernel/config.js'
 
 const settingOf = (variable: string) => Object.values(settings).find((s) => s.env === variable)!
 

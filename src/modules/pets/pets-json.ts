@@ -1,7 +1,7 @@
 // A page of pets as JSON text, built by the database. Turning 21 rows into JavaScript values, then objects, then
 // JSON again cost more than the query itself (bench/optimisations.md, entry 13); both databases build the same
 // text in C in a fraction of that. The objects have exactly the shape of the Pet schema (pets.schemas.ts),
-// which still documents the response; test/pets/list-pets.json.test.ts holds every list response to the single-pet
+// which still documents the response; test/api/v1/pets/list-pets.json.test.ts holds every list response to the single-pet
 // endpoint's serialization of the same pets, on both backends.
 import { sql, type RawBuilder } from 'kysely'
 import type { Dialect } from '../../db/database.js'

@@ -5,17 +5,17 @@
 // database until it listens again. Runs in the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAccountsRepository } from '../../src/modules/accounts/accounts.repository.js'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { systemClock } from '../../src/kernel/clock.js'
-import { openDatabase } from '../../src/db/database.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
-import { postgresOnly, postgresSchema } from '../helpers/backend.js'
-import { errorOf } from '../helpers/harness.js'
-import { tcpProxy } from '../helpers/tcp-proxy.js'
-import { keyCachingServer, warmKeyCache } from '../helpers/servers.js'
-import { pollUntil } from '../helpers/within.js'
-import { testActor } from '../helpers/actors.js'
+import { createAccountsRepository } from '../../../src/modules/accounts/accounts.repository.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { systemClock } from '../../../src/kernel/clock.js'
+import { openDatabase } from '../../../src/db/database.js'
+import { migrateToLatest } from '../../../src/db/migrate.js'
+import { postgresOnly, postgresSchema } from '../../helpers/backend.js'
+import { errorOf } from '../../helpers/harness.js'
+import { tcpProxy } from '../../helpers/tcp-proxy.js'
+import { keyCachingServer, warmKeyCache } from '../../helpers/servers.js'
+import { pollUntil } from '../../helpers/within.js'
+import { testActor } from '../../helpers/actors.js'
 
 type T = { after: (fn: () => Promise<void>) => void }
 

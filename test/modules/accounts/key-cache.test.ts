@@ -3,8 +3,8 @@
 // the oldest entry makes room for a new one. (Its use by two servers on PostgreSQL: key-cache.postgres.test.ts.)
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { KeyOwner } from '../../src/modules/accounts/accounts.repository.js'
-import { createKeyCache } from '../../src/modules/accounts/key-cache.js'
+import type { KeyOwner } from '../../../src/modules/accounts/accounts.repository.js'
+import { createKeyCache } from '../../../src/modules/accounts/key-cache.js'
 
 const owner = (keyId: string): KeyOwner => ({
   keyId,

@@ -2,9 +2,9 @@
 // real HTTP: each refused key gets 401 invalid_api_key saying why, and never the key itself.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { KeyInputError, KeyStateError, NotFoundError } from '../../src/modules/accounts/accounts.repository.js'
-import { bearer, errorOf, startHarness, type Harness } from '../helpers/harness.js'
-import { testActor } from '../helpers/actors.js'
+import { KeyInputError, KeyStateError, NotFoundError } from '../../../src/modules/accounts/accounts.repository.js'
+import { bearer, errorOf, startHarness, type Harness } from '../../helpers/harness.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:00Z')
 

@@ -5,13 +5,13 @@
 // next request, and by the other within one second. Runs in the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAccountsRepository } from '../../src/modules/accounts/accounts.repository.js'
-import { systemClock } from '../../src/kernel/clock.js'
-import { openDatabase } from '../../src/db/database.js'
-import { postgresOnly } from '../helpers/backend.js'
-import { testActor } from '../helpers/actors.js'
-import { errorOf } from '../helpers/harness.js'
-import { msUntilStatus, twoKeyCachingServers, warmKeyCache } from '../helpers/servers.js'
+import { createAccountsRepository } from '../../../src/modules/accounts/accounts.repository.js'
+import { systemClock } from '../../../src/kernel/clock.js'
+import { openDatabase } from '../../../src/db/database.js'
+import { postgresOnly } from '../../helpers/backend.js'
+import { testActor } from '../../helpers/actors.js'
+import { errorOf } from '../../helpers/harness.js'
+import { msUntilStatus, twoKeyCachingServers, warmKeyCache } from '../../helpers/servers.js'
 
 type Server = Awaited<ReturnType<typeof twoKeyCachingServers>>['a']
 

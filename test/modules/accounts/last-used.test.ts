@@ -1,11 +1,11 @@
 // Last used: minute precision, at most one UPDATE per key per minute, never on the response path.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { backend } from '../helpers/backend.js'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { recordQueries } from '../helpers/query-log.js'
-import { pollUntil } from '../helpers/within.js'
-import { testActor } from '../helpers/actors.js'
+import { backend } from '../../helpers/backend.js'
+import { bearer, startHarness, type Harness } from '../../helpers/harness.js'
+import { recordQueries } from '../../helpers/query-log.js'
+import { pollUntil } from '../../helpers/within.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:00Z')
 

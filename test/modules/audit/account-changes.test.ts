@@ -4,12 +4,12 @@
 // were; a plan change shows in X-RateLimit-Limit on the next request.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AccountInputError, AccountStateError } from '../../src/modules/accounts/accounts.repository.js'
-import type { AuditActor } from '../../src/modules/audit/audit-event.js'
-import { liftBan } from '../../src/modules/limits/ban-lifting.js'
-import { keySubject } from '../../src/modules/limits/rate-limiter.js'
-import { bearer, errorOf } from '../helpers/harness.js'
-import { postMessage, startMessagesHarness } from '../helpers/messages-harness.js'
+import { AccountInputError, AccountStateError } from '../../../src/modules/accounts/accounts.repository.js'
+import type { AuditActor } from '../../../src/modules/audit/audit-event.js'
+import { liftBan } from '../../../src/modules/limits/ban-lifting.js'
+import { keySubject } from '../../../src/modules/limits/rate-limiter.js'
+import { bearer, errorOf } from '../../helpers/harness.js'
+import { postMessage, startMessagesHarness } from '../../helpers/messages-harness.js'
 
 const operator: AuditActor = { kind: 'operator', operatorId: 'op_1', email: 'ops@example.com', address: '192.0.2.7' }
 const cli: AuditActor = { kind: 'cli', user: 'alice' }

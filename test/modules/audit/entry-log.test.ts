@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { logAuditEntries } from '../../src/modules/audit/audit.repository.js'
-import type { AuditEvent } from '../../src/modules/audit/audit-event.js'
-import { captureLog } from '../helpers/capture-log.js'
-import { tempDir } from '../helpers/cli.js'
-import { consoleHarness, logIn, setUpOperator } from '../helpers/console.js'
-import { client } from '../helpers/portal.js'
-import { freePort, spawnServe } from '../helpers/serve.js'
+import { logAuditEntries } from '../../../src/modules/audit/audit.repository.js'
+import type { AuditEvent } from '../../../src/modules/audit/audit-event.js'
+import { captureLog } from '../../helpers/capture-log.js'
+import { tempDir } from '../../helpers/cli.js'
+import { consoleHarness, logIn, setUpOperator } from '../../helpers/console.js'
+import { client } from '../../helpers/portal.js'
+import { freePort, spawnServe } from '../../helpers/serve.js'
 
 test('every entry is a log line with its seq, actor, address and changes, as stored; no password', async (t) => {
   const capture = captureLog()

@@ -4,13 +4,13 @@
 // look-ups for a minute) the other server follows the change within one second, in both directions.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { KeyInputError, KeyStateError, NotFoundError } from '../../src/modules/accounts/accounts.repository.js'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import type { AuditActor } from '../../src/modules/audit/audit-event.js'
-import { postgresOnly } from '../helpers/backend.js'
-import { bearer, errorOf, startHarness } from '../helpers/harness.js'
-import { msUntilStatus, twoKeyCachingServers } from '../helpers/servers.js'
-import { testActor } from '../helpers/actors.js'
+import { KeyInputError, KeyStateError, NotFoundError } from '../../../src/modules/accounts/accounts.repository.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import type { AuditActor } from '../../../src/modules/audit/audit-event.js'
+import { postgresOnly } from '../../helpers/backend.js'
+import { bearer, errorOf, startHarness } from '../../helpers/harness.js'
+import { msUntilStatus, twoKeyCachingServers } from '../../helpers/servers.js'
+import { testActor } from '../../helpers/actors.js'
 
 const operator: AuditActor = { kind: 'operator', operatorId: 'op_1', email: 'ops@example.com', address: '192.0.2.7' }
 const HOUR = 3_600_000

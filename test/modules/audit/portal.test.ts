@@ -4,8 +4,8 @@
 // the keys page, and the portal creates no key for it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { GOOD_PASSWORD, client, linkIn, mails, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
-import { testActor } from '../helpers/actors.js'
+import { GOOD_PASSWORD, client, linkIn, mails, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
 
 const NEW_PASSWORD = 'another long passphrase 42'
 const RESET_PASSWORD = 'yet another passphrase 77'

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { keepAuditEntries } from '../../src/modules/audit/audit-guard.js'
-import { createAuditRetention } from '../../src/modules/audit/audit-retention.js'
-import { createAuditRepository } from '../../src/modules/audit/audit.repository.js'
-import { loadConfig } from '../../src/kernel/config.js'
-import { backend } from '../helpers/backend.js'
-import { startHarness } from '../helpers/harness.js'
+import { keepAuditEntries } from '../../../src/modules/audit/audit-guard.js'
+import { createAuditRetention } from '../../../src/modules/audit/audit-retention.js'
+import { createAuditRepository } from '../../../src/modules/audit/audit.repository.js'
+import { loadConfig } from '../../../src/kernel/config.js'
+import { backend } from '../../helpers/backend.js'
+import { startHarness } from '../../helpers/harness.js'
 
 const DAY = 24 * 60 * 60 * 1000
 const cli = { kind: 'cli', user: 'alice' } as const

@@ -2,11 +2,11 @@
 // server is refused there on the next request and on another within one second; reactivating, likewise restored.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { postgresOnly } from '../helpers/backend.js'
-import { errorOf } from '../helpers/harness.js'
-import { msUntilStatus, twoKeyCachingServers } from '../helpers/servers.js'
-import { testActor } from '../helpers/actors.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { postgresOnly } from '../../helpers/backend.js'
+import { errorOf } from '../../helpers/harness.js'
+import { msUntilStatus, twoKeyCachingServers } from '../../helpers/servers.js'
+import { testActor } from '../../helpers/actors.js'
 
 test('suspended on one server: 403 there on the next request, and on the other within one second; reactivated likewise', async (t) => {
   if (postgresOnly(t)) return

@@ -2,8 +2,8 @@
 // gets either the replay of that response or 409 idempotency_key_in_progress.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { REX, roomy } from './support.js'
 
 test('20 simultaneous POSTs with one key and body: one pet, the others replay it or get 409', async (t) => {

@@ -3,9 +3,9 @@
 // so from then on the retry the spec asks for runs; before, it gets 409 as while a request is really running.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { IdempotencyConflict } from '../../src/modules/idempotency/idempotency.errors.js'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { IdempotencyConflict } from '../../../src/modules/idempotency/idempotency.errors.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { expectCode, inProgress, postPet, REX, roomy } from './support.js'
 
 const REQUEST_TIMEOUT_MS = 2_000

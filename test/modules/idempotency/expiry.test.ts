@@ -2,8 +2,8 @@
 // and purgeExpired() deletes the expired records.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { keyRows, postPet, REX, roomy } from './support.js'
 
 const DAY = 86_400_000

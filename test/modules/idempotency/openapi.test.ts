@@ -2,7 +2,7 @@
 // and Idempotent-Replayed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
+import { startHarness } from '../../helpers/harness.js'
 
 type Doc = Record<string, any>
 

@@ -2,9 +2,9 @@
 // key (400); a request that fails does not use its key up.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { refuseInserts } from '../helpers/backend.js'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { refuseInserts } from '../../helpers/backend.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { limitHeaders } from '../limits/support.js'
 import { expectCode, inProgress, keyRows, postPet, REX, roomy } from './support.js'
 

@@ -2,8 +2,8 @@
 // (status, body, Location, id) with `Idempotent-Replayed: true`, and the pet is created only once.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { limitHeaders } from '../limits/support.js'
 import { keyRows, postPet, REX, roomy } from './support.js'
 

@@ -2,10 +2,10 @@
 // never sees, replays or blocks the first account's response.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { expectCode, keyRows, postPet, REX, roomy } from './support.js'
-import { testActor } from '../helpers/actors.js'
+import { testActor } from '../../helpers/actors.js'
 
 test("account B with A's key and the same body creates its own pet; A's replay is unchanged", async (t) => {
   const h = await startHarness(t)

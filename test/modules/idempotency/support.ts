@@ -1,7 +1,7 @@
 // What the Idempotency-Key tests share: POST /v1/pets with a key, and the rows of the idempotency_keys table.
 import assert from 'node:assert/strict'
-import { bearer, errorOf, type Harness } from '../helpers/harness.js'
-import { IDEMPOTENCY_TTL_MS } from '../../src/modules/idempotency/idempotency.repository.js'
+import { bearer, errorOf, type Harness } from '../../helpers/harness.js'
+import { IDEMPOTENCY_TTL_MS } from '../../../src/modules/idempotency/idempotency.repository.js'
 
 export const REX = '{"name":"Rex","categoryId":7,"status":"available"}'
 

@@ -2,9 +2,9 @@
 // database: an API key (even of the banned key's own account) can neither read counters nor lift a ban.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { loadOrCreateSecret } from '../../src/db/settings.js'
-import { ADMIN_TOKEN_SETTING } from '../../src/modules/limits/admin-channel.js'
-import { bearer, errorOf, startHarness } from '../helpers/harness.js'
+import { loadOrCreateSecret } from '../../../src/db/settings.js'
+import { ADMIN_TOKEN_SETTING } from '../../../src/modules/limits/admin-channel.js'
+import { bearer, errorOf, startHarness } from '../../helpers/harness.js'
 import { expect429, limitHeaders, list, spend } from './support.js'
 
 test('without the admin token: 401 on usage and unban, and the ban stays', async (t) => {

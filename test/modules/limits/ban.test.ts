@@ -2,9 +2,9 @@
 // window is banned for RATE_LIMIT_BAN_SECONDS (900): 429 temporarily_banned, Retry-After = seconds left.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
+import { bearer, startHarness, type Harness } from '../../helpers/harness.js'
 import { expect429, limitHeaders, list, spend } from './support.js'
-import { testActor } from '../helpers/actors.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:10Z')
 

@@ -2,16 +2,16 @@
 // app. The CLI finds the admin token in the database, so the app runs on a database file the CLI also opens.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { appWithServices } from '../helpers/app-with-services.js'
-import { createManualClock } from '../../src/kernel/clock.js'
-import { loadConfig } from '../../src/kernel/config.js'
-import { openDatabase } from '../../src/db/database.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
-import { oneLineFailure, runCli, tempDir } from '../helpers/cli.js'
-import { bearer } from '../helpers/harness.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { appWithServices } from '../../helpers/app-with-services.js'
+import { createManualClock } from '../../../src/kernel/clock.js'
+import { loadConfig } from '../../../src/kernel/config.js'
+import { openDatabase } from '../../../src/db/database.js'
+import { migrateToLatest } from '../../../src/db/migrate.js'
+import { oneLineFailure, runCli, tempDir } from '../../helpers/cli.js'
+import { bearer } from '../../helpers/harness.js'
 import { expect429, type Usage } from './support.js'
-import { testActor } from '../helpers/actors.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-01T00:00:10Z')
 

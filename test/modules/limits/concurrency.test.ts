@@ -1,8 +1,8 @@
 // Exactness under concurrency, over real sockets: 300 simultaneous requests on one free key admit exactly 60.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { usedOf } from './support.js'
 
 async function burst(url: string, n: number, init: RequestInit) {

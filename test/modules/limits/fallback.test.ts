@@ -4,14 +4,14 @@
 // PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createFallbackStore } from '../../src/modules/limits/fallback.store.js'
-import { createMemoryStore } from '../../src/modules/limits/memory.store.js'
-import type { ConsumeResult } from '../../src/modules/limits/rate-limit.store.js'
-import { createRedisStore } from '../../src/modules/limits/redis.store.js'
-import { freshRedisPrefix, postgresOnly } from '../helpers/backend.js'
-import { captureConsoleErrors, captureLog, OUTAGE, RECOVERY } from '../helpers/capture-log.js'
-import { redisServer } from '../helpers/redis-server.js'
-import { pollUntil, within } from '../helpers/within.js'
+import { createFallbackStore } from '../../../src/modules/limits/fallback.store.js'
+import { createMemoryStore } from '../../../src/modules/limits/memory.store.js'
+import type { ConsumeResult } from '../../../src/modules/limits/rate-limit.store.js'
+import { createRedisStore } from '../../../src/modules/limits/redis.store.js'
+import { freshRedisPrefix, postgresOnly } from '../../helpers/backend.js'
+import { captureConsoleErrors, captureLog, OUTAGE, RECOVERY } from '../../helpers/capture-log.js'
+import { redisServer } from '../../helpers/redis-server.js'
+import { pollUntil, within } from '../../helpers/within.js'
 import { fresh, T0, windows } from './store-contract.common.js'
 
 /** One service instance's limiter store: Redis (connected, as at start) with the in-memory fallback, divisor 3. */

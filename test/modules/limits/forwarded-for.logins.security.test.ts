@@ -3,9 +3,9 @@
 // still one address, the right-most untrusted one, and is refused after the allowed failures as without the header.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LOGIN_FAILURES_ALLOWED } from '../../src/modules/sign-in/login-throttle.js'
-import { consoleHarness, setUpOperator } from '../helpers/console.js'
-import { client, ORIGIN, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { LOGIN_FAILURES_ALLOWED } from '../../../src/modules/sign-in/login-throttle.js'
+import { consoleHarness, setUpOperator } from '../../helpers/console.js'
+import { client, ORIGIN, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 const env = { TRUST_PROXY: '127.0.0.1' }
 /** What a client sends through the proxy on 127.0.0.1 (inject's address): a new forged address each time. */

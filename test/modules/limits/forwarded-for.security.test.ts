@@ -9,7 +9,7 @@ import { once } from 'node:events'
 import { createServer, request, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
+import { startHarness } from '../../helpers/harness.js'
 
 type After = { after: (fn: () => Promise<void> | void) => void }
 

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { createPet } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../helpers/harness.js'
+import { createPet } from '../../helpers/pets.js'
 import { FREE_POLICY, limitHeaders, spend, type Res } from './support.js'
 
 const ADDRESS_POLICY = '"minute";q=60;w=60'

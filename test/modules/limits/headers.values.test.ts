@@ -2,7 +2,7 @@
 // requests left (ties: the shorter), Reset is that window's end in epoch seconds, Remaining counts this request.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
+import { bearer, startHarness } from '../../helpers/harness.js'
 import { epoch, expect429, FREE_POLICY, limitHeaders, list, spend } from './support.js'
 
 test('first request of a free account at 00:00:30Z: Limit 60, Remaining 59, Reset 00:01:00, both IETF headers', async (t) => {

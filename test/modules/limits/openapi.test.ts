@@ -2,7 +2,7 @@
 // headers on every response of every operation. The operator (admin) endpoints are not in it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
+import { startHarness } from '../../helpers/harness.js'
 
 type Doc = Record<string, any>
 const LIMIT_HEADERS = [

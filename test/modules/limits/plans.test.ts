@@ -2,9 +2,9 @@
 // figures. Counted per account over all its keys; a plan change applies from the next request on.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
+import { startHarness } from '../../helpers/harness.js'
 import { expect429, limitHeaders, list, spend, usedOf } from './support.js'
-import { testActor } from '../helpers/actors.js'
+import { testActor } from '../../helpers/actors.js'
 
 const PLANS = [
   { plan: 'free', perMinute: 60, perDay: 1_000 },

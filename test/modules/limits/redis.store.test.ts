@@ -4,9 +4,9 @@
 // with the reason otherwise.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createRedisStore } from '../../src/modules/limits/redis.store.js'
-import { freshRedisPrefix, postgresOnly, postgresOnlyReason, redisStore } from '../helpers/backend.js'
-import { redisServer } from '../helpers/redis-server.js'
+import { createRedisStore } from '../../../src/modules/limits/redis.store.js'
+import { freshRedisPrefix, postgresOnly, postgresOnlyReason, redisStore } from '../../helpers/backend.js'
+import { redisServer } from '../../helpers/redis-server.js'
 import { runStoreContract } from './store-contract.js'
 import { fresh, MINUTE, T0, windows } from './store-contract.common.js'
 

@@ -2,7 +2,7 @@
 // one window of the first policy ban the ban subject; bannedUntil() reports it, unban() lifts it; `banStarted`
 // marks the one request that started a ban (the limiter counts bans with it), even among concurrent ones.
 import assert from 'node:assert/strict'
-import type { BanRule } from '../../src/modules/limits/rate-limit.store.js'
+import type { BanRule } from '../../../src/modules/limits/rate-limit.store.js'
 import { fresh, MINUTE, T0, windows, type Register, type Setup } from './store-contract.common.js'
 
 export function runBanContract(setup: Setup, test: Register): void {

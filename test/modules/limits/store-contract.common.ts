@@ -1,5 +1,5 @@
 // Shared by the parts of the RateLimitStore contract: fixed instants, the two windows, unique subjects.
-import type { RateLimitStore, WindowSpec } from '../../src/modules/limits/rate-limit.store.js'
+import type { RateLimitStore, WindowSpec } from '../../../src/modules/limits/rate-limit.store.js'
 
 export const MINUTE = 60_000
 /** 2027-01-01T00:00:00Z: a minute and a day boundary. */

@@ -3,7 +3,7 @@
 // number here.
 import assert from 'node:assert/strict'
 import { describe, test as nodeTest } from 'node:test'
-import type { RateLimitStore } from '../../src/modules/limits/rate-limit.store.js'
+import type { RateLimitStore } from '../../../src/modules/limits/rate-limit.store.js'
 import { runBanContract } from './store-contract.bans.js'
 import { DAY_END, fresh, MINUTE, T0, windows, type After, type Register } from './store-contract.common.js'
 

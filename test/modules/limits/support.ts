@@ -1,8 +1,8 @@
 // What the rate-limit tests share: reading the five limit headers, spending quota, the admin usage view.
 import assert from 'node:assert/strict'
-import { loadOrCreateSecret } from '../../src/db/settings.js'
-import { ADMIN_TOKEN_SETTING } from '../../src/modules/limits/admin-channel.js'
-import { bearer, errorOf, type Harness } from '../helpers/harness.js'
+import { loadOrCreateSecret } from '../../../src/db/settings.js'
+import { ADMIN_TOKEN_SETTING } from '../../../src/modules/limits/admin-channel.js'
+import { bearer, errorOf, type Harness } from '../../helpers/harness.js'
 
 type Headers = Record<string, string | string[] | number | undefined>
 export interface Res {

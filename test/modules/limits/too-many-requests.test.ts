@@ -2,8 +2,8 @@
 // Retry-After in whole seconds ≥ 1 until the request would be admitted.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { petsOf } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../helpers/harness.js'
+import { petsOf } from '../../helpers/pets.js'
 import { expect429, list, spend } from './support.js'
 
 test('minute exhausted: message names the minute, Retry-After is the seconds left of the minute', async (t) => {

@@ -2,7 +2,7 @@
 // throttled too: RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE (default 60), then 429 instead of 401.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, errorOf, startHarness } from '../helpers/harness.js'
+import { bearer, errorOf, startHarness } from '../../helpers/harness.js'
 import { expect429, limitHeaders, list } from './support.js'
 
 const guess = (h: Awaited<ReturnType<typeof startHarness>>, i: number, remoteAddress = '127.0.0.1') =>

@@ -2,7 +2,7 @@
 // one window consumes nothing from the other, and a refused request consumes nothing at all.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startHarness } from '../helpers/harness.js'
+import { startHarness } from '../../helpers/harness.js'
 import { epoch, expect429, limitHeaders, list, spend, usedOf } from './support.js'
 
 test('the minute window resets at the next UTC minute: 60 used at minute 0, admitted again at 00:01:00', async (t) => {

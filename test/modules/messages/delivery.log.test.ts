@@ -11,7 +11,7 @@ import {
   type LogLine,
   type MessageJson,
   type MessagesHarness,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 const deliveredLines = (h: MessagesHarness): LogLine[] => h.log().filter((line) => line.msg === 'message delivered')
 

@@ -3,7 +3,7 @@
 // loses nothing however the jitter falls, retries come within their bands, and the schedule spans about a day.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { retryDelay } from '../../src/modules/messages/worker.js'
+import { retryDelay } from '../../../src/modules/messages/worker.js'
 import {
   getMessage,
   messageRows,
@@ -13,7 +13,7 @@ import {
   startReceiver,
   webhookEnv,
   type MessagesHarness,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 const S = 1_000
 const MIN = 60 * S

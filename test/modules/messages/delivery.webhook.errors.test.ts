@@ -4,7 +4,7 @@
 // is a success: redirects, refused connections and 4xx/5xx are failures.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { freePort } from '../helpers/serve.js'
+import { freePort } from '../../helpers/serve.js'
 import {
   getMessage,
   inTurn,
@@ -16,7 +16,7 @@ import {
   webhookEnv,
   type ReceiverAnswer,
   type ReceivedWebhook,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 const BASE_MS = 1000
 const SCHEDULE = '1s,2s,4s'

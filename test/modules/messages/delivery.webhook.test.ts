@@ -14,7 +14,7 @@ import {
   startReceiver,
   webhookEnv,
   type ReceivedWebhook,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 /** The three Standard Webhooks headers as the receiver got them. */
 function webhookHeaders(request: ReceivedWebhook): Record<string, string> {

@@ -2,9 +2,9 @@
 // the worker made of it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer } from '../helpers/harness.js'
-import { getMessage, sendMessage, startMessagesHarness } from '../helpers/messages-harness.js'
-import { testActor } from '../helpers/actors.js'
+import { bearer } from '../../helpers/harness.js'
+import { getMessage, sendMessage, startMessagesHarness } from '../../helpers/messages-harness.js'
+import { testActor } from '../../helpers/actors.js'
 
 test('own message: 200 with the same Message the 202 gave, while queued', async (t) => {
   const h = await startMessagesHarness(t)

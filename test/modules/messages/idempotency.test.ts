@@ -3,14 +3,14 @@
 // body with the same key is 422, a malformed key is 400.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { expectError } from '../helpers/http.js'
+import { expectError } from '../../helpers/http.js'
 import {
   messageRows,
   postMessage,
   startMessagesHarness,
   type MessageJson,
   type MessagesHarness,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 const flat = (response: Awaited<ReturnType<typeof postMessage>>) => ({
   statusCode: response.statusCode,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { startMessagesHarness } from '../helpers/messages-harness.js'
+import { startMessagesHarness } from '../../helpers/messages-harness.js'
 
 type Doc = Record<string, any>
 

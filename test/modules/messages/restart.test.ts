@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { tempDir } from '../helpers/cli.js'
+import { tempDir } from '../../helpers/cli.js'
 import {
   getMessage,
   messageRows,
   sendMessage,
   startMessagesHarness,
   type MessageJson,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 test('accepted with no worker, app and database closed, reopened: the worker delivers all of them', async (t) => {
   const { dir } = tempDir(t, 'petstore-messages-restart-')

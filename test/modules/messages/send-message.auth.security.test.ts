@@ -2,10 +2,10 @@
 // `WWW-Authenticate: Bearer` challenge, and nothing stored.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { expectUnauthorized } from '../helpers/auth-checks.js'
-import { injectSender, type HttpResponse } from '../helpers/http.js'
-import { messageRows, startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
-import { testActor } from '../helpers/actors.js'
+import { expectUnauthorized } from '../../helpers/auth-checks.js'
+import { injectSender, type HttpResponse } from '../../helpers/http.js'
+import { messageRows, startMessagesHarness, type MessagesHarness } from '../../helpers/messages-harness.js'
+import { testActor } from '../../helpers/actors.js'
 
 async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   const h = await startMessagesHarness(t)

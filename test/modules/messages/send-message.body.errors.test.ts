@@ -4,9 +4,9 @@
 // 413 over 64 KiB. A refused request stores nothing.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer } from '../helpers/harness.js'
-import { expectError } from '../helpers/http.js'
-import { messageRows, startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
+import { bearer } from '../../helpers/harness.js'
+import { expectError } from '../../helpers/http.js'
+import { messageRows, startMessagesHarness, type MessagesHarness } from '../../helpers/messages-harness.js'
 
 interface Case {
   headers?: Record<string, string>

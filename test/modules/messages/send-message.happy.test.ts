@@ -4,15 +4,15 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import SQLite from 'better-sqlite3'
-import { tempDir } from '../helpers/cli.js'
-import { bearer } from '../helpers/harness.js'
+import { tempDir } from '../../helpers/cli.js'
+import { bearer } from '../../helpers/harness.js'
 import {
   getMessage,
   messageRows,
   postMessage,
   startMessagesHarness,
   type MessageJson,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 const NOW = new Date('2027-03-04T05:06:07.089Z')
 

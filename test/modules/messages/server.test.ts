@@ -5,9 +5,9 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { tempDir } from '../helpers/cli.js'
-import { freePort, spawnServe } from '../helpers/serve.js'
-import { pollUntil } from '../helpers/within.js'
+import { tempDir } from '../../helpers/cli.js'
+import { freePort, spawnServe } from '../../helpers/serve.js'
+import { pollUntil } from '../../helpers/within.js'
 
 /** Whether anything accepts a TCP connection on 127.0.0.1:port. */
 function isListening(port: number): Promise<boolean> {

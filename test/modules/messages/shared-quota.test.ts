@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { bearer } from '../helpers/harness.js'
-import { expectError } from '../helpers/http.js'
-import { messageRows, postMessage, startMessagesHarness } from '../helpers/messages-harness.js'
+import { bearer } from '../../helpers/harness.js'
+import { expectError } from '../../helpers/http.js'
+import { messageRows, postMessage, startMessagesHarness } from '../../helpers/messages-harness.js'
 
 type Injected = Awaited<ReturnType<FastifyInstance['inject']>>
 

@@ -2,15 +2,15 @@
 // `message_not_found` that looks exactly like an unknown id, so ids cannot be probed across accounts.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer } from '../helpers/harness.js'
-import { expectError } from '../helpers/http.js'
+import { bearer } from '../../helpers/harness.js'
+import { expectError } from '../../helpers/http.js'
 import {
   getMessage,
   messageRows,
   sendMessage,
   startMessagesHarness,
   type MessagesHarness,
-} from '../helpers/messages-harness.js'
+} from '../../helpers/messages-harness.js'
 
 async function get(h: MessagesHarness, key: string, id: string) {
   const response = await h.app.inject({ url: `/messages/${id}`, headers: bearer(key) })

@@ -3,9 +3,9 @@
 // disabling and roles, and the audit entry of each change.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SETUP_LINK_TTL_MS } from '../../src/modules/operators/operators.repository.js'
-import { totpStep } from '../../src/modules/operators/totp.js'
-import { consoleHarness, setUpOperator } from '../helpers/console.js'
+import { SETUP_LINK_TTL_MS } from '../../../src/modules/operators/operators.repository.js'
+import { totpStep } from '../../../src/modules/operators/totp.js'
+import { consoleHarness, setUpOperator } from '../../helpers/console.js'
 
 const cli = { kind: 'cli' as const, user: 'alice' }
 

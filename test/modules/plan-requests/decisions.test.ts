@@ -1,15 +1,15 @@
 // An operator's decisions on plan requests, through the plan requests service (the console's pages and their
-// roles are in test/console/requests.test.ts): an approval changes the plan (the next API answer's
+// roles are in test/sites/console/requests.test.ts): an approval changes the plan (the next API answer's
 // X-RateLimit-Limit shows it) and mails the integrator; a decline mails the reason; a request is decided once,
 // even by two operators at the same moment; an approval never moves an account down.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import type { AuditActor } from '../../src/modules/audit/audit-event.js'
-import { PlanRequestError } from '../../src/modules/plan-requests/plan-requests.service.js'
-import { testActor } from '../helpers/actors.js'
-import { bearer, type Harness } from '../helpers/harness.js'
-import { linkIn, mails, ORIGIN, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import type { AuditActor } from '../../../src/modules/audit/audit-event.js'
+import { PlanRequestError } from '../../../src/modules/plan-requests/plan-requests.service.js'
+import { testActor } from '../../helpers/actors.js'
+import { bearer, type Harness } from '../../helpers/harness.js'
+import { linkIn, mails, ORIGIN, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 const admin: AuditActor = { kind: 'operator', operatorId: 'op_admin', email: 'admin@ops.example', address: '10.0.0.7' }
 const other: AuditActor = { kind: 'operator', operatorId: 'op_other', email: 'other@ops.example', address: '10.0.0.8' }
@@ -87,7 +87,7 @@ test('an approval changes the plan from the next request on, is on record, and i
 
 /** The usage page of a user who signed up earlier (a new log-in). */
 async function signedUpUserPage(h: Harness, email: string): Promise<string> {
-  const { client, GOOD_PASSWORD } = await import('../helpers/portal.js')
+  const { client, GOOD_PASSWORD } = await import('../../helpers/portal.js')
   const c = client(h.app)
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email, password: GOOD_PASSWORD })).statusCode, 303)

@@ -4,8 +4,8 @@
 // shared rate-limit store, so two instances on PostgreSQL + Redis count them together.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { appWithServices } from '../helpers/app-with-services.js'
-import { freshRedisPrefix, postgresOnly, redisStore } from '../helpers/backend.js'
+import { appWithServices } from '../../helpers/app-with-services.js'
+import { freshRedisPrefix, postgresOnly, redisStore } from '../../helpers/backend.js'
 import {
   client,
   GOOD_PASSWORD,
@@ -15,8 +15,8 @@ import {
   signedUpUser,
   tokenOf,
   type Client,
-} from '../helpers/portal.js'
-import type { Harness } from '../helpers/harness.js'
+} from '../../helpers/portal.js'
+import type { Harness } from '../../helpers/harness.js'
 
 const MINUTE = 60_000
 const stored = async (h: Harness) => (await h.handle.db.selectFrom('plan_requests').select('id').execute()).length

@@ -1,13 +1,13 @@
 // The integrator's side of plan requests: the usage page's `Request a higher plan` form (plans above the current
 // one only, none on enterprise), the requests waiting for an operator, and every refusal (a plan not above the
 // current one, a second request for a plan that waits, a fourth waiting request, a note too long or not plain text,
-// a forged form) with nothing stored. The decisions are in decisions.test.ts and test/console/requests.test.ts;
+// a forged form) with nothing stored. The decisions are in decisions.test.ts and test/sites/console/requests.test.ts;
 // unverified addresses and the per-address throttle in flooding.security.test.ts.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { testActor } from '../helpers/actors.js'
-import { client, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
-import type { Harness } from '../helpers/harness.js'
+import { testActor } from '../../helpers/actors.js'
+import { client, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
+import type { Harness } from '../../helpers/harness.js'
 
 async function accountOf(h: Harness, email: string): Promise<string> {
   const row = await h.handle.db

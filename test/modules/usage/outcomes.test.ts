@@ -5,11 +5,11 @@
 // database); it takes the same `status >= 500` branch, checked on the buffer below.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createUsageBuffer } from '../../src/modules/usage/usage-buffer.js'
-import { refuseInserts } from '../helpers/backend.js'
-import { startHarness } from '../helpers/harness.js'
-import { startMessagesHarness } from '../helpers/messages-harness.js'
-import { testActor } from '../helpers/actors.js'
+import { createUsageBuffer } from '../../../src/modules/usage/usage-buffer.js'
+import { refuseInserts } from '../../helpers/backend.js'
+import { startHarness } from '../../helpers/harness.js'
+import { startMessagesHarness } from '../../helpers/messages-harness.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const MINUTE = 60_000

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { openDatabase } from '../../src/db/database.js'
-import { tempDir } from '../helpers/cli.js'
-import { freePort, spawnServe } from '../helpers/serve.js'
+import { openDatabase } from '../../../src/db/database.js'
+import { tempDir } from '../../helpers/cli.js'
+import { freePort, spawnServe } from '../../helpers/serve.js'
 
 test('SIGTERM writes the buffered usage counts before the process exits', async (t) => {
   const { dir } = tempDir(t, 'petstore-usage-')

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { appWithServices } from '../helpers/app-with-services.js'
-import { openDatabase } from '../../src/db/database.js'
-import { backend, refuseInserts } from '../helpers/backend.js'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { testActor } from '../helpers/actors.js'
+import { appWithServices } from '../../helpers/app-with-services.js'
+import { openDatabase } from '../../../src/db/database.js'
+import { backend, refuseInserts } from '../../helpers/backend.js'
+import { bearer, startHarness, type Harness } from '../../helpers/harness.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const MINUTE = 60_000

@@ -3,9 +3,9 @@
 // without the token, with a foreign Origin, or from a signed-out or logged-out browser is refused too.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { consoleHarness, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
-import { client, ORIGIN } from '../helpers/portal.js'
-import { testActor } from '../helpers/actors.js'
+import { consoleHarness, signedInOperator, type ConsoleHarness } from '../../helpers/console.js'
+import { client, ORIGIN } from '../../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
 import { api, banKey, buttonsOf, entriesOf, locationOf, unverifiedSignUp } from './account-support.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')

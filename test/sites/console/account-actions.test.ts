@@ -3,10 +3,10 @@
 // email. Bad input gets its page back with a 400 saying what is wrong, and changes nothing.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { testActor } from '../helpers/actors.js'
-import { consoleHarness, signedInOperator } from '../helpers/console.js'
-import { errorOf } from '../helpers/harness.js'
-import { client, linkIn, tokenOf, type Client } from '../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
+import { consoleHarness, signedInOperator } from '../../helpers/console.js'
+import { errorOf } from '../../helpers/harness.js'
+import { client, linkIn, tokenOf, type Client } from '../../helpers/portal.js'
 import { api, banKey, entriesOf, locationOf, unverifiedSignUp } from './account-support.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')

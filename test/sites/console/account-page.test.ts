@@ -2,9 +2,9 @@
 // limits, state, keys, current bans, usage charts, audit entries), the 404 page, and the log-in it needs.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { testActor } from '../helpers/actors.js'
-import { consoleHarness, signedInOperator } from '../helpers/console.js'
-import { client } from '../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
+import { consoleHarness, signedInOperator } from '../../helpers/console.js'
+import { client } from '../../helpers/portal.js'
 import { api, banKey, buttonsOf, unverifiedSignUp } from './account-support.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')

@@ -2,10 +2,10 @@
 // a key banned the way the limiter bans one, the account's audit entries and a page's buttons.
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import type { AuditAction } from '../../src/modules/audit/audit-event.js'
-import { bearer, type Harness } from '../helpers/harness.js'
-import { client, GOOD_PASSWORD, mails } from '../helpers/portal.js'
-import type { Services } from '../../src/main/services.js'
+import type { AuditAction } from '../../../src/modules/audit/audit-event.js'
+import { bearer, type Harness } from '../../helpers/harness.js'
+import { client, GOOD_PASSWORD, mails } from '../../helpers/portal.js'
+import type { Services } from '../../../src/main/services.js'
 
 /** GET /v1/pets with the key. */
 export const api = (h: { app: FastifyInstance }, key: string) => h.app.inject({ url: '/v1/pets', headers: bearer(key) })

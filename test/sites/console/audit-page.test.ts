@@ -4,11 +4,11 @@
 // sign-ups, log-ins and changes through the accounts service.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { csvCell, CSV_BATCH } from '../../src/sites/console/audit-csv.js'
-import { testActor } from '../helpers/actors.js'
-import { consoleHarness, logIn, signedInOperator } from '../helpers/console.js'
-import { client, signedUpUser } from '../helpers/portal.js'
-import { tableRows } from '../helpers/tables.js'
+import { csvCell, CSV_BATCH } from '../../../src/sites/console/audit-csv.js'
+import { testActor } from '../../helpers/actors.js'
+import { consoleHarness, logIn, signedInOperator } from '../../helpers/console.js'
+import { client, signedUpUser } from '../../helpers/portal.js'
+import { tableRows } from '../../helpers/tables.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')
 const DAY = 86_400_000

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { testActor } from '../helpers/actors.js'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { setUpOperator } from '../helpers/console.js'
-import { GOOD_PASSWORD, mails, portalHarness } from '../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
+import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
+import { setUpOperator } from '../../helpers/console.js'
+import { GOOD_PASSWORD, mails, portalHarness } from '../../helpers/portal.js'
 
 const overflows = (page: Page) =>
   page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth')

@@ -4,11 +4,11 @@
 // likewise lets the key through on the second within a second. Runs in the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { postgresOnly } from '../helpers/backend.js'
-import { launchChromium } from '../helpers/browser.js'
-import { consoleBrowserHarness, operatorInBrowser } from '../helpers/console-browser.js'
-import { errorOf } from '../helpers/harness.js'
-import { keyCachingServer, msUntilStatus, warmKeyCache } from '../helpers/servers.js'
+import { postgresOnly } from '../../helpers/backend.js'
+import { launchChromium } from '../../helpers/browser.js'
+import { consoleBrowserHarness, operatorInBrowser } from '../../helpers/console-browser.js'
+import { errorOf } from '../../helpers/harness.js'
+import { keyCachingServer, msUntilStatus, warmKeyCache } from '../../helpers/servers.js'
 
 test('a suspension in the console of one instance is refused by a second within a second; reactivation likewise', {
   timeout: 120_000,

@@ -5,7 +5,7 @@
 // serious axe violation; the log-ins and failures on record in /console/audit and in `petstore audit list --json`.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { launchChromium } from '../helpers/browser.js'
+import { launchChromium } from '../../helpers/browser.js'
 import {
   accessible,
   consoleBrowserHarness,
@@ -13,8 +13,8 @@ import {
   setUpInBrowser,
   submitLogIn,
   totp,
-} from '../helpers/console-browser.js'
-import { OPERATOR_PASSWORD } from '../helpers/console.js'
+} from '../../helpers/console-browser.js'
+import { OPERATOR_PASSWORD } from '../../helpers/console.js'
 
 const EMAIL = 'grace@ops.example'
 const FAILED = 'Email, password or code is incorrect.'

@@ -3,9 +3,9 @@
 // page; the page, the created answer and the confirmation page without a serious axe violation.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { launchChromium } from '../helpers/browser.js'
-import { accessible, consoleBrowserHarness, operatorInBrowser, setUpInBrowser } from '../helpers/console-browser.js'
-import { OPERATOR_PASSWORD } from '../helpers/console.js'
+import { launchChromium } from '../../helpers/browser.js'
+import { accessible, consoleBrowserHarness, operatorInBrowser, setUpInBrowser } from '../../helpers/console-browser.js'
+import { OPERATOR_PASSWORD } from '../../helpers/console.js'
 
 const NEWCOMER = 'newcomer@ops.example'
 

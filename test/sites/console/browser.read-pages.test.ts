@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { testActor } from '../helpers/actors.js'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { setUpOperator } from '../helpers/console.js'
-import { portalHarness } from '../helpers/portal.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { testActor } from '../../helpers/actors.js'
+import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
+import { setUpOperator } from '../../helpers/console.js'
+import { portalHarness } from '../../helpers/portal.js'
 
 async function noSeriousViolations(page: Page, what: string) {
   assert.deepEqual(await seriousViolations(page), [], what)

@@ -5,9 +5,9 @@
 // ban lifted and the mail resent on record in /console/audit, on /portal/activity and in `petstore audit list`.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { launchChromium, signUpInBrowser } from '../helpers/browser.js'
-import { accessible, consoleBrowserHarness, operatorInBrowser } from '../helpers/console-browser.js'
-import { GOOD_PASSWORD, linkIn, mails } from '../helpers/portal.js'
+import { launchChromium, signUpInBrowser } from '../../helpers/browser.js'
+import { accessible, consoleBrowserHarness, operatorInBrowser } from '../../helpers/console-browser.js'
+import { GOOD_PASSWORD, linkIn, mails } from '../../helpers/portal.js'
 
 const OWNER = 'busy@example.com'
 const UNVERIFIED = 'late-reader@example.com'

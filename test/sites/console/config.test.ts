@@ -2,7 +2,7 @@
 // the portal (it shares its mail settings and public URL rules).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/kernel/config.js'
+import { ConfigError, loadConfig } from '../../../src/kernel/config.js'
 
 test('the console follows the portal unless CONSOLE=off; CONSOLE=on without the portal is a start-up error', () => {
   assert.equal(loadConfig({}).console, true)

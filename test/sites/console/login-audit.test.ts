@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { LOGIN_FAILURES_ALLOWED } from '../../src/modules/sign-in/login-throttle.js'
-import { consoleHarness, setUpOperator } from '../helpers/console.js'
-import { ORIGIN } from '../helpers/portal.js'
-import type { Services } from '../../src/main/services.js'
+import { LOGIN_FAILURES_ALLOWED } from '../../../src/modules/sign-in/login-throttle.js'
+import { consoleHarness, setUpOperator } from '../../helpers/console.js'
+import { ORIGIN } from '../../helpers/portal.js'
+import type { Services } from '../../../src/main/services.js'
 
 const WRONG = 'not the password at all'
 

@@ -5,7 +5,7 @@
 // record with the admin's email.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { totpCode } from '../../src/modules/operators/totp.js'
+import { totpCode } from '../../../src/modules/operators/totp.js'
 import {
   consoleHarness,
   logIn,
@@ -14,8 +14,8 @@ import {
   setUpThroughPages,
   signedInOperator,
   type ConsoleHarness,
-} from '../helpers/console.js'
-import { client } from '../helpers/portal.js'
+} from '../../helpers/console.js'
+import { client } from '../../helpers/portal.js'
 import { buttonsOf, locationOf } from './account-support.js'
 
 const T0 = Date.parse('2027-05-03T09:00:00Z')

@@ -4,11 +4,11 @@
 // without flushing the usage buffer first (the page does).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { refuseInserts } from '../helpers/backend.js'
-import { consoleHarness, signedInOperator } from '../helpers/console.js'
-import { testActor } from '../helpers/actors.js'
-import { client } from '../helpers/portal.js'
-import { tableRows } from '../helpers/tables.js'
+import { refuseInserts } from '../../helpers/backend.js'
+import { consoleHarness, signedInOperator } from '../../helpers/console.js'
+import { testActor } from '../../helpers/actors.js'
+import { client } from '../../helpers/portal.js'
+import { tableRows } from '../../helpers/tables.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const DAY = 86_400_000

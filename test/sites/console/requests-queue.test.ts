@@ -4,9 +4,9 @@
 // ago are marked in words. The flood is made as the portal took it before it asked for a verified address.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { testActor } from '../helpers/actors.js'
-import { consoleHarness, signedInOperator } from '../helpers/console.js'
-import { GOOD_PASSWORD, signedUpUser } from '../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
+import { consoleHarness, signedInOperator } from '../../helpers/console.js'
+import { GOOD_PASSWORD, signedUpUser } from '../../helpers/portal.js'
 import { unverifiedSignUp } from './account-support.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')

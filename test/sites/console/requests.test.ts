@@ -4,10 +4,10 @@
 // once; a support operator sees the list without the buttons, and its replayed POSTs are 403 and change nothing.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { testActor } from '../helpers/actors.js'
-import { consoleHarness, ORIGIN, signedInOperator, type ConsoleHarness } from '../helpers/console.js'
-import { linkIn, mails, signedUpUser, type Client } from '../helpers/portal.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { testActor } from '../../helpers/actors.js'
+import { consoleHarness, ORIGIN, signedInOperator, type ConsoleHarness } from '../../helpers/console.js'
+import { linkIn, mails, signedUpUser, type Client } from '../../helpers/portal.js'
 import { api, buttonsOf, entriesOf, locationOf } from './account-support.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')
@@ -229,7 +229,7 @@ test('support sees the requests without the buttons; its requests to decide are 
   assert.equal((await entriesOf(h, accountId, 'plan_request.declined')).length, 0)
 
   // Without a console session: the page sends to log in, a POST is refused.
-  const stranger = (await import('../helpers/portal.js')).client(h.app)
+  const stranger = (await import('../../helpers/portal.js')).client(h.app)
   const anonymous = await stranger.get('/console/requests')
   assert.equal(anonymous.statusCode, 303)
   assert.equal((await stranger.post(`/console/requests/${id}/approve`, {})).statusCode, 403)

@@ -4,11 +4,11 @@
 // input are plain characters. Through HTTP with signed-in operators of both roles; the accounts are real sign-ups.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { displayPrefix, keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { testActor } from '../helpers/actors.js'
-import { consoleHarness, signedInOperator } from '../helpers/console.js'
-import { client, signedUpUser } from '../helpers/portal.js'
-import { tableRows } from '../helpers/tables.js'
+import { displayPrefix, keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { testActor } from '../../helpers/actors.js'
+import { consoleHarness, signedInOperator } from '../../helpers/console.js'
+import { client, signedUpUser } from '../../helpers/portal.js'
+import { tableRows } from '../../helpers/tables.js'
 
 const accountIdOf = async (h: Awaited<ReturnType<typeof consoleHarness>>, email: string) =>
   (

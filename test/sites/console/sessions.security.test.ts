@@ -3,9 +3,9 @@
 // out, CSRF on every POST (a portal token is no console token), roles checked on the server, the portal's headers.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { CONSOLE_SESSION_IDLE_MS, CONSOLE_SESSION_MAX_MS } from '../../src/sites/console/sessions.js'
-import { consoleHarness, logIn, setUpOperator, signedInOperator } from '../helpers/console.js'
-import { client, ORIGIN, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { CONSOLE_SESSION_IDLE_MS, CONSOLE_SESSION_MAX_MS } from '../../../src/sites/console/sessions.js'
+import { consoleHarness, logIn, setUpOperator, signedInOperator } from '../../helpers/console.js'
+import { client, ORIGIN, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 const setCookies = (response: { headers: Record<string, unknown> }) =>
   [response.headers['set-cookie'] ?? []].flat() as string[]

@@ -4,11 +4,11 @@
 // failure; the throttle.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SETUP_LINK_TTL_MS } from '../../src/modules/operators/operators.repository.js'
-import { totpCode } from '../../src/modules/operators/totp.js'
-import { LOGIN_FAILURES_ALLOWED } from '../../src/modules/sign-in/login-throttle.js'
-import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpOperator } from '../helpers/console.js'
-import { client } from '../helpers/portal.js'
+import { SETUP_LINK_TTL_MS } from '../../../src/modules/operators/operators.repository.js'
+import { totpCode } from '../../../src/modules/operators/totp.js'
+import { LOGIN_FAILURES_ALLOWED } from '../../../src/modules/sign-in/login-throttle.js'
+import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpOperator } from '../../helpers/console.js'
+import { client } from '../../helpers/portal.js'
 
 const cli = { kind: 'cli' as const, user: 'test' }
 const FAILED = 'Email, password or code is incorrect.'

@@ -4,9 +4,9 @@
 // or to an abandoned visit, never logs in.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { totpCode } from '../../src/modules/operators/totp.js'
-import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpThroughPages } from '../helpers/console.js'
-import { client } from '../helpers/portal.js'
+import { totpCode } from '../../../src/modules/operators/totp.js'
+import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpThroughPages } from '../../helpers/console.js'
+import { client } from '../../helpers/portal.js'
 
 const cli = { kind: 'cli' as const, user: 'test' }
 const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)'

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { consoleHarness, setUpOperator } from '../helpers/console.js'
-import { GOOD_PASSWORD, ORIGIN, signedUpUser } from '../helpers/portal.js'
+import { consoleHarness, setUpOperator } from '../../helpers/console.js'
+import { GOOD_PASSWORD, ORIGIN, signedUpUser } from '../../helpers/portal.js'
 
 const FORM = 'application/x-www-form-urlencoded'
 const tokenIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1]

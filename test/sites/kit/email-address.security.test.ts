@@ -3,9 +3,9 @@
 // mail server is given exactly one envelope recipient (a real SMTP conversation records it).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { parseEmailAddress } from '../../src/kernel/email-address.js'
-import { client, mails, ORIGIN, portalHarness } from '../helpers/portal.js'
-import { startSmtpSink } from '../helpers/smtp-sink.js'
+import { parseEmailAddress } from '../../../src/kernel/email-address.js'
+import { client, mails, ORIGIN, portalHarness } from '../../helpers/portal.js'
+import { startSmtpSink } from '../../helpers/smtp-sink.js'
 
 const PASSWORD = 'violet-harbor-quartz-lantern'
 const REFUSED = [

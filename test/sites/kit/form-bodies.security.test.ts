@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { client, ORIGIN, portalHarness } from '../helpers/portal.js'
-import { parseMetrics } from '../helpers/prometheus.js'
-import { routesWith } from '../helpers/routes.js'
+import { client, ORIGIN, portalHarness } from '../../helpers/portal.js'
+import { parseMetrics } from '../../helpers/prometheus.js'
+import { routesWith } from '../../helpers/routes.js'
 
 const FORM = 'application/x-www-form-urlencoded'
 const BOUNDARY = 'x-boundary'

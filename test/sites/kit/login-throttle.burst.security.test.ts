@@ -3,8 +3,8 @@
 // console. Checking first and counting after let all 40 through.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { consoleHarness, setUpOperator } from '../helpers/console.js'
-import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { consoleHarness, setUpOperator } from '../../helpers/console.js'
+import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 const BURST = 40
 

@@ -2,9 +2,9 @@
 // its own parameters, so a password hashed at one cost verifies under any other setting.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig, PASSWORD_HASH_COST } from '../../src/kernel/config.js'
-import { hashPassword, verifyAgainstNobody, verifyPassword } from '../../src/kernel/passwords.js'
-import { GOOD_PASSWORD } from '../helpers/portal.js'
+import { ConfigError, loadConfig, PASSWORD_HASH_COST } from '../../../src/kernel/config.js'
+import { hashPassword, verifyAgainstNobody, verifyPassword } from '../../../src/kernel/passwords.js'
+import { GOOD_PASSWORD } from '../../helpers/portal.js'
 
 const production = { PETSTORE_ENV: 'production', PORTAL: 'off' }
 

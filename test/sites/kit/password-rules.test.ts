@@ -2,7 +2,7 @@
 // context-specific words, and zxcvbn-ts below 3), called directly: each refusal names its rule.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { passwordProblem } from '../../src/kernel/passwords.js'
+import { passwordProblem } from '../../../src/kernel/passwords.js'
 
 // test/helpers/portal.ts's GOOD_PASSWORD; not imported, so these tests need no app (the harness loads every route).
 const GOOD_PASSWORD = 'correct horse battery staple'

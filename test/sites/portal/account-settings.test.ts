@@ -4,7 +4,7 @@
 // (counted as a failed log-in), a missing CSRF token, a logged-out visitor.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { LOGIN_FAILURES_ALLOWED } from '../../src/sites/portal/throttle.js'
+import { LOGIN_FAILURES_ALLOWED } from '../../../src/sites/portal/throttle.js'
 import {
   client,
   GOOD_PASSWORD,
@@ -14,7 +14,7 @@ import {
   portalHarness,
   signedUpUser,
   type Client,
-} from '../helpers/portal.js'
+} from '../../helpers/portal.js'
 
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'

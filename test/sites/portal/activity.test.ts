@@ -3,11 +3,11 @@
 // email or address; never another account's entries.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import type { AuditActor } from '../../src/modules/audit/audit-event.js'
-import { ACTIVITY_PAGE_SIZE } from '../../src/sites/portal/activity.routes.js'
-import type { Harness } from '../helpers/harness.js'
-import { client, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import type { AuditActor } from '../../../src/modules/audit/audit-event.js'
+import { ACTIVITY_PAGE_SIZE } from '../../../src/sites/portal/activity.routes.js'
+import type { Harness } from '../../helpers/harness.js'
+import { client, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
 
 const T0 = Date.parse('2027-05-02T08:30:00Z')
 const operator: AuditActor = {

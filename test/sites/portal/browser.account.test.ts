@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.js'
+import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
+import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../../helpers/portal.js'
 
 const EMAIL = 'grace@example.com'
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'

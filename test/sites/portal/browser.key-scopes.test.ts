@@ -4,9 +4,9 @@
 // finds no serious or critical violation. Screenshots `key-scopes-*` go to PORTAL_SCREENSHOTS when it is set.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SCOPES } from '../../src/modules/accounts/key-scopes.js'
-import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../helpers/browser.js'
-import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
+import { SCOPES } from '../../../src/modules/accounts/key-scopes.js'
+import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../../helpers/browser.js'
+import { GOOD_PASSWORD, portalHarness } from '../../helpers/portal.js'
 
 test('permissions in Chromium: chosen by checkbox, read-only without JavaScript, shown in the table, narrowed', {
   timeout: 240_000,

@@ -4,8 +4,8 @@
 // serious or critical violation at either width. Screenshots `keys-*` go to PORTAL_SCREENSHOTS when it is set.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../helpers/browser.js'
-import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
+import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../../helpers/browser.js'
+import { GOOD_PASSWORD, portalHarness } from '../../helpers/portal.js'
 
 const EMAIL = 'keys-browser@example.com'
 const LONG_NAME = `deploy-${'x'.repeat(93)}`

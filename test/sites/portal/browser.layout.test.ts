@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.js'
+import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
+import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../../helpers/portal.js'
 
 // 254 characters, the most an address may have: 64 in the local part, labels of at most 63.
 const LONG_EMAIL = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(53)}.example`

@@ -7,8 +7,8 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { portalHarness } from '../helpers/portal.js'
+import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
+import { portalHarness } from '../../helpers/portal.js'
 
 const PASSWORD = 'violet-harbor-quartz-lantern'
 

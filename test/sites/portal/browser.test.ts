@@ -7,8 +7,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { launchChromium, screenshot, seriousViolations } from '../helpers/browser.js'
-import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../helpers/portal.js'
+import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
+import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../../helpers/portal.js'
 
 const EMAIL = 'ada@example.com'
 

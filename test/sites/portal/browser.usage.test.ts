@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { refuseInserts } from '../helpers/backend.js'
-import { launchChromium, screenshot, seriousViolations, signUpInBrowser } from '../helpers/browser.js'
-import { GOOD_PASSWORD, portalHarness } from '../helpers/portal.js'
-import { testActor } from '../helpers/actors.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { refuseInserts } from '../../helpers/backend.js'
+import { launchChromium, screenshot, seriousViolations, signUpInBrowser } from '../../helpers/browser.js'
+import { GOOD_PASSWORD, portalHarness } from '../../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
 
 const EMAIL = 'outcomes@example.com'
 const LONG_KEY_NAME = `build-server-${'x'.repeat(87)}`

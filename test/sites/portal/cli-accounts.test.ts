@@ -1,12 +1,12 @@
 // `petstore accounts list` shows the address of accounts made by the portal's sign-up.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createAccountsRepository } from '../../src/modules/accounts/accounts.repository.js'
-import { systemClock } from '../../src/kernel/clock.js'
-import { openDatabase } from '../../src/db/database.js'
-import { migrateToLatest } from '../../src/db/migrate.js'
-import { createPortalRepository } from '../../src/modules/integrators/integrators.repository.js'
-import { cliOn } from '../helpers/cli.js'
+import { createAccountsRepository } from '../../../src/modules/accounts/accounts.repository.js'
+import { systemClock } from '../../../src/kernel/clock.js'
+import { openDatabase } from '../../../src/db/database.js'
+import { migrateToLatest } from '../../../src/db/migrate.js'
+import { createPortalRepository } from '../../../src/modules/integrators/integrators.repository.js'
+import { cliOn } from '../../helpers/cli.js'
 
 test('accounts list shows the email of portal accounts, in JSON and in the plain form', async (t) => {
   const cli = cliOn(t)

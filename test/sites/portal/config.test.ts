@@ -1,7 +1,7 @@
 // PORTAL, MAIL_URL and MAIL_FROM: the portal is on outside production, and in production only with SMTP.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/kernel/config.js'
+import { ConfigError, loadConfig } from '../../../src/kernel/config.js'
 
 test('outside production the portal is on and mail goes to ./data/outbox by default', () => {
   const config = loadConfig({})

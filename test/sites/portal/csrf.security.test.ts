@@ -2,7 +2,7 @@
 // (or Referer); otherwise 403 and nothing changes.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 test('creating a key from another origin, without an origin, or without the token is refused with 403 and changes nothing', async (t) => {
   const h = await portalHarness(t)

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 /** What a visitor sees: status, body (with the visitor's own CSRF token taken out) and which headers. */
 function seen(response: LightMyRequestResponse) {

@@ -3,8 +3,8 @@
 // victim with a poisoned Host, X-Forwarded-Host or Forwarded header (behind a trusted proxy too).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, loadConfig } from '../../src/kernel/config.js'
-import { client, linkIn, mails, ORIGIN, portalHarness } from '../helpers/portal.js'
+import { ConfigError, loadConfig } from '../../../src/kernel/config.js'
+import { client, linkIn, mails, ORIGIN, portalHarness } from '../../helpers/portal.js'
 
 const POISONED: Record<string, Record<string, string>> = {
   Host: { host: 'evil.example' },

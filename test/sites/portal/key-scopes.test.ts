@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { bearer, errorOf } from '../helpers/harness.js'
-import { ORIGIN, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
+import { bearer, errorOf } from '../../helpers/harness.js'
+import { ORIGIN, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
 
 const ALL = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'messages:write']
 

@@ -3,9 +3,9 @@
 // the cap, and two creates at once cannot both take the last place.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { KeyLimitError } from '../../src/modules/accounts/accounts.repository.js'
-import { portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
-import { testActor } from '../helpers/actors.js'
+import { KeyLimitError } from '../../../src/modules/accounts/accounts.repository.js'
+import { portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
 
 const created = (c: Client, name: string) => c.post('/portal/keys', { name, expires: '' })
 

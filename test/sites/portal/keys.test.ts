@@ -3,8 +3,8 @@
 // keys are out of reach.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, errorOf } from '../helpers/harness.js'
-import { client, GOOD_PASSWORD, ORIGIN, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
+import { bearer, errorOf } from '../../helpers/harness.js'
+import { client, GOOD_PASSWORD, ORIGIN, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
 
 const secretOf = (body: string) => /ps_test_[\w-]{43}/.exec(body)?.[0]
 /** The page's text as a person copies it (the few entities our templates write undone). */

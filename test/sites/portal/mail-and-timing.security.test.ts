@@ -3,9 +3,9 @@
 // (7-bit text, a link whole on its own line); after logging in the visitor returns to the page they opened.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { safeNext } from '../../src/sites/kit/safe-next.js'
-import { PORTAL_BOUNDS } from '../../src/sites/portal/portal.context.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { safeNext } from '../../../src/sites/kit/safe-next.js'
+import { PORTAL_BOUNDS } from '../../../src/sites/portal/portal.context.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { bearer, type Harness } from '../helpers/harness.js'
-import { client, portalHarness, signedUpUser, type Client } from '../helpers/portal.js'
-import { testActor } from '../helpers/actors.js'
+import { bearer, type Harness } from '../../helpers/harness.js'
+import { client, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
 
 const TRACKING = 'utm_source=x&fbclid=y'
 const withTracking = (path: string) => `${path}${path.includes('?') ? '&' : '?'}${TRACKING}`

@@ -1,8 +1,8 @@
 // What every portal page is sent with, emailed links (single use, 24 h / 1 h), and the API left as it was.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, errorOf, startHarness } from '../helpers/harness.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
+import { bearer, errorOf, startHarness } from '../../helpers/harness.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../../helpers/portal.js'
 
 test('every page has a strict CSP, cannot be framed and is never stored; assets are ours', async (t) => {
   const h = await portalHarness(t)

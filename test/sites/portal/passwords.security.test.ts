@@ -1,7 +1,7 @@
 // Passwords: 15–128 characters, common and easy-to-guess ones refused, stored as scrypt, never in the log.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
 test('a password shorter than 15, longer than 128 or on the common list is refused with the form again', async (t) => {
   const h = await portalHarness(t)

@@ -3,7 +3,7 @@
 // victim to sign up, verify and make a key, then open the link. Each step is refused or voided here, on both backends.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Harness } from '../helpers/harness.js'
+import type { Harness } from '../../helpers/harness.js'
 import {
   client,
   GOOD_PASSWORD,
@@ -13,7 +13,7 @@ import {
   signedUpUser,
   tokenOf,
   type Client,
-} from '../helpers/portal.js'
+} from '../../helpers/portal.js'
 
 const VICTIM = 'victim@example.com'
 const ATTACKER = 'attacker@evil.example'

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import cookie from '@fastify/cookie'
 import Fastify from 'fastify'
-import { createManualClock } from '../../src/kernel/clock.js'
-import { createSecretFlash, FLASH_SECONDS } from '../../src/sites/portal/secret-flash.js'
+import { createManualClock } from '../../../src/kernel/clock.js'
+import { createSecretFlash, FLASH_SECONDS } from '../../../src/sites/portal/secret-flash.js'
 
 async function flashApp(t: { after: (fn: () => Promise<void>) => void }, publicUrl: string | undefined) {
   const clock = createManualClock(new Date('2027-01-01T00:00:00Z'))

@@ -2,8 +2,8 @@
 // idle and absolute expiry, a new id at log-in, ended by log-out and by a password change.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../src/sites/portal/session.js'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../src/sites/portal/session.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../../helpers/portal.js'
 
 const setCookies = (response: { headers: Record<string, unknown> }) =>
   [response.headers['set-cookie'] ?? []].flat() as string[]

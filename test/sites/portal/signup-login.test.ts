@@ -1,7 +1,7 @@
 // Sign-up, verification, log-in and log-out through HTTP, and the accounts they make.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../../helpers/portal.js'
 
 test('sign-up mails a verification link; the verified user logs in, sees the keys page and logs out', async (t) => {
   const h = await portalHarness(t)

@@ -3,8 +3,8 @@
 // mailed link, ends it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { client, linkIn, mails, portalHarness, tokenOf, type Client } from '../helpers/portal.js'
-import type { Harness } from '../helpers/harness.js'
+import { client, linkIn, mails, portalHarness, tokenOf, type Client } from '../../helpers/portal.js'
+import type { Harness } from '../../helpers/harness.js'
 
 const VICTIM = 'victim@example.com'
 const ATTACKER_PASSWORD = 'attacker-chosen-harbor-lantern'

@@ -2,7 +2,7 @@
 // answered 429 for the rest of the window, the right password included; kept in the database.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../../helpers/portal.js'
 
 test('after 10 failures within 15 minutes every attempt is 429 (the right password too) until the window passes', async (t) => {
   const h = await portalHarness(t)
@@ -66,7 +66,7 @@ test('the failures are counted in the database: a second instance on the same da
   for (let i = 0; i < 10; i++)
     await c.post('/portal/login', { email: 'nobody@example.com', password: `wrong password number ${i}` })
   // What another instance would find: the same rows, read by a new repository on the same database.
-  const { createPortalRepository } = await import('../../src/modules/integrators/integrators.repository.js')
+  const { createPortalRepository } = await import('../../../src/modules/integrators/integrators.repository.js')
   const second = createPortalRepository({ db: h.handle.db, clock: h.clock, accounts: h.services.accounts })
   const seen = await second.failuresSince({
     email: 'NOBODY@example.com',

@@ -3,10 +3,10 @@
 // over real HTTP (a listening server); the 5xx is real (a database trigger refuses the insert).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { refuseInserts } from '../helpers/backend.js'
-import { portalHarness, signedUpUser } from '../helpers/portal.js'
-import { testActor } from '../helpers/actors.js'
+import { keyEnvironment } from '../../../src/modules/accounts/api-keys.js'
+import { refuseInserts } from '../../helpers/backend.js'
+import { portalHarness, signedUpUser } from '../../helpers/portal.js'
+import { testActor } from '../../helpers/actors.js'
 
 const T0 = Date.parse('2027-01-10T12:00:30Z')
 const described = (body: string, id: 'minute' | 'day') =>

@@ -2,9 +2,9 @@
 // missing, by this operation too), as is a missing one; query parameters are refused.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { ordersOf, petAndOrder } from '../helpers/orders.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { ordersOf, petAndOrder } from '../../../helpers/orders.js'
 
 test('cancelling twice: 204, then 404 order_not_found; the first cancellation time is kept', async (t) => {
   const h = await startHarness(t)

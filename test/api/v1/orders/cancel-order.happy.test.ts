@@ -2,10 +2,10 @@
 // kept in the database with the time it was cancelled (a record of what was ordered).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { ordersOf, placeOrder } from '../helpers/orders.js'
-import { createPet } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { ordersOf, placeOrder } from '../../../helpers/orders.js'
+import { createPet } from '../../../helpers/pets.js'
 
 test('204 with no body; afterwards get is 404 and the list leaves it out; the row is kept as cancelled', async (t) => {
   const h = await startHarness(t)

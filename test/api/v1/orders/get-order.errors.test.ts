@@ -1,9 +1,9 @@
 // GET /v1/store/orders/{orderId} refusals: a missing or cancelled order is 404 order_not_found (the int64 rules of
 // orderId are in orders.int64.test.ts, another account's order in tenancy.security.test.ts); no query parameters.
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { petAndOrder } from '../helpers/orders.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { petAndOrder } from '../../../helpers/orders.js'
 
 test('a missing order and a cancelled one: 404 order_not_found naming the id', async (t) => {
   const h = await startHarness(t)

@@ -1,10 +1,10 @@
 // GET /v1/store/orders/{orderId}: 200 with the Order exactly as placed, for every key of the account.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { placeOrder } from '../helpers/orders.js'
-import { createPet } from '../helpers/pets.js'
-import { testActor } from '../helpers/actors.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { placeOrder } from '../../../helpers/orders.js'
+import { createPet } from '../../../helpers/pets.js'
+import { testActor } from '../../../helpers/actors.js'
 
 test('an order is read back as placed, with JSON content type, by any key of the account', async (t) => {
   const h = await startHarness(t)

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError } from '../helpers/http.js'
-import { FREE_POLICY, limitHeaders, spend, type Res } from '../limits/support.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError } from '../../../helpers/http.js'
+import { FREE_POLICY, limitHeaders, spend, type Res } from '../../../modules/limits/support.js'
 
 const ADDRESS_POLICY = '"minute";q=60;w=60'
 

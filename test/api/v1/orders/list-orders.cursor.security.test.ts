@@ -3,10 +3,10 @@
 // invalid_cursor naming `cursor`; and an orders cursor is refused by listPets.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { seedOrders, type OrderJson } from '../helpers/orders.js'
-import { roomyAccount, seedPets } from '../helpers/pets.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { seedOrders, type OrderJson } from '../../../helpers/orders.js'
+import { roomyAccount, seedPets } from '../../../helpers/pets.js'
 
 async function issuedCursor(h: Harness, key: string, url: string): Promise<string> {
   const response = await h.app.inject({ url, headers: bearer(key) })

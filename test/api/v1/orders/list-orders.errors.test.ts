@@ -1,9 +1,9 @@
 // GET /v1/store/orders query validation: a bad, repeated or unknown parameter is a 400 invalid_parameter naming it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { roomyAccount } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { roomyAccount } from '../../../helpers/pets.js'
 
 test('each bad query is a 400 invalid_parameter naming the parameter', async (t) => {
   const h = await startHarness(t)

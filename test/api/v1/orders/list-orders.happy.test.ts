@@ -1,9 +1,9 @@
 // GET /v1/store/orders: a bare array of the account's live orders by id ascending, limited and filtered by status.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { seedOrders, type OrderJson } from '../helpers/orders.js'
-import { roomyAccount } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { seedOrders, type OrderJson } from '../../../helpers/orders.js'
+import { roomyAccount } from '../../../helpers/pets.js'
 
 test('no orders: 200 and an empty array, without a Link', async (t) => {
   const h = await startHarness(t)

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { postgresOnly } from '../helpers/backend.js'
-import { startHarness, type Harness } from '../helpers/harness.js'
-import { deepOrdersPageQuery } from '../helpers/orders.js'
-import { planNodes, postgresPlan, recordQueries, type PlanNode } from '../helpers/query-log.js'
+import { postgresOnly } from '../../../helpers/backend.js'
+import { startHarness, type Harness } from '../../../helpers/harness.js'
+import { deepOrdersPageQuery } from '../../../helpers/orders.js'
+import { planNodes, postgresPlan, recordQueries, type PlanNode } from '../../../helpers/query-log.js'
 
 /**
  * Orders of 100 other accounts (one pet each) and `mine` of the account under test, ids interleaved: the account

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { sqliteOnly } from '../helpers/backend.js'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { deepOrdersPageQuery } from '../helpers/orders.js'
-import { queryPlan, recordQueries } from '../helpers/query-log.js'
+import { sqliteOnly } from '../../../helpers/backend.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { deepOrdersPageQuery } from '../../../helpers/orders.js'
+import { queryPlan, recordQueries } from '../../../helpers/query-log.js'
 
 /** `count` orders of one pet of the account, statuses in turn; every 7th is cancelled. */
 async function fillOrders(h: Harness, accountId: string, count: number) {

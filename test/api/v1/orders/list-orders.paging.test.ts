@@ -2,9 +2,9 @@
 // 250 orders, with and without a status filter: every order exactly once, in id order, no Link on the last page.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { placeOrder, seedOrders, walkOrders } from '../helpers/orders.js'
-import { roomyAccount } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { placeOrder, seedOrders, walkOrders } from '../../../helpers/orders.js'
+import { roomyAccount } from '../../../helpers/pets.js'
 
 const STATUSES = ['placed', 'approved', 'delivered'] as const
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { startHarness } from '../helpers/harness.js'
+import { startHarness } from '../../../helpers/harness.js'
 
 type Doc = Record<string, any>
 const ERROR_REF = '#/components/schemas/Error'

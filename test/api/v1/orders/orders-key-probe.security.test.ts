@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { testActor } from '../helpers/actors.js'
-import { createPet } from '../helpers/pets.js'
-import { repoRoot } from '../helpers/root.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { testActor } from '../../../helpers/actors.js'
+import { createPet } from '../../../helpers/pets.js'
+import { repoRoot } from '../../../helpers/root.js'
 
 test("an orders:write key tells its own pet ids apart only: another account's pet is answered as a missing one", async (t) => {
   const h = await startHarness(t)

@@ -2,8 +2,8 @@
 // and lists. orderId: any int64 that names no order is a 404 (0 and negatives included); anything else a 400.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
 
 const MAX = '9223372036854775807'
 const MIN = '-9223372036854775808'

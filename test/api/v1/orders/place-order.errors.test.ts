@@ -2,9 +2,9 @@
 // that is not the account's own pet included; content type, JSON and query errors; nothing is stored for any.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { createPet, roomyAccount } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { createPet, roomyAccount } from '../../../helpers/pets.js'
 
 async function setup(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t)

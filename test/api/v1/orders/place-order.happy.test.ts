@@ -2,9 +2,9 @@
 // normalised to UTC with milliseconds, and nothing else changed by an order (pets have no transitions).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { placeOrder, type OrderJson } from '../helpers/orders.js'
-import { createPet } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { placeOrder, type OrderJson } from '../../../helpers/orders.js'
+import { createPet } from '../../../helpers/pets.js'
 
 async function setup(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t)

@@ -3,13 +3,13 @@
 // not use its key up, and the stored response commits in the same transaction as the order.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ABANDON_GRACE_MS } from '../../src/modules/idempotency/idempotency.repository.js'
+import { ABANDON_GRACE_MS } from '../../../../src/modules/idempotency/idempotency.repository.js'
 import { sql } from 'kysely'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { ordersOf } from '../helpers/orders.js'
-import { createPet, roomyAccount } from '../helpers/pets.js'
-import { limitHeaders } from '../limits/support.js'
-import { expectCode } from '../idempotency/support.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { ordersOf } from '../../../helpers/orders.js'
+import { createPet, roomyAccount } from '../../../helpers/pets.js'
+import { limitHeaders } from '../../../modules/limits/support.js'
+import { expectCode } from '../../../modules/idempotency/support.js'
 
 async function setup(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t)

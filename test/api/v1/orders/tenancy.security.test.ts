@@ -2,10 +2,10 @@
 // and a cancel by another account changes nothing), another account's pet cannot be ordered, lists never mix.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender, type HttpResponse } from '../helpers/http.js'
-import { ordersOf, placeOrder, seedOrders, walkOrders } from '../helpers/orders.js'
-import { createPet, roomyAccount } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender, type HttpResponse } from '../../../helpers/http.js'
+import { ordersOf, placeOrder, seedOrders, walkOrders } from '../../../helpers/orders.js'
+import { createPet, roomyAccount } from '../../../helpers/pets.js'
 
 /** What a client could tell two 404s apart by: status, header names, stable header values, the body with the id masked. */
 function comparable(response: HttpResponse, id: string) {

@@ -2,8 +2,8 @@
 // (400 invalid_content_type, not 415), over 16 KiB (413). Every one is the Error shape and stores nothing.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { expectError, injectSender, type HttpResponse } from '../helpers/http.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { expectError, injectSender, type HttpResponse } from '../../../helpers/http.js'
 
 async function post(h: Harness, headers: Record<string, string>, body?: string): Promise<HttpResponse> {
   return injectSender(h)({ method: 'POST', url: '/v1/pets', headers, body })

@@ -2,8 +2,8 @@
 // and nothing is stored.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
 
 async function expectRefused(h: Harness, key: string, cases: [string, string][], field: string) {
   const send = injectSender(h)

@@ -1,8 +1,8 @@
 // POST /v1/pets: 201 with the Pet and `Location: /v1/pets/{id}`; the pet is stored, readable, listed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import type { PetJson } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import type { PetJson } from '../../../helpers/pets.js'
 
 const post = (
   h: Awaited<ReturnType<typeof startHarness>>,

@@ -2,7 +2,7 @@
 // the 201, of GET /v1/pets/{id} and of the list (JSON.parse would round it, so the raw text is checked).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
 
 const INT64_MAX = '9223372036854775807'
 const EDGES = ['1', '9007199254740991', '9007199254740992', '9007199254740993', '1234567890123456789', INT64_MAX]

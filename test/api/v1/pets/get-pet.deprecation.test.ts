@@ -2,10 +2,10 @@
 // (RFC 9745), Sunset (RFC 8594, from PETSTORE_GETPET_SUNSET) and a Link to its replacement.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { assertDeprecationHeaders } from '../helpers/deprecation.js'
-import { sender } from '../helpers/http.js'
-import { createPet } from '../helpers/pets.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { assertDeprecationHeaders } from '../../../helpers/deprecation.js'
+import { sender } from '../../../helpers/http.js'
+import { createPet } from '../../../helpers/pets.js'
 
 async function everyOutcome(h: Harness) {
   const { key } = await h.newAccount()

@@ -2,9 +2,9 @@
 // (0 and negative ones included: the spec's type is int64) a 404.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { createPet } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { createPet } from '../../../helpers/pets.js'
 
 test('petId that is not a 64-bit integer: 400 invalid_parameter naming petId', async (t) => {
   const h = await startHarness(t)

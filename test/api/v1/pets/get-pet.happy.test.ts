@@ -1,8 +1,8 @@
 // GET /v1/pets/{petId} (deprecated but still served): 200 with the Pet as created.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { createPet } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { createPet } from '../../../helpers/pets.js'
 
 test('200 with the pet exactly as created, with and without status', async (t) => {
   const h = await startHarness(t)

@@ -2,10 +2,10 @@
 // deprecation headers); one millisecond before, it still answers. Time comes from the manual clock.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { assertDeprecationHeaders } from '../helpers/deprecation.js'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { createPet } from '../helpers/pets.js'
+import { assertDeprecationHeaders } from '../../../helpers/deprecation.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { createPet } from '../../../helpers/pets.js'
 
 const SUNSET = Date.parse('2030-12-05T00:00:00Z')
 

@@ -2,10 +2,10 @@
 // or replayed with another status filter is a 400 invalid_cursor naming `cursor`, never a silent misread.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
-import { roomyAccount, seedPets, type PetJson } from '../helpers/pets.js'
-import { testActor } from '../helpers/actors.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
+import { roomyAccount, seedPets, type PetJson } from '../../../helpers/pets.js'
+import { testActor } from '../../../helpers/actors.js'
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 

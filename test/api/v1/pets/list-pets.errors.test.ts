@@ -1,8 +1,8 @@
 // GET /v1/pets query validation: a bad, repeated or unknown parameter is a 400 invalid_parameter naming it.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender } from '../helpers/http.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender } from '../../../helpers/http.js'
 
 async function expectBadParameter(
   t: Parameters<typeof startHarness>[0],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { idsOf, seedPets, type PetJson } from '../helpers/pets.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { idsOf, seedPets, type PetJson } from '../../../helpers/pets.js'
 
 test('a new account lists no pets, then the pets it created, ordered by id', async (t) => {
   const h = await startHarness(t)

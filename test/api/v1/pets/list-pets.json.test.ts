@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { parse } from 'lossless-json'
-import { bearer, startHarness } from '../helpers/harness.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
 
 const NAMES = [
   'Rex',

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { postgresOnly } from '../helpers/backend.js'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { planNodes as nodes, postgresPlan, recordQueries, type PlanNode } from '../helpers/query-log.js'
+import { postgresOnly } from '../../../helpers/backend.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { planNodes as nodes, postgresPlan, recordQueries, type PlanNode } from '../../../helpers/query-log.js'
 
 /** `count` pets of the account; every `soldEvery`-th is sold, the others available or without a status. */
 async function fillPets(h: Harness, accountId: string, count: number, soldEvery = 3) {

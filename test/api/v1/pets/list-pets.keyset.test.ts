@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { sqliteOnly } from '../helpers/backend.js'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { queryPlan, recordQueries } from '../helpers/query-log.js'
+import { sqliteOnly } from '../../../helpers/backend.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { queryPlan, recordQueries } from '../../../helpers/query-log.js'
 
 async function fillPets(h: Harness, accountId: string, count: number) {
   await sql`

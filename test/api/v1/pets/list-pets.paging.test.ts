@@ -2,8 +2,8 @@
 // with fetch, exactly as a client would, until no Link is left.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness, type Harness } from '../helpers/harness.js'
-import { seedPets, type PetJson } from '../helpers/pets.js'
+import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { seedPets, type PetJson } from '../../../helpers/pets.js'
 
 const NEXT = /^<([^>]+)>; rel="next"$/
 

@@ -2,10 +2,10 @@
 // exist, lists never mix accounts, and pet ids are unique service-wide.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bearer, startHarness } from '../helpers/harness.js'
-import { expectError, injectSender, type HttpResponse } from '../helpers/http.js'
-import { createPet, idsOf, type PetJson } from '../helpers/pets.js'
-import { testActor } from '../helpers/actors.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
+import { expectError, injectSender, type HttpResponse } from '../../../helpers/http.js'
+import { createPet, idsOf, type PetJson } from '../../../helpers/pets.js'
+import { testActor } from '../../../helpers/actors.js'
 
 /**
  * What a client could tell two 404s apart by: status, header names, the values of the headers that do
