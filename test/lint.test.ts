@@ -1,5 +1,6 @@
 // `npm run lint` catches what the layers forbid, each named by file: on a copy of the tree, a module that imports
-// fastify, an import circle and an export nobody imports each make the checker fail (and the untouched copy passes).
+// fastify, an import circle and an export nobody imports each make the checker fail. That the tree as it is passes
+// is npm test's first step (`npm run lint` on the checkout), not repeated here: each checker run is seconds of CPU.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { execFileSync } from 'node:child_process'
@@ -37,11 +38,10 @@ async function check(dir: string, tool: 'depcruise' | 'knip'): Promise<{ ok: boo
   }
 }
 
-test('the layer rules: the tree as it is passes; a module importing fastify and an import circle fail, naming the file', {
+test('the layer rules: a module importing fastify and an import circle fail, naming the file', {
   timeout: 120_000,
 }, async (t) => {
   const dir = copyOfTree(t)
-  assert.deepEqual(await check(dir, 'depcruise').then((r) => r.ok), true)
   appendFileSync(join(dir, 'src/modules/pets/pet.ts'), "\nexport type { FastifyInstance } from 'fastify'\n")
   const fastify = await check(dir, 'depcruise')
   assert.equal(fastify.ok, false)
@@ -59,11 +59,10 @@ test('the layer rules: the tree as it is passes; a module importing fastify and 
   assert.match(circle.output, /no-circular: src\/modules\/pets\/(pet|circle)\.ts/)
 })
 
-test('knip: the tree as it is passes; an export nobody imports fails, naming the file', {
+test('knip: an export nobody imports fails, naming the file', {
   timeout: 120_000,
 }, async (t) => {
   const dir = copyOfTree(t)
-  assert.equal((await check(dir, 'knip')).ok, true)
   appendFileSync(join(dir, 'src/modules/pets/pet.ts'), '\nexport const NOBODY_READS_THIS = 1\n')
   const unused = await check(dir, 'knip')
   assert.equal(unused.ok, false)

@@ -1,5 +1,6 @@
-// The README documents what the code has: quick start, every setting, every error code, every CLI command and
-// option, every dependency, and a layout that names real folders.
+// The README and the guides in docs/ document what the code has: the quick start and a layout that names real
+// folders (README.md), every setting (docs/operators/configuration.md), every error code (docs/integrators/api.md),
+// every CLI command and option (docs/operators/cli.md), every dependency (docs/contributors/dependencies.md).
 import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { test } from 'node:test'
@@ -10,24 +11,28 @@ import { repoRoot } from './helpers/root.js'
 
 const root = repoRoot
 const readme = readFileSync(new URL('README.md', root), 'utf8')
+const doc = (path: string) => readFileSync(new URL(path, root), 'utf8')
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
   dependencies: Record<string, string>
   scripts: Record<string, string>
 }
 
-/** The lines of the `## title` (or `### title`) section, up to the next heading of that level or above (code blocks skipped). */
-function section(title: string, level = 2): string {
+/**
+ * The lines of the `## title` (or `# title`, `### title`) section of a document (the README by default), up to the
+ * next heading of that level or above (code blocks skipped).
+ */
+function section(title: string, level = 2, text = readme): string {
   const found: string[] = []
   let fenced = false
   let inside = false
-  for (const line of readme.split('\n')) {
+  for (const line of text.split('\n')) {
     if (line.startsWith('```')) fenced = !fenced
     const heading = fenced ? null : /^(#+) (.*)$/.exec(line)
     if (heading && inside && heading[1]!.length <= level) break
     if (heading && heading[1]!.length === level && heading[2] === title) inside = true
     if (inside) found.push(line)
   }
-  assert.ok(found.length > 0, `README has no "${'#'.repeat(level)} ${title}" section`)
+  assert.ok(found.length > 0, `no "${'#'.repeat(level)} ${title}" section`)
   return found.join('\n')
 }
 
@@ -56,7 +61,12 @@ test('the quick start is `npm install && npm start` and `npm test`, and npm star
 })
 
 test('the configuration table lists every setting with its default, and nothing else', () => {
-  const table = new Map(rows(section('Configuration')).map((r) => [r[0]!.replace(/`/g, ''), r[1]!.replace(/`/g, '')]))
+  const table = new Map(
+    rows(section('Configuration', 1, doc('docs/operators/configuration.md'))).map((r) => [
+      r[0]!.replace(/`/g, ''),
+      r[1]!.replace(/`/g, ''),
+    ]),
+  )
   table.delete('Variable')
   for (const s of Object.values(settings)) {
     assert.ok(table.has(s.env), `${s.env} is not documented`)
@@ -68,7 +78,7 @@ test('the configuration table lists every setting with its default, and nothing 
 
 test('the error table lists every code with its HTTP status, and nothing else', () => {
   const table = new Map(
-    rows(section('Errors', 3))
+    rows(section('Errors', 2, doc('docs/integrators/api.md')))
       .filter((r) => /^`[a-z_]+`$/.test(r[0]!))
       .map((r) => [r[0]!.replace(/`/g, ''), Number(r[1])]),
   )
@@ -90,7 +100,9 @@ function parseHelp(help: string): { commands: string[]; options: string[] } {
 }
 
 test('the CLI table documents every command of the real CLI with every one of its options', async () => {
-  const cliRows = rows(section('CLI')).map((r) => r[0]!.replace(/`/g, '').replace(/\\\|/g, '|'))
+  const cliRows = rows(section('CLI', 1, doc('docs/operators/cli.md'))).map((r) =>
+    r[0]!.replace(/`/g, '').replace(/\\\|/g, '|'),
+  )
   const leaves: string[][] = []
   for (const top of parseHelp((await runCli(['--help'])).stdout).commands) {
     const sub = parseHelp((await runCli([top, '--help'])).stdout).commands
@@ -126,7 +138,7 @@ test('the CLI table documents every command of the real CLI with every one of it
 })
 
 test('every runtime dependency is explained', () => {
-  const deps = section('Dependencies and why')
+  const deps = section('Dependencies and why', 1, doc('docs/contributors/dependencies.md'))
   for (const name of Object.keys(pkg.dependencies)) assert.ok(deps.includes(`\`${name}\``), `${name} is not explained`)
 })
 

@@ -3,7 +3,7 @@
 // read transaction's snapshot: WAL lets the service go on writing meanwhile, and a step cut into pieces would
 // start again after every write of another process and might never finish under load. The copy is written
 // beside FILE, checked (`PRAGMA integrity_check`) and only then moved into place, so FILE is never half a database.
-// PostgreSQL has its own tool for this: pg_dump (README, Backups and restores).
+// PostgreSQL has its own tool for this: pg_dump (docs/operators/operating.md, Backups and restores).
 import { existsSync, linkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import SQLite from 'better-sqlite3'
@@ -50,7 +50,7 @@ export function backupCommand(): Command {
       // Not a usage error: the command is right, this database is not one it can copy.
       if (isPostgresUrl(config.databaseUrl))
         throw new RunError(
-          'backup copies a SQLite database; for PostgreSQL use `pg_dump -Fc` (README: Backups and restores)',
+          'backup copies a SQLite database; for PostgreSQL use `pg_dump -Fc` (docs/operators/operating.md: Backups and restores)',
         )
       const source = sqlitePathFromUrl(config.databaseUrl)
       if (source === ':memory:') throw new RunError('DATABASE_URL is :memory:; there is no database file to back up')

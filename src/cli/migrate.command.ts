@@ -1,6 +1,6 @@
 // `petstore migrate`: apply pending migrations, a line for each with how long it took. `petstore migrate status`:
 // which migrations this version has applied (and when) and which are pending; it changes nothing. Migrations go
-// forward only: to go back, restore the backup taken before the upgrade (README, Upgrades).
+// forward only: to go back, restore the backup taken before the upgrade (docs/operators/operating.md, Upgrades).
 import { Command } from 'commander'
 import { loadConfig } from '../kernel/config.js'
 import { openDatabase } from '../db/database.js'

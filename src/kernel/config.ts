@@ -3,7 +3,7 @@ import { checkUrl } from './config-urls.js'
 import { parseDatabaseUrl } from './database-url.js'
 
 // One definition per setting: its environment variable, default, documentation and parser.
-// The README's configuration table is written from this list; `loadConfig` validates all of it at boot.
+// docs/operators/configuration.md's table is written from this list; `loadConfig` validates all of it at boot.
 
 export const ENVIRONMENTS = ['production', 'staging', 'development'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]

@@ -96,7 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // One destination for every logger of the process (JSON lines on stdout, or pino-pretty: LOG_FORMAT).
   const logDestination = createLogDestination(config)
   const bootLog = pino({ level: config.logLevel }, logDestination)
-  // Each audit entry this process writes is a log line too (for shipping the log elsewhere: README, Audit log).
+  // Each audit entry this process writes is a log line too (for shipping the log elsewhere: docs/operators/console.md, Audit log).
   logAuditEntries(bootLog)
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
   const services = await buildServices({

@@ -1,5 +1,5 @@
 // The error codes of issue 2, each reached through HTTP, answer with the status the code list documents
-// (src/http/errors.ts, which the README's table of codes is written from).
+// (src/http/errors.ts, which the table of codes in docs/integrators/api.md is written from).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ERROR_CODES } from '../../src/api/contract/errors.js'

@@ -43,8 +43,8 @@ test(`JSON nested deeper than ${MAX_JSON_DEPTH} levels is a 400 invalid_json say
   )
 })
 
-test('the README states the depth limit with invalid_json', () => {
-  const readme = readFileSync(new URL('README.md', repoRoot), 'utf8')
+test('the API guide states the depth limit with invalid_json', () => {
+  const readme = readFileSync(new URL('docs/integrators/api.md', repoRoot), 'utf8')
   const row = readme.split('\n').find((line) => line.startsWith('| `invalid_json` |'))
   assert.match(row ?? '', new RegExp(`nested deeper than ${MAX_JSON_DEPTH} levels`))
 })

@@ -142,7 +142,7 @@ test('serve --workers 2: /metrics merges every series the right way (sums, singl
   const [victim] = childrenOf(primary.pid)
   process.kill(victim!, 'SIGKILL')
   // Scrape only once the primary has seen the exit: node:cluster's round-robin hands a connection that arrives in
-  // between to the dead worker, and that connection is never answered (docs/scaling.md).
+  // between to the dead worker, and that connection is never answered (docs/operators/scaling.md).
   await primary.waitFor(/worker \d+ exited \(SIGKILL\)/)
   const later = await pollUntil('a later start time in one slot', async () => {
     const samples = await scrape().catch(() => undefined)

@@ -91,7 +91,7 @@ export async function answer(response: Response): Promise<Answer> {
   return { status: response.status, body: JSON.parse(text), replayed: response.headers.get('idempotent-replayed') }
 }
 
-/** The same shape every non-2xx response has (README, Errors). */
+/** The same shape every non-2xx response has (docs/integrators/api.md, Errors). */
 export function assertErrorBody(a: Answer, codes: string[]): void {
   assert.deepEqual(Object.keys(a.body).sort(), ['code', 'message', 'status'], JSON.stringify(a.body))
   assert.equal(a.body.status, a.status)

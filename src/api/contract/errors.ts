@@ -1,5 +1,5 @@
 // The closed list of error codes the API answers with, each bound to one HTTP status.
-// Every non-2xx response is `{code, message, status}` built from this list; the README documents each code.
+// Every non-2xx response is `{code, message, status}` built from this list; docs/integrators/api.md documents each code.
 
 export const ERROR_CODES = {
   bad_request: {

@@ -2,7 +2,7 @@
 // DELETE of any entry younger than AUDIT_RETENTION_DAYS. It measures an entry's age itself, by the database's own
 // clock (PostgreSQL's now() read in UTC, SQLite's 'now'), against a number of days written into its definition: no
 // setting a client makes for its session changes either, and only the owner of the table can replace the trigger
-// (or drop it: what this does not protect against, README "Audit log"). Migration 0011 installs it with 365 days;
+// (or drop it: what this does not protect against, docs/operators/console.md, "Audit log"). Migration 0011 installs it with 365 days;
 // the service writes its own AUDIT_RETENTION_DAYS in at every start (openAndMigrate), when the definition differs.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf } from '../../db/database.js'

@@ -6,7 +6,7 @@
 // as exact as before (and the batch as a whole is atomic too). A failed call fails every request of its batch,
 // as one failed write of the auto-pipeline did; the fallback store answers them.
 //
-// Redis Cluster would need a batch per hash slot (a script's keys must share one); see docs/scaling.md.
+// Redis Cluster would need a batch per hash slot (a script's keys must share one); see docs/operators/scaling.md.
 import type { Redis } from 'ioredis'
 import type { Deadline } from './redis-deadline.js'
 

@@ -4,7 +4,7 @@
 // An attempt at an email no operator has is on record with the email as typed (never the password) and no operator
 // id. Anyone can send those, so the email is cut to TYPED_EMAIL_MAX characters (its length kept): junk typed by a
 // stranger cannot make an entry large. The number of entries is bounded by what can reach the log-in form; a flood
-// of it is for the proxy in front to limit (README, Operator console).
+// of it is for the proxy in front to limit (docs/operators/console.md).
 import type { AuditRepository } from '../../modules/audit/audit.repository.js'
 import type { Operator } from '../../modules/operators/operator.js'
 import type { OperatorsRepository } from '../../modules/operators/operators.repository.js'

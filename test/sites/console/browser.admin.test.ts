@@ -10,7 +10,13 @@ import { readFile } from 'node:fs/promises'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { launchChromium, signUpInBrowser } from '../../helpers/browser.js'
-import { accessible, consoleBrowserHarness, messagesApp, operatorInBrowser, tabTo } from '../../helpers/console-browser.js'
+import {
+  accessible,
+  consoleBrowserHarness,
+  messagesApp,
+  operatorInBrowser,
+  tabTo,
+} from '../../helpers/console-browser.js'
 import { errorOf } from '../../helpers/harness.js'
 import { postMessage } from '../../helpers/messages-harness.js'
 import { GOOD_PASSWORD } from '../../helpers/portal.js'

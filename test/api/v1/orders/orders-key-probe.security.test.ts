@@ -1,6 +1,6 @@
 // What an `orders:write`-only key learns about pets (issue 32, decided and documented): placing an order tells it
 // whether a pet id is one of its own account's (it may order that pet), and nothing more. Another account's pet and
-// an id that names no pet are the same 400; the key still cannot read a pet; the README's Scopes section says so.
+// an id that names no pet are the same 400; the key still cannot read a pet; docs/integrators/api.md's Scopes section says so.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
@@ -36,8 +36,8 @@ test("an orders:write key tells its own pet ids apart only: another account's pe
   expectError(await send({ url: `/v1/pets/${own.id}`, headers: bearer(ordersOnly.key) }), 403, 'insufficient_scope')
 })
 
-test("the README says an orders:write key can probe its own account's pet ids", () => {
-  const readme = readFileSync(new URL('README.md', repoRoot), 'utf8')
-  const scopes = readme.slice(readme.indexOf('#### Scopes'), readme.indexOf('### Usage'))
+test("the API guide says an orders:write key can probe its own account's pet ids", () => {
+  const readme = readFileSync(new URL('docs/integrators/api.md', repoRoot), 'utf8')
+  const scopes = readme.slice(readme.indexOf('### Scopes'), readme.indexOf('## Usage'))
   assert.match(scopes.replace(/\s+/g, ' '), /`orders:write` key can tell which pet ids exist in its own account/)
 })
