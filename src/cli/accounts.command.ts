@@ -5,6 +5,7 @@ import type { Account } from '../modules/accounts/accounts.repository.js'
 import { cliActor } from './actor.js'
 import { callAdmin, serviceUrlOption } from './admin-client.js'
 import { output, positiveInteger, withDatabase } from './run.js'
+import { ownerEmails } from '../modules/integrators/account-owners.js'
 
 interface QuotaOptions {
   perMinute?: number
@@ -61,9 +62,9 @@ export function accountsCommand(): Command {
     .description('list all accounts')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean }) =>
-      withDatabase(async ({ accounts }) => {
+      withDatabase(async ({ accounts, handle }) => {
         // Accounts made by the portal's sign-up show their user's address.
-        const emails = await accounts.emailsByAccount()
+        const emails = await ownerEmails(handle.db)
         const list = (await accounts.listAccounts()).map((a) =>
           emails.has(a.id) ? { ...a, email: emails.get(a.id) } : a,
         )

@@ -15,6 +15,7 @@ import { ConfigError, loadConfig, type Config } from '../kernel/config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
+import { removeOwnersOf } from '../modules/integrators/account-owners.js'
 
 /** How the command was written is wrong (a bad value, a missing argument): exit 2, like Commander's own usage errors. */
 export class UsageError extends Error {}
@@ -55,7 +56,11 @@ export async function withDatabase<T>(fn: (ctx: CommandContext) => Promise<T>): 
   try {
     await migrateToLatest(handle.db)
     await claimEnvironment(handle.db, config.environment, handle.location)
-    return await fn({ config, handle, accounts: createAccountsRepository({ db: handle.db, clock: systemClock }) })
+    return await fn({
+      config,
+      handle,
+      accounts: createAccountsRepository({ db: handle.db, clock: systemClock, removeWithAccount: removeOwnersOf }),
+    })
   } finally {
     await handle.close()
   }

@@ -7,6 +7,7 @@ import { createAuditRepository } from '../modules/audit/audit.repository.js'
 import { listenForKeyChanges } from '../modules/accounts/key-changes.js'
 import { createKeyCache } from '../modules/accounts/key-cache.js'
 import { createVerification } from '../modules/integrators/verification.js'
+import { removeOwnersOf } from '../modules/integrators/account-owners.js'
 import { systemClock, type Clock } from '../kernel/clock.js'
 import type { Config } from '../kernel/config.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
@@ -81,7 +82,7 @@ export async function buildServices({
   const keyCache =
     pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
   const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
-  const accounts = createAccountsRepository({ db, clock, engine, keyCache })
+  const accounts = createAccountsRepository({ db, clock, engine, keyCache, removeWithAccount: removeOwnersOf })
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })

@@ -37,6 +37,8 @@ export interface ChangeContext {
   keyRow: (keyId: string, accountId: string | undefined, executor: Kysely<Database>) => Promise<ApiKeyRow>
   /** The account's row, locked for the rest of the transaction on PostgreSQL (SQLite has one writer at a time). */
   lockedAccount: (trx: Kysely<Database>, id: string) => Promise<AccountRow>
+  /** What other modules remove with a deleted account, in its transaction (accounts.repository.ts). */
+  removeWithAccount?: (trx: Kysely<Database>, accountId: string) => Promise<void>
 }
 
 /** The plan and the quota in force, as an audit entry shows them before and after a change. */
@@ -49,7 +51,7 @@ function planShown(row: Pick<AccountRow, 'plan' | 'per_minute' | 'per_day'>) {
   return { plan: row.plan, perMinute: quota.perMinute, perDay: quota.perDay }
 }
 
-export function accountChanges({ clock, engine, changingKeys, lockedAccount }: ChangeContext) {
+export function accountChanges({ clock, engine, changingKeys, lockedAccount, removeWithAccount }: ChangeContext) {
   const iso = (ms: number) => new Date(ms).toISOString()
 
   return {
@@ -211,18 +213,7 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount }: C
           .where('account_id', '=', accountId)
           .where('revoked_at', 'is', null)
           .execute()
-        const users = trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId)
-        await trx.deleteFrom('portal_tokens').where('user_id', 'in', users).execute()
-        await trx.deleteFrom('portal_sessions').where('user_id', 'in', users).execute()
-        await trx
-          .deleteFrom('portal_login_failures')
-          .where(
-            'email_key',
-            'in',
-            trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId),
-          )
-          .execute()
-        await trx.deleteFrom('portal_users').where('account_id', '=', accountId).execute()
+        await removeWithAccount?.(trx, accountId)
         await writeAudit(trx, atMs, options.actor, {
           action: 'account.deleted',
           accountId,

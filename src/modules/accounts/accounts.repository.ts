@@ -39,6 +39,11 @@ interface AccountsRepositoryOptions {
   engine?: Engine
   /** Look-ups remembered by this process (PostgreSQL servers); emptied here by every change made here. */
   keyCache?: KeyCache
+  /**
+   * What other modules remove with a deleted account, in its transaction: the integrators' users and what lets them
+   * in (integrators/account-owners.ts, removeOwnersOf). Passed in because the integrators module builds on this one.
+   */
+  removeWithAccount?: (trx: Kysely<Database>, accountId: string) => Promise<void>
 }
 
 export function createAccountsRepository({
@@ -46,6 +51,7 @@ export function createAccountsRepository({
   clock,
   engine = kyselyEngine(db),
   keyCache,
+  removeWithAccount,
 }: AccountsRepositoryOptions) {
   // On PostgreSQL every change to what `findKeyOwner` returns is announced in its own transaction, whoever makes
   // it (a server, the CLI), so that every server's key cache drops it (key-changes.ts).
@@ -109,7 +115,7 @@ export function createAccountsRepository({
     return toAccount(row)
   }
 
-  const changes: ChangeContext = { clock, engine, changingKeys, keyRow, lockedAccount }
+  const changes: ChangeContext = { clock, engine, changingKeys, keyRow, lockedAccount, removeWithAccount }
   return {
     getAccount,
     ...accountChanges(changes),
@@ -119,12 +125,6 @@ export function createAccountsRepository({
     async listAccounts(): Promise<Account[]> {
       const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute()
       return rows.map(toAccount)
-    },
-
-    /** account id -> the address of its portal user, for accounts made by the portal's sign-up (`accounts list`). */
-    async emailsByAccount(): Promise<Map<string, string>> {
-      const rows = await db.selectFrom('portal_users').select(['account_id', 'email']).execute()
-      return new Map(rows.map((r) => [r.account_id, r.email]))
     },
 
     async countAccounts(): Promise<number> {

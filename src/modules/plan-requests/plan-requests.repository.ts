@@ -4,6 +4,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely'
 import type { Plan } from '../accounts/plans.js'
 import type { Database, PlanRequestsTable } from '../../db/schema.js'
+import { type AccountOwner, ownersOf } from '../integrators/account-owners.js'
 
 export type PlanRequestState = PlanRequestsTable['state']
 
@@ -81,11 +82,9 @@ interface ListingRow extends PlanRequestsTable {
   per_day: number | bigint | null
   deleted_at: string | null
   account_created_at: string
-  email: string | null
-  verified_at: string | null
 }
 
-function toListing(r: ListingRow): PlanRequestListing {
+function toListing(r: ListingRow, owner: AccountOwner | undefined): PlanRequestListing {
   return {
     ...toRequest(r),
     account: {
@@ -96,18 +95,17 @@ function toListing(r: ListingRow): PlanRequestListing {
       deleted: r.deleted_at !== null,
       createdAt: r.account_created_at,
     },
-    email: r.email,
-    verified: r.verified_at !== null,
+    email: owner?.email ?? null,
+    verified: owner?.verified ?? false,
   }
 }
 
 export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
-  /** Requests with their account and its owner's address. */
+  /** Requests with their account (its owner's address is the integrators', added by `listed`). */
   const listing = () =>
     db
       .selectFrom('plan_requests')
       .innerJoin('accounts', 'accounts.id', 'plan_requests.account_id')
-      .leftJoin('portal_users', 'portal_users.account_id', 'plan_requests.account_id')
       .select(columns.map((c) => `plan_requests.${c}` as const))
       .select([
         'accounts.name as account_name',
@@ -116,9 +114,15 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
         'accounts.per_day',
         'accounts.deleted_at',
         'accounts.created_at as account_created_at',
-        'portal_users.email',
-        'portal_users.verified_at',
       ])
+  /** The rows as the console lists them, each with its account's owner (one more query for all of them). */
+  const listed = async (rows: ListingRow[]): Promise<PlanRequestListing[]> => {
+    const owners = await ownersOf(
+      db,
+      rows.map((r) => r.account_id),
+    )
+    return rows.map((r) => toListing(r, owners.get(r.account_id)))
+  }
   return {
     async insert(executor: Kysely<Database>, request: PlanRequest): Promise<void> {
       const { id, accountId, plan, note, state, createdAt } = request
@@ -176,7 +180,7 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
         state === 'pending'
           ? q.where('plan_requests.state', '=', 'pending').orderBy('plan_requests.created_at', 'asc')
           : q.where('plan_requests.state', '<>', 'pending').orderBy('plan_requests.decided_at', 'desc')
-      return (await ordered.orderBy('plan_requests.id').limit(limit).execute()).map(toListing)
+      return listed(await ordered.orderBy('plan_requests.id').limit(limit).execute())
     },
 
     /**
@@ -210,7 +214,7 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
       ])
       const all = Number(total.n)
       return {
-        requests: rows.slice(0, limit).map(toListing),
+        requests: await listed(rows.slice(0, limit)),
         total: all,
         before: rest === undefined ? 0 : all - Number(rest.n),
         more: rows.length > limit,
@@ -220,7 +224,7 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
     /** One request as the console shows it. */
     async getListing(id: string): Promise<PlanRequestListing | undefined> {
       const row = await listing().where('plan_requests.id', '=', id).executeTakeFirst()
-      return row && toListing(row)
+      return row && (await listed([row]))[0]
     },
 
     /** Decides a pending request; false when it was not pending any more (someone else decided it first). */
@@ -245,12 +249,7 @@ export function createPlanRequestsRepository({ db }: { db: Kysely<Database> }) {
 
     /** The address of the account's portal user, to mail a decision to (none for an account made by the CLI). */
     async ownerEmail(accountId: string): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('portal_users')
-        .select('email')
-        .where('account_id', '=', accountId)
-        .executeTakeFirst()
-      return row?.email
+      return (await ownersOf(db, [accountId])).get(accountId)?.email
     },
   }
 }

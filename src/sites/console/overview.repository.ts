@@ -3,6 +3,7 @@
 // and the most refusals today. Each is one aggregate query on an index range (usage by time: migration 0009).
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/schema.js'
+import { ownersOf } from '../../modules/integrators/account-owners.js'
 
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
@@ -73,21 +74,25 @@ export function createOverviewRepository({ db }: { db: Kysely<Database> }) {
     const { rows } = await sql<{
       account_id: string
       name: string
-      email: string | null
       requests: unknown
       refused: unknown
     }>`
-      select u.account_id, a.name, p.email, sum(u.admitted + u.refused) as requests, sum(u.refused) as refused
-      from usage_days u join accounts a on a.id = u.account_id left join portal_users p on p.account_id = u.account_id
+      select u.account_id, a.name, sum(u.admitted + u.refused) as requests, sum(u.refused) as refused
+      from usage_days u join accounts a on a.id = u.account_id
       where u.day = ${day}
-      group by u.account_id, a.name, p.email
+      group by u.account_id, a.name
       having ${measure} > 0
       order by ${measure} desc, u.account_id
       limit ${TOP}`.execute(db)
+    // The owners' addresses are the integrators' (their tables), asked for in one more query.
+    const owners = await ownersOf(
+      db,
+      rows.map((r) => r.account_id),
+    )
     return rows.map((r) => ({
       accountId: r.account_id,
       name: r.name,
-      email: r.email,
+      email: owners.get(r.account_id)?.email ?? null,
       requests: Number(r.requests),
       refused: Number(r.refused),
     }))

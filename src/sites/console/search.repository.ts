@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely'
 import { displayPrefix, hashApiKey } from '../../modules/accounts/api-keys.js'
 import type { Database } from '../../db/schema.js'
+import { accountsByAddress, ownersOf } from '../../modules/integrators/account-owners.js'
 
 /** The most accounts a search returns (the page says when there were more). */
 export const MAX_RESULTS = 50
@@ -77,14 +78,7 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
               .execute()
 
       const [emails, names, ids, keyIds, prefixes, secret] = await Promise.all([
-        unlessSecret(() =>
-          db
-            .selectFrom('portal_users')
-            .select(['account_id', 'email'])
-            .where(sql<boolean>`email_key like ${contains} ${ESCAPE}`)
-            .limit(MAX_RESULTS + 1)
-            .execute(),
-        ),
+        unlessSecret(() => accountsByAddress(db, { likePattern: contains, escape: ESCAPE, limit: MAX_RESULTS + 1 })),
         unlessSecret(() =>
           db
             .selectFrom('accounts')
@@ -140,7 +134,6 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
       if (accountIds.length === 0) return { results: [], more: false }
       const rows = await db
         .selectFrom('accounts')
-        .leftJoin('portal_users', 'portal_users.account_id', 'accounts.id')
         .select([
           'accounts.id',
           'accounts.name',
@@ -148,16 +141,19 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
           'accounts.created_at',
           'accounts.deleted_at',
           'accounts.suspended_at',
-          'portal_users.email',
         ])
         .where('accounts.id', 'in', accountIds.slice(0, 4 * MAX_RESULTS))
         .orderBy('accounts.created_at', 'desc')
         .orderBy('accounts.id')
         .execute()
+      const owners = await ownersOf(
+        db,
+        rows.map((r) => r.id),
+      )
       const results = rows.map((r) => ({
         id: r.id,
         name: r.name,
-        email: r.email,
+        email: owners.get(r.id)?.email ?? null,
         plan: r.plan,
         state: (r.deleted_at !== null ? 'deleted' : r.suspended_at !== null ? 'suspended' : 'active') as AccountState,
         createdAt: r.created_at,

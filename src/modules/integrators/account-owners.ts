@@ -1,0 +1,64 @@
+// What other modules and the console ask of the integrators' tables, which this module alone reads and writes
+// (portal_*): who owns an account (its portal user's address and whether it was verified), which accounts an
+// address fragment finds, and removing an account's users with the account. An account made by the CLI has no
+// portal user, so it has no owner here.
+import { type Kysely, sql } from 'kysely'
+import type { Database } from '../../db/schema.js'
+
+export interface AccountOwner {
+  email: string
+  /** Whether the address was verified. */
+  verified: boolean
+}
+
+/** The owners of the given accounts (one query); accounts without a portal user are absent from the map. */
+export async function ownersOf(
+  db: Kysely<Database>,
+  accountIds: readonly string[],
+): Promise<Map<string, AccountOwner>> {
+  const ids = [...new Set(accountIds)]
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('portal_users')
+    .select(['account_id', 'email', 'verified_at'])
+    .where('account_id', 'in', ids)
+    .execute()
+  return new Map(rows.map((r) => [r.account_id, { email: r.email, verified: r.verified_at !== null }]))
+}
+
+/** Every account's owner address (`accounts list`). */
+export async function ownerEmails(db: Kysely<Database>): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('portal_users').select(['account_id', 'email']).execute()
+  return new Map(rows.map((r) => [r.account_id, r.email]))
+}
+
+/**
+ * Accounts whose owner's address contains a fragment: `likePattern` is a LIKE pattern over the lower-cased address
+ * key, escaped by the caller with `escape` as its ESCAPE clause.
+ */
+export async function accountsByAddress(
+  db: Kysely<Database>,
+  { likePattern, escape, limit }: { likePattern: string; escape: ReturnType<typeof sql>; limit: number },
+): Promise<Array<{ account_id: string; email: string }>> {
+  return db
+    .selectFrom('portal_users')
+    .select(['account_id', 'email'])
+    .where(sql<boolean>`email_key like ${likePattern} ${escape}`)
+    .limit(limit)
+    .execute()
+}
+
+/**
+ * Removes the account's portal users with everything that lets them in (links, sessions, failed log-ins), in the
+ * transaction that deletes the account (the accounts module calls it through its `removeWithAccount` hook).
+ */
+export async function removeOwnersOf(trx: Kysely<Database>, accountId: string): Promise<void> {
+  const users = trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId)
+  await trx.deleteFrom('portal_tokens').where('user_id', 'in', users).execute()
+  await trx.deleteFrom('portal_sessions').where('user_id', 'in', users).execute()
+  await trx
+    .deleteFrom('portal_login_failures')
+    .where('email_key', 'in', trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId))
+    .execute()
+  await trx.deleteFrom('portal_users').where('account_id', '=', accountId).execute()
+}
