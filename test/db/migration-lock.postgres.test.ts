@@ -3,11 +3,13 @@
 // on another schema of the same database does not hold it up. Runs in the PostgreSQL + Redis pass.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { KyselyPlugin } from 'kysely'
 import pg from 'pg'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest, migrations } from '../../src/db/migrate.js'
 import { MIGRATION_LOCK_SQL } from '../../src/db/migration-lock.js'
 import { postgresOnly, postgresSchema } from '../helpers/backend.js'
+import { pollUntil } from '../helpers/within.js'
 
 type T = Parameters<typeof postgresSchema>[0]
 
@@ -26,19 +28,54 @@ function shortTimeout(t: T, url: string) {
   return handle
 }
 
+/** When each of the migration's tries for the lock (`pg_try_advisory_lock … as locked`) was answered, and its answer. */
+function lockTries(): { plugin: KyselyPlugin; answered: { at: number; locked: unknown }[] } {
+  const answered: { at: number; locked: unknown }[] = []
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    async transformResult(args) {
+      const row = args.result.rows[0] as Record<string, unknown> | undefined
+      if (row !== undefined && 'locked' in row) answered.push({ at: performance.now(), locked: row.locked })
+      return args.result
+    },
+  }
+  return { plugin, answered }
+}
+
 test('a migration waits for the lock held by another process past the statement timeout, then finds nothing to do or does it all', async (t) => {
   if (postgresOnly(t)) return
   const url = await postgresSchema(t)
   const held = await holdLock(url)
+  const tries = lockTries()
   const started = performance.now()
-  const waiting = migrateToLatest(shortTimeout(t, url).db)
-  waiting.catch(() => {}) // awaited below; a failure is reported there, not as an unhandled rejection meanwhile
-  await new Promise((resolve) => setTimeout(resolve, 3_500))
+  const waiting = migrateToLatest(shortTimeout(t, url).db.withPlugin(tries.plugin))
+  let settled = false
+  waiting.then(
+    () => (settled = true),
+    () => (settled = true),
+  ) // awaited below; a failure is reported there, not as an unhandled rejection meanwhile
+  // The event: a try for the lock answered after the 2 s statement timeout has passed (by a margin), the migration
+  // still waiting. One statement waiting for the lock would have been cancelled at 2 s and failed the migration.
+  await pollUntil(
+    'a try for the lock answered past the 2 s statement timeout',
+    async () => {
+      if (settled) await waiting.then(() => assert.fail('the migration ran while another process held the lock'))
+      return tries.answered.some((a) => a.at - started > 2_500) ? true : undefined
+    },
+    20_000,
+    20,
+  )
   await held.release()
   const applied = await waiting
   const waitedMs = performance.now() - started
-  t.diagnostic(`migrated after waiting ${waitedMs.toFixed(0)} ms with a 2 s statement timeout`)
-  assert.ok(waitedMs >= 3_500, `it did not wait for the lock (${waitedMs} ms)`)
+  t.diagnostic(
+    `migrated after waiting ${waitedMs.toFixed(0)} ms (${tries.answered.length} tries) with a 2 s statement timeout`,
+  )
+  assert.ok(
+    tries.answered.slice(0, -1).every((a) => a.locked === false),
+    `a try took the lock while it was held: ${JSON.stringify(tries.answered)}`,
+  )
+  assert.equal(tries.answered.at(-1)?.locked, true, 'the last try took the lock')
   assert.deepEqual(applied, Object.keys(migrations))
 })
 
