@@ -49,10 +49,19 @@ test('last used is written with minute precision, once per key per minute howeve
 })
 
 test('a refused key (revoked) is not marked as used', async (t) => {
-  const h = await startHarness(t, { now: T0 })
+  const log = recordQueries(backend)
+  const h = await startHarness(t, { now: T0, plugins: [log.plugin] })
   const a = await h.newAccount()
+  const b = await h.newAccount()
   await h.services.accounts.revokeApiKey(a.keyId, { actor: testActor })
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(a.key) })).statusCode, 401)
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // Not a fixed wait for a write that should not come: a working key's use afterwards, written, is the event.
+  // Writes of last use are sent in the order of the requests (the key is marked during authentication, before the
+  // answer), so once b's is answered a write for a, had there been one, was sent before it.
+  const written = (keyId: string) =>
+    log.queries.some((q) => /^update "api_keys" set "last_used_at"/.test(q.sql) && q.parameters.includes(keyId))
+  assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(b.key) })).statusCode, 200)
+  await pollUntil('the use of the working key written', async () => written(b.keyId) || undefined, 10_000, 5)
+  assert.equal(written(a.keyId), false, 'an UPDATE of last use for the revoked key')
   assert.equal(await lastUsed(h, a.keyId), null)
 })
