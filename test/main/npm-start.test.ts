@@ -8,10 +8,12 @@ import { request } from 'node:http'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import SQLite from 'better-sqlite3'
 import { SHUTDOWN_GRACE_MS } from '../../src/main/server.js'
 import { childEnv, tempDir } from '../helpers/cli.js'
 import { freePort } from '../helpers/ports.js'
 import { repoRoot } from '../helpers/root.js'
+import { pollUntil } from '../helpers/within.js'
 
 const ROOT = fileURLToPath(repoRoot)
 // The whole key (the log names only its prefix, `ps_test_AbCd`, in the audit entry of its creation).
@@ -75,18 +77,20 @@ async function startNpm(t: { after: (fn: () => void) => void }) {
     for (const member of group(pgid)) process.kill(member.pid, 'SIGKILL')
   })
   const base = `http://127.0.0.1:${port}`
-  for (let ready = false; !ready; ) {
-    const status = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
-      (r) => r.status,
-      () => 0,
-    )
-    ready = status === 200
-    if (!ready) {
+  await pollUntil(
+    'npm start serving (/readyz answering 200)',
+    async () => {
+      const status = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.status,
+        () => 0,
+      )
+      if (status === 200) return true
       if (npm.exitCode !== null) assert.fail(`npm start exited before it served: ${output}`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-  return { npm, pgid, port, exited, output: () => output }
+      return undefined
+    },
+    60_000,
+  )
+  return { npm, pgid, port, exited, output: () => output, database: env.DATABASE_URL! }
 }
 
 /** A POST whose headers are sent now and whose body only when `finish` is called: a request in flight. */
@@ -115,6 +119,30 @@ function requestInFlight(port: number, key: string) {
   return { answered, finish: () => req.end(body.slice(5)) }
 }
 
+/**
+ * Resolves once the server has taken the request in flight in hand: its key was authenticated (before the body is
+ * read), which marks the key as used (`last_used_at`, written for its first use). The database's only key, never
+ * used before.
+ */
+async function untilAuthenticated(database: string): Promise<void> {
+  await pollUntil(
+    'the server authenticating the request in flight (its key marked as used)',
+    async () => {
+      const db = new SQLite(database, { readonly: true, fileMustExist: true })
+      try {
+        const { used } = db.prepare('select count(*) as used from api_keys where last_used_at is not null').get() as {
+          used: number
+        }
+        return used > 0 ? true : undefined
+      } finally {
+        db.close()
+      }
+    },
+    20_000,
+    20,
+  )
+}
+
 async function waitUntilGone(pgid: number, withinMs: number): Promise<number> {
   const started = Date.now()
   while (group(pgid).length > 0) {
@@ -129,7 +157,7 @@ async function waitUntilGone(pgid: number, withinMs: number): Promise<number> {
 
 for (const target of ['npm', 'group'] as const) {
   test(`SIGTERM to ${target === 'npm' ? "npm's process" : 'the process group'}: the request in flight is answered, every process exits cleanly within the drain time`, async (t) => {
-    const { npm, pgid, port, exited, output } = await startNpm(t)
+    const { npm, pgid, port, exited, output, database } = await startNpm(t)
     const key = KEY.exec(output())?.[0]
     assert.ok(key, `no key printed at the first start: ${output()}`)
 
@@ -148,10 +176,15 @@ for (const target of ['npm', 'group'] as const) {
     assert.ok(node.environ.includes('MALLOC_ARENA_MAX=2'))
 
     const inFlight = requestInFlight(port, key)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await untilAuthenticated(database)
     process.kill(target === 'npm' ? npm.pid! : -pgid, 'SIGTERM')
-    // The body arrives after the signal; the server is draining and still answers it.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The body arrives after the signal (once the server says it is shutting down); it is draining and still answers.
+    await pollUntil(
+      'the server logging "shutting down"',
+      async () => (/"msg":"shutting down"/.test(output()) ? true : undefined),
+      20_000,
+      20,
+    )
     inFlight.finish()
     assert.equal(await inFlight.answered, 201, output())
 
