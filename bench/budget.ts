@@ -77,9 +77,12 @@ export function referencesLine(results: ScenarioResult[]): string {
   if (plain === undefined || naive === undefined || service === undefined)
     return 'References: not measured in this run.'
   return (
-    `References on \`GET /v1/pets?limit=20\`, this run: a plain Fastify route with a response schema ${plain.toFixed(3)} (the issue measured ${ISSUE_PLAIN_FASTIFY}), ` +
-    `the naive prototype ${naive.toFixed(3)} (the issue: ${ISSUE_NAIVE_PROTOTYPE}). The service does ${(service / naive).toFixed(2)}× the naive prototype's requests/s; ` +
-    `the budget's ${LIST_20_BUDGET.toFixed(2)} is ${(LIST_20_BUDGET / ISSUE_NAIVE_PROTOTYPE).toFixed(2)}× the issue's naive prototype.`
+    `References on \`GET /v1/pets?limit=20\`, this run: a plain Fastify route with a ` +
+    `response schema ${plain.toFixed(3)} (the issue measured ${ISSUE_PLAIN_FASTIFY}), ` +
+    `the naive prototype ${naive.toFixed(3)} (the issue: ${ISSUE_NAIVE_PROTOTYPE}). The service does ` +
+    `${(service / naive).toFixed(2)}× the naive prototype's requests/s; ` +
+    `the budget's ${LIST_20_BUDGET.toFixed(2)} is ${(LIST_20_BUDGET / ISSUE_NAIVE_PROTOTYPE).toFixed(2)}× the ` +
+    `issue's naive prototype.`
   )
 }
 
@@ -99,7 +102,10 @@ export function scaleTargetsTable(results: ScenarioResult[]): string {
     if (!r) return `| ${what} | ${before} | ≥ ${goal.toFixed(2)} | not measured | | |`
     const met = r.ratio >= goal && (scenario !== 'list-20' || target !== 'sqlite' || r.p99 <= 8)
     const p99 = target === 'sqlite' && scenario === 'list-20' ? `, p99 ${r.p99} ms` : ''
-    return `| ${what} | ${before} | ≥ ${goal.toFixed(2)} | ${r.ratio.toFixed(3)}${p99} | ${Math.round(r.cpuUs)} | ${met ? 'met' : '**not met**'} |`
+    return (
+      `| ${what} | ${before} | ≥ ${goal.toFixed(2)} | ${r.ratio.toFixed(3)}${p99} | ${Math.round(r.cpuUs)} | ` +
+      `${met ? 'met' : '**not met**'} |`
+    )
   })
   return ['| case | issue 18 measured | target | this run | CPU µs/req | |', '|---|---|---|---|---|---|', ...rows].join(
     '\n',
@@ -113,5 +119,13 @@ export function workersLine(results: ScenarioResult[]): string {
     .map((two) => [two, results.find((r) => r.target === 'postgres+redis' && r.scenario === two.scenario)] as const)
     .filter((p): p is readonly [ScenarioResult, ScenarioResult] => p[1] !== undefined)
   if (pairs.length === 0) return 'PostgreSQL + Redis, two workers against one: not measured in this run.'
-  return `PostgreSQL + Redis, two workers against one process (req/s): ${pairs.map(([two, one]) => `${two.scenario} ${(two.rps / one.rps).toFixed(2)}× (${Math.round(one.rps)} → ${Math.round(two.rps)})`).join(', ')}.`
+  return (
+    `PostgreSQL + Redis, two workers against one process ` +
+    `(req/s): ${pairs
+      .map(
+        ([two, one]) =>
+          `${two.scenario} ${(two.rps / one.rps).toFixed(2)}× (${Math.round(one.rps)} → ${Math.round(two.rps)})`,
+      )
+      .join(', ')}.`
+  )
 }

@@ -4,7 +4,8 @@
 // process, on one fresh database, and answer injected requests (no sockets: the HTTP parser and the kernel are the
 // same for both) in alternating batches; each batch's CPU time per request is read with process.cpuUsage. Both
 // suffer the same neighbours, so the median of the pairwise ratios (this ÷ base) is steady where absolute figures
-// are not. Neither build touches dist/. Needs a base with the same module layout (config, db/database, services, app, http/base-app).
+// are not. Neither build touches dist/. Needs a base with the same module layout (config, db/database, services, app,
+// http/base-app).
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -152,7 +153,8 @@ async function main(): Promise<void> {
   const [base, current] = variants as [(typeof variants)[0], (typeof variants)[0]]
   const ratio = median(current.cpu.map((c, i) => c / base.cpu[i]!))
   process.stdout.write(
-    `${scenario.name}: CPU µs per injected request, median of ${args.rounds} batches of ${size}: base (${args.base}) ${median(base.cpu).toFixed(1)}, ` +
+    `${scenario.name}: CPU µs per injected request, ` +
+      `median of ${args.rounds} batches of ${size}: base (${args.base}) ${median(base.cpu).toFixed(1)}, ` +
       `this ${median(current.cpu).toFixed(1)}; this ÷ base, median of pairs: ${ratio.toFixed(3)}\n`,
   )
   for (const v of variants) await v.close()

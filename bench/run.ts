@@ -1,9 +1,10 @@
-// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--warmup S] [--rounds R] [--requests N] [--targets LIST] [--scenarios LIST] [--no-build]`
-// Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
-// and loads each from this process, alternating service and baseline, round after round. The issue's two
-// reference servers (bench/references/) are measured the same way on list-20. PostgreSQL and Redis are found or
-// started as `.ci/run` does (bench/backing-services.ts). `--targets` runs some of TARGETS only (and leaves
-// BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios only.
+// `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--warmup S] [--rounds R]
+// [--requests N] [--targets LIST] [--scenarios LIST] [--no-build]` Builds, seeds a fresh database, starts the service
+// and a bare node:http baseline as separate processes, and loads each from this process, alternating service and
+// baseline, round after round. The issue's two reference servers (bench/references/) are measured the same way on
+// list-20. PostgreSQL and Redis are found or started as `.ci/run` does (bench/backing-services.ts). `--targets` runs
+// some of TARGETS only (and leaves BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios
+// only.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -132,7 +133,8 @@ async function measureScenario(
     rssMb: peakRssMb(service.child.pid!),
   }
   process.stdout.write(
-    `  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`,
+    `  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ` +
+      `${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`,
   )
   return result
 }

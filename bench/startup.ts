@@ -85,7 +85,9 @@ export async function measureStartup({ rounds, dir }: { rounds: number; dir: str
 
 export function startupLine(r: StartupResult): string {
   return (
-    `npm start ${Math.round(r.npmStartMs)} ms, node bin/petstore.js serve ${Math.round(r.nodeServeMs)} ms (${Math.round(r.serveCpuMs)} ms CPU) ` +
-    `to the first answer on a fresh SQLite file; bare node:http ${Math.round(r.baselineMs)} ms; ratio serve ÷ baseline ${(r.nodeServeMs / r.baselineMs).toFixed(2)} (medians of ${r.rounds} rounds)`
+    `npm start ${Math.round(r.npmStartMs)} ms, node ` +
+    `bin/petstore.js serve ${Math.round(r.nodeServeMs)} ms (${Math.round(r.serveCpuMs)} ms CPU) ` +
+    `to the first answer on a fresh SQLite file; bare node:http ${Math.round(r.baselineMs)} ms; ratio serve ÷ ` +
+    `baseline ${(r.nodeServeMs / r.baselineMs).toFixed(2)} (medians of ${r.rounds} rounds)`
   )
 }

@@ -22,7 +22,9 @@ export const APP_BUNDLE = {
   target: 'node20',
   external: ['better-sqlite3', '@fastify/swagger-ui', 'pg-native'],
   banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    js:
+      "import { createRequire as __bundleRequire } from 'node:module'; const require = " +
+      '__bundleRequire(import.meta.url);',
   },
   logLevel: 'warning',
 }

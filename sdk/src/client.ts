@@ -58,7 +58,8 @@ export class Petstore {
     const baseUrl = options.baseUrl ?? fromEnvironment('PETSTORE_BASE_URL')
     if (baseUrl === undefined && apiKey.startsWith('ps_live_')) {
       throw new TypeError(
-        `Petstore: a live key (ps_live_…) with the local default baseUrl ${DEFAULT_BASE_URL}; pass { baseUrl } (or set PETSTORE_BASE_URL) to your service's address`,
+        `Petstore: a live key (ps_live_…) with the local default baseUrl ${DEFAULT_BASE_URL}; pass { baseUrl } (or ` +
+          `set PETSTORE_BASE_URL) to your service's address`,
       )
     }
     this.baseUrl = (baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')

@@ -103,7 +103,9 @@ export class ConnectionError extends PetstoreError {
     super(message, undefined, undefined, undefined, new Headers(), options)
   }
 }
-/** No answer came within `timeoutMs` (the whole attempt: connecting, sending, and reading the body), or by `deadlineMs`. */
+/**
+ * No answer came within `timeoutMs` (the whole attempt: connecting, sending, and reading the body), or by `deadlineMs`.
+ */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError'
 }

@@ -31,7 +31,8 @@ export function toInt64(value: Int64Input, field: string): bigint {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value)
   if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) return BigInt(value)
   throw new TypeError(
-    `${field} must be a bigint, a safe integer or a decimal string; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    `${field} must be a bigint, a safe integer or a decimal ` +
+      `string; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
   )
 }
 

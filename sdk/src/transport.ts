@@ -111,7 +111,9 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
       })
       const data = text === '' ? undefined : parseBody(text, response)
       const quota = rateLimit ? `, quota ${rateLimit.remaining}/${rateLimit.limit}` : ''
-      const line = `${what} → ${response.status} in ${Date.now() - started} ms (attempt ${attempt}, request ${requestId ?? 'unknown'}${quota})`
+      const line =
+        `${what} → ${response.status} in ${Date.now() - started} ms (attempt ${attempt}, request ` +
+        `${requestId ?? 'unknown'}${quota})`
       if (response.ok || (response.status === 404 && call.goneMeansDone && earlierOutcomeUnknown)) {
         settings.log.debug(line)
         return { data: response.ok ? data : undefined, response, requestId, rateLimit }
@@ -135,7 +137,8 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
     const waitMs = error.status === 429 && error.retryAfter !== undefined ? 0 : delay
     if (deadline !== undefined && Date.now() + waitMs > deadline) throw error
     settings.log.info(
-      `${what}: retry ${attempt} of ${maxRetries} ${waitMs > 0 ? `in ${seconds(waitMs)}` : 'when the rate limit allows'}`,
+      `${what}: retry ${attempt} of ${maxRetries} ` +
+        `${waitMs > 0 ? `in ${seconds(waitMs)}` : 'when the rate limit allows'}`,
     )
     await sleep(waitMs, signal)
   }

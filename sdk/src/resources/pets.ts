@@ -11,7 +11,9 @@ export class Pets {
     private readonly baseUrl: string,
   ) {}
 
-  /** `POST /pets`: adds a pet. Sent with an Idempotency-Key (yours, or a fresh UUID), so a retry never adds it twice. */
+  /**
+   * `POST /pets`: adds a pet. Sent with an Idempotency-Key (yours, or a fresh UUID), so a retry never adds it twice.
+   */
   create(pet: NewPet, options?: RequestOptions): ApiPromise<Pet> {
     const body = () => ({ name: pet.name, categoryId: toInt64(pet.categoryId, 'categoryId'), status: pet.status })
     return call(
