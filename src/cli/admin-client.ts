@@ -42,7 +42,8 @@ export async function callAdmin(
     })
   } catch {
     throw new RunError(
-      `cannot reach the service at ${base} (rate-limit counters and bans live in the running service; start it, or pass --url)`,
+      `cannot reach the service at ${base} (rate-limit counters and bans live in the running service; start it, or ` +
+        `pass --url)`,
     )
   }
   const body = (await response.json().catch(() => ({}))) as { message?: string }

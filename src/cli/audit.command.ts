@@ -25,7 +25,9 @@ function describe(e: AuditEvent): string {
       : `  account ${e.accountId}`
   const from = e.actor.address ? ` from ${e.actor.address}` : ''
   const changes = changeLines(e.changes)
-  return `${e.at}  ${e.action}${target}${account}  by ${actorText(e.actor)}${from}${changes.length ? `  (${changes.join('; ')})` : ''}`
+  return `${e.at}  ${e.action}${target}${account}  by ${actorText(e.actor)}${from}${
+    changes.length ? `  (${changes.join('; ')})` : ''
+  }`
 }
 
 export function auditCommand(): Command {

@@ -50,7 +50,8 @@ export function backupCommand(): Command {
       // Not a usage error: the command is right, this database is not one it can copy.
       if (isPostgresUrl(config.databaseUrl))
         throw new RunError(
-          'backup copies a SQLite database; for PostgreSQL use `pg_dump -Fc` (docs/operators/operating.md: Backups and restores)',
+          'backup copies a SQLite database; for PostgreSQL use `pg_dump -Fc` (docs/operators/operating.md: Backups ' +
+            'and restores)',
         )
       const source = sqlitePathFromUrl(config.databaseUrl)
       if (source === ':memory:') throw new RunError('DATABASE_URL is :memory:; there is no database file to back up')

@@ -43,7 +43,9 @@ export function keysCommand(): Command {
             .catch((error: unknown) => {
               if (!(error instanceof KeyLimitError)) throw error
               throw new RunError(
-                `account ${opts.account} has ${error.active} active keys, the most PORTAL_MAX_KEYS (${error.max}) allows; revoke one with \`petstore keys revoke KEY_ID\` (\`petstore keys list --account ${opts.account}\` shows them), or pass --force`,
+                `account ${opts.account} has ${error.active} active keys, the most ` +
+                  `PORTAL_MAX_KEYS (${error.max}) allows; revoke one with \`petstore keys revoke KEY_ID\` ` +
+                  `(\`petstore keys list --account ${opts.account}\` shows them), or pass --force`,
               )
             })
           output(
@@ -119,7 +121,8 @@ export function keysCommand(): Command {
     .option('--json', 'print one JSON object')
     .action((keyId: string, opts: { scopes: Scope[]; json?: boolean }) =>
       withDatabase(async ({ accounts }) => {
-        // A scope the key does not have is the library's ScopeWideningError, a usage error (exit 2) saying to make a new key.
+        // A scope the key does not have is the library's ScopeWideningError, a usage error (exit 2) saying to make a
+        // new key.
         const key = await accounts.restrictApiKeyScopes({ keyId, scopes: opts.scopes, actor: cliActor() })
         output(!!opts.json, key, () => `restricted ${describe(key)}`)
       }),

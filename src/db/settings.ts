@@ -40,7 +40,8 @@ export async function claimEnvironment(
     .executeTakeFirstOrThrow()
   if (row.value !== environment) {
     throw new ConfigError([
-      `PETSTORE_ENV=${environment}, but the database ${location} belongs to the ${row.value} environment; set PETSTORE_ENV=${row.value}, or DATABASE_URL to a ${environment} database`,
+      `PETSTORE_ENV=${environment}, but the database ${location} belongs to the ${row.value} environment; set ` +
+        `PETSTORE_ENV=${row.value}, or DATABASE_URL to a ${environment} database`,
     ])
   }
 }

@@ -143,7 +143,8 @@ function trustProxy(raw: string): false | number | string[] {
     const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
     if (family === 0 || !validBits || extra !== undefined) {
       throw new Error(
-        `must be false, a hop count, or a comma-separated list of addresses and CIDR ranges ("${entry}" is none of these)`,
+        `must be false, a hop count, or a comma-separated list of addresses and CIDR ranges ("${entry}" is none ` +
+          `of these)`,
       )
     }
   }
@@ -184,7 +185,10 @@ export const settings = {
   databaseUrl: setting({
     env: 'DATABASE_URL',
     default: './data/petstore.db',
-    doc: 'Database location. A plain path, or a `file:` or `sqlite:` URL (`file:/var/lib/petstore/petstore.db`, `file:./data/p.db`) selects SQLite (the folder is created); `:memory:` is a throw-away database; `postgres://user:password@host:5432/db` selects PostgreSQL.',
+    doc:
+      'Database location. A plain path, or a `file:` or `sqlite:` URL (`file:/var/lib/petstore/petstore.db`, ' +
+      '`file:./data/p.db`) selects SQLite (the folder is created); `:memory:` is a throw-away database; ' +
+      '`postgres://user:password@host:5432/db` selects PostgreSQL.',
     parse: databaseUrl,
     sensitive: 'url',
   }),
@@ -197,38 +201,52 @@ export const settings = {
   databasePipelinedConnections: setting({
     env: 'DATABASE_PIPELINED_CONNECTIONS',
     default: '2',
-    doc: 'PostgreSQL: connections (per process, besides the pool) that carry the hot reads pipelined, every read of a turn in one write; 0 sends them through the pool.',
+    doc:
+      'PostgreSQL: connections (per process, besides the pool) that carry the hot reads pipelined, every read of ' +
+      'a turn in one write; 0 sends them through the pool.',
     parse: nonNegativeInt,
   }),
   databaseTimeoutMs: setting({
     env: 'DATABASE_TIMEOUT_MS',
     default: '5000',
-    doc: 'PostgreSQL: longest wait for one statement (`statement_timeout`; on a silent network the client gives up 500 ms later and drops the connection). A request then gets 503.',
+    doc:
+      'PostgreSQL: longest wait for one statement (`statement_timeout`; on a silent network the client gives up ' +
+      '500 ms later and drops the connection). A request then gets 503.',
     parse: positiveInt,
   }),
   keyCacheTtlMs: setting({
     env: 'KEY_CACHE_TTL_MS',
     default: '1000',
-    doc: 'PostgreSQL: how long a server may reuse an API key look-up. Revoking, rolling or a plan change reaches every server at once (LISTEN/NOTIFY); this is the bound if that channel failed silently. While the channel is down nothing is reused. `0`: look every key up on every request.',
+    doc:
+      'PostgreSQL: how long a server may reuse an API key look-up. Revoking, rolling or a plan change reaches ' +
+      'every server at once (LISTEN/NOTIFY); this is the bound if that channel failed silently. While the channel is ' +
+      'down nothing is reused. `0`: look every key up on every request.',
     parse: nonNegativeInt,
   }),
   sqliteCacheMb: setting({
     env: 'SQLITE_CACHE_MB',
     default: '2',
-    doc: "SQLite: page cache of each process's connection, in MiB. Pages outside it are read again from the operating system's file cache.",
+    doc:
+      "SQLite: page cache of each process's connection, in MiB. Pages outside it are read again from the " +
+      "operating system's file cache.",
     parse: positiveInt,
   }),
   redisUrl: setting({
     env: 'REDIS_URL',
     default: undefined,
-    doc: "`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this process's memory.",
+    doc:
+      '`redis://…`: keep rate-limit counters and bans in Redis, shared by every instance. Unset: in this ' +
+      "process's memory.",
     parse: redisUrl,
     sensitive: 'url',
   }),
   redisTimeoutMs: setting({
     env: 'REDIS_TIMEOUT_MS',
     default: '50',
-    doc: 'How long Redis may stay silent on a rate-limit command, counted only while this process is free to read the answer (a busy process is not a silent Redis; 20 × this, at least 1 s, at most); past it that request, and every one after it until Redis answers a background probe, is limited per process.',
+    doc:
+      'How long Redis may stay silent on a rate-limit command, counted only while this process is free to read ' +
+      'the answer (a busy process is not a silent Redis; 20 × this, at least 1 s, at most); past it that request, ' +
+      'and every one after it until Redis answers a background probe, is limited per process.',
     parse: positiveInt,
   }),
   redisPrefix: setting({
@@ -240,7 +258,9 @@ export const settings = {
   fallbackDivisor: setting({
     env: 'RATE_LIMIT_FALLBACK_DIVISOR',
     default: '3',
-    doc: 'While Redis is unreachable each instance limits alone, at quota ÷ this (set it to your instance count); each of its worker processes takes an equal part of that.',
+    doc:
+      'While Redis is unreachable each instance limits alone, at quota ÷ this (set it to your instance count); ' +
+      'each of its worker processes takes an equal part of that.',
     parse: positiveInt,
   }),
   workers: setting({
@@ -252,7 +272,10 @@ export const settings = {
   trustProxy: setting({
     env: 'TRUST_PROXY',
     default: 'false',
-    doc: "Proxies in front of the service whose `X-Forwarded-For` is believed: a hop count, or addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Then per-address limits, logs and the `/metrics` guard use the client's address; `false`: the connection's.",
+    doc:
+      'Proxies in front of the service whose `X-Forwarded-For` is believed: a hop count, or addresses/CIDRs ' +
+      "(`10.0.0.0/8,127.0.0.1`). Then per-address limits, logs and the `/metrics` guard use the client's address; " +
+      "`false`: the connection's.",
     parse: trustProxy,
   }),
   metricsToken: setting({
@@ -265,19 +288,25 @@ export const settings = {
   environment: setting({
     env: 'PETSTORE_ENV',
     default: 'development',
-    doc: '`production`, `staging` or `development`. Production accepts only `ps_live_` keys and never creates a local account.',
+    doc:
+      '`production`, `staging` or `development`. Production accepts only `ps_live_` keys and never creates a ' +
+      'local account.',
     parse: oneOf(ENVIRONMENTS),
   }),
   getPetSunset: setting({
     env: 'PETSTORE_GETPET_SUNSET',
     default: '2030-12-05T00:00:00Z',
-    doc: 'Instant (any, past ones included) from which the deprecated `GET /v1/pets/{petId}` answers 410 (sent in its `Sunset` header).',
+    doc:
+      'Instant (any, past ones included) from which the deprecated `GET /v1/pets/{petId}` answers 410 (sent in ' +
+      'its `Sunset` header).',
     parse: instant,
   }),
   getPetDeprecatedAt: setting({
     env: 'PETSTORE_GETPET_DEPRECATED_AT',
     default: '2026-11-21T00:00:00Z',
-    doc: 'Instant `GET /v1/pets/{petId}` was deprecated (sent in its `Deprecation` header); must not be after the sunset. Unset: the earlier of the default and the sunset.',
+    doc:
+      'Instant `GET /v1/pets/{petId}` was deprecated (sent in its `Deprecation` header); must not be after the ' +
+      'sunset. Unset: the earlier of the default and the sunset.',
     parse: instant,
   }),
   productionUrl: setting({
@@ -297,20 +326,28 @@ export const settings = {
   publicUrl: setting({
     env: 'PETSTORE_PUBLIC_URL',
     default: undefined,
-    doc: "Origin (`https://host[:port]`) people and clients use to reach the service, e.g. behind a proxy: every absolute link (API `Link` headers, links in the portal's mail), the portal's origin check and its `Secure` cookies come from it, never from the request's `Host` or `X-Forwarded-*`. Required in production when the portal is on. Unset elsewhere: the listener's own `http://HOST:PORT` (`localhost` for a wildcard HOST).",
+    doc:
+      'Origin (`https://host[:port]`) people and clients use to reach the service, e.g. behind a proxy: every ' +
+      "absolute link (API `Link` headers, links in the portal's mail), the portal's origin check and its `Secure` " +
+      "cookies come from it, never from the request's `Host` or `X-Forwarded-*`. Required in production when the " +
+      "portal is on. Unset elsewhere: the listener's own `http://HOST:PORT` (`localhost` for a wildcard HOST).",
     parse: origin,
     sensitive: 'url',
   }),
   hstsIncludeSubdomains: setting({
     env: 'HSTS_INCLUDE_SUBDOMAINS',
     default: 'off',
-    doc: '`on`: the `Strict-Transport-Security` header every answer carries when `PETSTORE_PUBLIC_URL` is https also says `includeSubDomains` (only if every subdomain of that host is served over https). `off`: that host alone.',
+    doc:
+      '`on`: the `Strict-Transport-Security` header every answer carries when `PETSTORE_PUBLIC_URL` is https also ' +
+      'says `includeSubDomains` (only if every subdomain of that host is served over https). `off`: that host alone.',
     parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
   }),
   unauthenticatedPerMinute: setting({
     env: 'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE',
     default: '60',
-    doc: 'Requests per minute per client address for requests without a valid key (401s, unknown paths), so key guessing is throttled.',
+    doc:
+      'Requests per minute per client address for requests without a valid key (401s, unknown paths), so key ' +
+      'guessing is throttled.',
     parse: positiveInt,
   }),
   banThreshold: setting({
@@ -354,7 +391,9 @@ export const settings = {
   webhookRetrySchedule: setting({
     env: 'MESSAGES_RETRY_SCHEDULE',
     default: '5s,5m,30m,2h,5h,10h,10h',
-    doc: 'Delay before each retry of a failed delivery (`ms`, `s`, `m`, `h`), with full jitter between one step and the one before; past its end the last step repeats.',
+    doc:
+      'Delay before each retry of a failed delivery (`ms`, `s`, `m`, `h`), with full jitter between one step and ' +
+      'the one before; past its end the last step repeats.',
     parse: durations,
   }),
   webhookTimeoutMs: setting({
@@ -372,7 +411,9 @@ export const settings = {
   corsOrigins: setting({
     env: 'CORS_ORIGINS',
     default: undefined,
-    doc: 'Comma-separated origins (`https://app.example.com`) whose pages may call the API from a browser (CORS). Unset: none.',
+    doc:
+      'Comma-separated origins (`https://app.example.com`) whose pages may call the API from a browser (CORS). ' +
+      'Unset: none.',
     parse: origins,
     sensitive: 'url',
   }),
@@ -385,32 +426,43 @@ export const settings = {
   portal: setting({
     env: 'PORTAL',
     default: undefined,
-    doc: '`on` or `off`: the developer portal under `/portal`. Unset: `on` outside production; in production `on` only when `MAIL_URL` is an SMTP URL.',
+    doc:
+      '`on` or `off`: the developer portal under `/portal`. Unset: `on` outside production; in production `on` ' +
+      'only when `MAIL_URL` is an SMTP URL.',
     parse: oneOf(['on', 'off'] as const),
   }),
   console: setting({
     env: 'CONSOLE',
     default: undefined,
-    doc: '`off` turns the operator console under `/console` off alone. Unset or `on`: on wherever the portal is on (`PORTAL`); `on` with the portal off is refused.',
+    doc:
+      '`off` turns the operator console under `/console` off alone. Unset or `on`: on wherever the portal is on ' +
+      '(`PORTAL`); `on` with the portal off is refused.',
     parse: oneOf(['on', 'off'] as const),
   }),
   mailUrl: setting({
     env: 'MAIL_URL',
     default: undefined,
-    doc: "How the portal's mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file per message). Unset: `file:./data/outbox` outside production.",
+    doc:
+      "How the portal's mail goes out: `smtp://user:pass@host:port`, `smtps://…`, or `file:DIR` (one `.eml` file " +
+      'per message). Unset: `file:./data/outbox` outside production.',
     parse: mailUrl,
     sensitive: 'url',
   }),
   portalMaxKeys: setting({
     env: 'PORTAL_MAX_KEYS',
     default: '25',
-    doc: 'Active (not revoked, not expired) keys an account may have; the portal and `keys create` refuse more (the CLI unless `--force`).',
+    doc:
+      'Active (not revoked, not expired) keys an account may have; the portal and `keys create` refuse more (the ' +
+      'CLI unless `--force`).',
     parse: positiveInt,
   }),
   passwordHashCost: setting({
     env: 'PASSWORD_HASH_COST',
     default: String(PASSWORD_HASH_COST),
-    doc: 'scrypt cost of new portal and console password hashes, as log2 of N (15: N = 32768, 32 MiB and about 0.1 s of a core), 4 to 17. Lower than 15 is refused in production (it is for tests). Each hash keeps its own parameters, so a change never invalidates a password.',
+    doc:
+      'scrypt cost of new portal and console password hashes, as log2 of N (15: N = 32768, 32 MiB and about 0.1 s ' +
+      'of a core), 4 to 17. Lower than 15 is refused in production (it is for tests). Each hash keeps its own ' +
+      'parameters, so a change never invalidates a password.',
     parse: (raw: string) => {
       const cost = positiveInt(raw)
       if (cost < 4 || cost > 17) throw new Error("must be from 4 to 17 (log2 of scrypt's N)")
@@ -420,7 +472,9 @@ export const settings = {
   auditRetentionDays: setting({
     env: 'AUDIT_RETENTION_DAYS',
     default: '365',
-    doc: 'Days an audit log entry is kept; the running service deletes older ones (at start and every hour). Nothing else deletes or changes an entry.',
+    doc:
+      'Days an audit log entry is kept; the running service deletes older ones (at start and every hour). Nothing ' +
+      'else deletes or changes an entry.',
     parse: positiveInt,
   }),
   mailFrom: setting({
@@ -438,13 +492,17 @@ export const settings = {
   logFormat: setting({
     env: 'LOG_FORMAT',
     default: 'json',
-    doc: '`json`: one JSON object a line on stdout (pino). `pretty`: coloured, readable lines (pino-pretty), refused in production.',
+    doc:
+      '`json`: one JSON object a line on stdout (pino). `pretty`: coloured, readable lines (pino-pretty), refused ' +
+      'in production.',
     parse: oneOf(['json', 'pretty'] as const),
   }),
   messagesLogText: setting({
     env: 'MESSAGES_LOG_TEXT',
     default: 'off',
-    doc: "`on`: the `log` sink writes each message's text. `off`: only its id and length (customer content stays out of the log).",
+    doc:
+      "`on`: the `log` sink writes each message's text. `off`: only its id and length (customer content stays out " +
+      'of the log).',
     parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
   }),
 }
@@ -495,7 +553,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     !sendsRealMail(resolved.mailUrl)
   ) {
     problems.push(
-      'PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and reset links)',
+      'PORTAL=on in production needs MAIL_URL set to an smtp:// or smtps:// URL (the portal mails verification and ' +
+        'reset links)',
     )
   }
   const portal =
@@ -511,7 +570,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   ) {
     // The portal mails links; in production they must never be built from anything a request carries.
     problems.push(
-      `the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`,
+      `the portal is on in production (PORTAL=${resolved.portal ?? 'unset, on because MAIL_URL is SMTP'}) and needs ` +
+        `PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`,
     )
   }
   if (problems.length === 0 && resolved.console === 'on' && !portal) {
@@ -528,7 +588,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     result.getPetDeprecatedAt = result.getPetSunset
   if (problems.length === 0 && result.getPetDeprecatedAt > result.getPetSunset) {
     problems.push(
-      `PETSTORE_GETPET_DEPRECATED_AT (${result.getPetDeprecatedAt.toISOString()}) must not be after PETSTORE_GETPET_SUNSET (${result.getPetSunset.toISOString()}) (RFC 8594)`,
+      `PETSTORE_GETPET_DEPRECATED_AT (${result.getPetDeprecatedAt.toISOString()}) must not be after ` +
+        `PETSTORE_GETPET_SUNSET (${result.getPetSunset.toISOString()}) (RFC 8594)`,
     )
   }
   if (problems.length === 0 && result.messagesSink === 'webhook' && (!result.webhookUrl || !result.webhookSecret)) {
@@ -544,7 +605,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (problems.length === 0 && result.passwordHashCost < PASSWORD_HASH_COST && result.environment === 'production') {
     problems.push(
-      `PASSWORD_HASH_COST=${result.passwordHashCost} is for tests: production hashes passwords at ${PASSWORD_HASH_COST} (N = 2^${PASSWORD_HASH_COST}) or more`,
+      `PASSWORD_HASH_COST=${result.passwordHashCost} is for tests: production hashes ` +
+        `passwords at ${PASSWORD_HASH_COST} (N = 2^${PASSWORD_HASH_COST}) or more`,
     )
   }
   if (problems.length === 0 && result.port === result.messagesPort) problems.push('PORT and MESSAGES_PORT must differ')

@@ -8,7 +8,10 @@ export type DatabaseTarget = { dialect: 'sqlite'; path: string } | { dialect: 'p
 const POSTGRES = { schemes: ['postgres:', 'postgresql:'], expected: 'postgres://[user:password@]host[:port]/database' }
 const FORMS = 'a file path, a file: or sqlite: URL, or postgres://[user:password@]host[:port]/database'
 
-/** Reads a DATABASE_URL; throws an Error that says what is wrong, without any credential (the caller names the variable). */
+/**
+ * Reads a DATABASE_URL; throws an Error that says what is wrong, without any credential (the caller names the
+ * variable).
+ */
 export function parseDatabaseUrl(raw: string): DatabaseTarget {
   if (raw.trim() === '') throw new Error('must not be empty')
   if (/^postgres(ql)?:/i.test(raw)) {
@@ -45,7 +48,8 @@ function fileUrlPath(raw: string): string {
     }
     if (url.hostname !== '' && url.hostname !== 'localhost') {
       throw new Error(
-        `the host of a file: URL must be empty or localhost, not "${url.hostname}" (file:///absolute/path or file:relative/path)`,
+        `the host of a file: URL must be empty or localhost, not "${url.hostname}" (file:///absolute/path or ` +
+          `file:relative/path)`,
       )
     }
     return fileURLToPath(url)

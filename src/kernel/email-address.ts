@@ -39,7 +39,8 @@ export function parseEmailAddress(raw: string): ParsedEmail {
   if (/[^\x00-\x7f]/.test(local))
     return {
       problem:
-        'The part before the @ must use plain ASCII letters, digits and . _ + - (addresses with other characters there are not supported).',
+        'The part before the @ must use plain ASCII letters, digits and . _ + - (addresses with other characters ' +
+        'there are not supported).',
     }
   if (local.length > LOCAL_MAX || !LOCAL_PART.test(local)) return { problem: EXAMPLE }
   const domain = domainToASCII(domainInput.toLowerCase())

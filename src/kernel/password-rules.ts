@@ -149,6 +149,9 @@ export function strengthEstimator(): StrengthEstimator {
     const { score, feedback } = zxcvbn.check(password, userInputs(email))
     if (score >= MIN_STRENGTH) return undefined
     const advice = [feedback.warning, ...feedback.suggestions].filter(Boolean).join(' ')
-    return `This password is too easy to guess: ${advice || 'password-guessing tools would find it early.'} A few unrelated words make a strong one.`
+    return (
+      `This password is too easy ` +
+      `to guess: ${advice || 'password-guessing tools would find it early.'} A few unrelated words make a strong one.`
+    )
   }
 }

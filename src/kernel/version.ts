@@ -6,7 +6,9 @@ interface PackageInfo {
   version: string
 }
 
-/** Where package.json is seen from this file: the program (dist/petstore.mjs, one bundle) or the sources (src/kernel/). */
+/**
+ * Where package.json is seen from this file: the program (dist/petstore.mjs, one bundle) or the sources (src/kernel/).
+ */
 const PLACES = ['../package.json', '../../package.json'].map((path) => new URL(path, import.meta.url))
 
 /** Read when called. */

@@ -16,7 +16,10 @@ import { positiveInteger } from '../cli/run.js'
 const visible = (text: string) =>
   text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
 
-/** `error: unknown option '--jsn'\n(Did you mean --json?)\n` → `petstore: unknown option '--jsn' (Did you mean --json?); see petstore keys list --help`. */
+/**
+ * `error: unknown option '--jsn'\n(Did you mean --json?)\n` → `petstore: unknown option '--jsn' (Did you mean --json?);
+ * see petstore keys list --help`.
+ */
 function oneLine(cmd: Command, text: string): string {
   const path: string[] = []
   for (let c: Command | null = cmd; c; c = c.parent) path.unshift(c.name())
@@ -58,7 +61,8 @@ export function buildProgram(): Command {
       const config = loadConfig(
         opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: String(opts.workers) },
       )
-      // Loaded only to serve: the web framework and every route would otherwise cost every other command ~1 s of start-up.
+      // Loaded only to serve: the web framework and every route would otherwise cost every other command ~1 s of
+      // start-up.
       const { serve } = await import('./cluster.js')
       await serve(config, { only: opts.only })
     })

@@ -55,7 +55,10 @@ interface StartOptions {
 /** A start-up failure the operator can act on: printed as one line, without a stack. */
 class StartError extends Error {}
 
-/** The reason of a connection failure in one phrase (Node gives an AggregateError with no message for a name with two addresses). */
+/**
+ * The reason of a connection failure in one phrase (Node gives an AggregateError with no message for a name with two
+ * addresses).
+ */
 export function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0])
   if (!(error instanceof Error)) return String(error)
@@ -78,7 +81,8 @@ export async function openAndMigrate(config: Config, options: { poolSize?: numbe
       const migrationLog = createLogDestination(config, 1, { sync: true })
       await migrateToLatest(handle.db, pino({ level: config.logLevel }, migrationLog))
       migrationLog.flushSync()
-      // AUDIT_RETENTION_DAYS into the audit log's trigger (audit-guard.ts); a cluster's workers leave it to the primary.
+      // AUDIT_RETENTION_DAYS into the audit log's trigger (audit-guard.ts); a cluster's workers leave it to the
+      // primary.
       await keepAuditEntries(handle.db, config.auditRetentionDays)
     }
   } catch (error) {
@@ -96,7 +100,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // One destination for every logger of the process (JSON lines on stdout, or pino-pretty: LOG_FORMAT).
   const logDestination = createLogDestination(config)
   const bootLog = pino({ level: config.logLevel }, logDestination)
-  // Each audit entry this process writes is a log line too (for shipping the log elsewhere: docs/operators/console.md, Audit log).
+  // Each audit entry this process writes is a log line too (for shipping the log elsewhere: docs/operators/console.md,
+  // Audit log).
   logAuditEntries(bootLog)
   const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
   const services = await buildServices({
@@ -205,8 +210,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const auth = `-H "Authorization: Bearer ${local.key}"`
     const tryIt = serves('pets')
       ? `curl ${auth} http://${hostForUrl(config.host)}:${config.port}/v1/pets`
-      : `curl ${auth} -H 'Content-Type: application/json' -d '{"message":"Hello"}' http://${hostForUrl(config.host)}:${config.messagesPort}/messages`
-    banner += `\nCreated a local account (${local.accountId}, plan free) and its API key. It is shown once, now:\n\n  ${local.key}\n\nTry it:\n  ${tryIt}\n\n`
+      : `curl ${auth} -H 'Content-Type: application/json' -d ` +
+        `'{"message":"Hello"}' http://${hostForUrl(config.host)}:${config.messagesPort}/messages`
+    banner +=
+      `\nCreated a local account (${local.accountId}, plan free) and its API key. It is shown once, ` +
+      `now:\n\n  ${local.key}\n\nTry it:\n  ${tryIt}\n\n`
   }
   ;(options.announce ?? ((text: string) => out.write(text)))(banner)
 }

@@ -58,7 +58,10 @@ export function answerMetricsRequests(): void {
   })
 }
 
-/** Why a request was refused with 429: its account's `minute` or `day` window, its key's `ban`, or its client `address`'s limit. */
+/**
+ * Why a request was refused with 429: its account's `minute` or `day` window, its key's `ban`, or its client
+ * `address`'s limit.
+ */
 type RefusedLimit = 'minute' | 'day' | 'ban' | 'address'
 
 interface MetricsSources {
@@ -95,7 +98,9 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
   })
   const refusals = new Counter({
     name: 'petstore_rate_limit_refusals_total',
-    help: 'Requests refused with 429, by reason (rate_limit_exceeded, temporarily_banned) and subject (account, address)',
+    help:
+      'Requests refused with 429, by reason (rate_limit_exceeded, temporarily_banned) and subject (account, ' +
+      'address)',
     labelNames: ['reason', 'subject'] as const,
     registers: [registry],
   })
@@ -106,7 +111,9 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
   })
   const refusedByPlan = new Counter({
     name: 'petstore_requests_refused_total',
-    help: "Requests refused with 429 by the limit that refused them (minute, day, ban, address) and the account's plan (none for an address)",
+    help:
+      "Requests refused with 429 by the limit that refused them (minute, day, ban, address) and the account's " +
+      'plan (none for an address)',
     labelNames: ['limit', 'plan'] as const,
     registers: [registry],
   })
@@ -130,7 +137,9 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
   }
   const keyLookups = new Counter({
     name: 'petstore_key_cache_lookups_total',
-    help: "API key look-ups by result: hit (answered from this process's cache) or miss (read from the database); PostgreSQL only",
+    help:
+      "API key look-ups by result: hit (answered from this process's cache) or miss (read from the database); " +
+      'PostgreSQL only',
     labelNames: ['result'] as const,
     registers: [registry],
   })

@@ -12,7 +12,10 @@ interface OutageLogger {
 }
 
 export interface OutageLog {
-  /** A call to the dependency failed (a stack is never logged: only its message). `quiet`: an outage it starts was reported elsewhere. */
+  /**
+   * A call to the dependency failed (a stack is never logged: only its message). `quiet`: an outage it starts was
+   * reported elsewhere.
+   */
   failed: (error: unknown, options?: { quiet?: boolean }) => void
   /** A call to the dependency worked: ends the outage if there was one. */
   ok: () => void

@@ -90,7 +90,9 @@ export function registerScrapeGauges({ registry, db, clock, redis, plans }: Scra
   if (redis) {
     new Gauge({
       name: 'petstore_redis_up',
-      help: 'Whether Redis answers for the rate limits (1), or the per-process fallback limits (0); only with REDIS_URL',
+      help:
+        'Whether Redis answers for the rate limits (1), or the per-process fallback limits (0); only with ' +
+        'REDIS_URL',
       registers,
       aggregator: 'min',
       async collect() {

@@ -53,7 +53,8 @@ export function createCursorCodec({ secret }: { secret: string }) {
       if (issuedFor !== status) {
         throw new ApiError(
           'invalid_cursor',
-          `Query parameter 'cursor' was issued for status=${issuedFor ?? '(none)'}; keep the same status filter while paging.`,
+          `Query parameter 'cursor' was issued for status=${issuedFor ?? '(none)'}; keep the same status filter ` +
+            `while paging.`,
         )
       }
       return { lastId: BigInt(parts[1]!), status: issuedFor }

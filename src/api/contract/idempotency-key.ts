@@ -9,13 +9,16 @@ const QUOTED = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/
 const BARE = /^[\x21\x23-\x7E]+$/
 const IDEMPOTENCY_KEY_MAX = 255
 export const IDEMPOTENCY_KEY_MESSAGE =
-  'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324".'
+  'Idempotency-Key must be 1 to 255 printable ASCII characters, e.g. Idempotency-Key: ' +
+  '"8e03978e-40d5-43e8-bc93-6894a57f9324".'
 
 /**
  * The same rule as one JSON Schema pattern, for the documented header: a quoted string of 1–255 characters (each
  * printable ASCII, `\"` and `\\` escaped) or a bare key of 1–255 printable characters without a quote.
  */
-export const IDEMPOTENCY_KEY_PATTERN = `^(?:"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\["\\\\]){1,${IDEMPOTENCY_KEY_MAX}}"|[\\x21\\x23-\\x7E]{1,${IDEMPOTENCY_KEY_MAX}})$`
+export const IDEMPOTENCY_KEY_PATTERN =
+  `^(?:"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\["\\\\]){1,` +
+  `${IDEMPOTENCY_KEY_MAX}}"|[\\x21\\x23-\\x7E]{1,${IDEMPOTENCY_KEY_MAX}})$`
 /** Longest header that can hold a valid key: quotes around 255 escaped characters. */
 export const IDEMPOTENCY_KEY_HEADER_MAX = 2 + 2 * IDEMPOTENCY_KEY_MAX
 

@@ -24,7 +24,8 @@ const EVERY_RESPONSE_HEADERS: Record<string, Doc> = {
 
 /** On every answer when the service's public URL is https (RFC 6797); absent over http. */
 const HSTS = text(
-  '`max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https.',
+  '`max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the ' +
+    'public URL is https.',
 )
 
 const RETRY_AFTER = { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' }
@@ -53,11 +54,14 @@ const SERVICE_UNAVAILABLE = {
  */
 function forbidden(scope: string | undefined): Doc {
   const suspended =
-    'The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it.'
+    'The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the ' +
+    'operator of the service reactivates it.'
   const scoped =
     scope === undefined
       ? ''
-      : ` Or the key lacks the \`${scope}\` scope this operation needs (\`insufficient_scope\`, with \`WWW-Authenticate: Bearer error="insufficient_scope", scope="${scope}"\`); it is counted against the quota and changes nothing.`
+      : ` Or the key lacks the \`${scope}\` scope this operation needs (\`insufficient_scope\`, with ` +
+        `\`WWW-Authenticate: Bearer error="insufficient_scope", scope="${scope}"\`); it is counted against the quota ` +
+        `and changes nothing.`
   return {
     description: suspended + scoped,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -152,7 +156,8 @@ export function completeDocument(doc: Doc, examples: Record<string, unknown> = {
           response,
           {
             'WWW-Authenticate': text(
-              '`Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only.',
+              '`Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with ' +
+                '`insufficient_scope` only.',
             ),
           },
           false,

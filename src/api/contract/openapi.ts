@@ -32,7 +32,9 @@ const LICENSE = {
  * CONNECT…) on a listed path that does not list it is a 405 (http/method-not-allowed.ts), not a 404.
  */
 const ROUTING =
-  'A method a listed path does not have (any method: `TRACE`, `PROPFIND`, `QUERY`, … included) is answered `405` `method_not_allowed` with an `Allow` header naming the methods it has; a path that does not exist is answered `404` `not_found`.'
+  'A method a listed path does not have (any method: `TRACE`, `PROPFIND`, `QUERY`, … included) is answered `405` ' +
+  '`method_not_allowed` with an `Allow` header naming the methods it has; a path that does not exist is answered ' +
+  '`404` `not_found`.'
 
 const localHost = (config: Config) => (config.host.includes(':') ? `[${config.host}]` : config.host)
 
@@ -46,14 +48,18 @@ export function petsDocument(config: Config, examples?: Record<string, unknown>)
   return {
     title: 'Pet Store API',
     description:
-      'Browse and manage animals available for adoption. Every operation needs `Authorization: Bearer <API_KEY>`. Errors are `{code, message, status}`.',
+      'Browse and manage animals available for adoption. Every operation needs `Authorization: Bearer <API_KEY>`. ' +
+      'Errors are `{code, message, status}`.',
     servers,
     tags: [
       { name: 'pets', description: 'Animals available for adoption.' },
       {
         name: 'store',
         description:
-          'Orders for pets. **Experimental** (`x-stability: experimental` on each operation): these operations may change or disappear in any release, without the deprecation period (`Deprecation`/`Sunset` headers, a successor, a sunset date announced ahead) the pet operations get. Do not build on them what you cannot change quickly.',
+          'Orders for pets. **Experimental** (`x-stability: experimental` on each operation): these operations may ' +
+          'change or disappear in any release, without the deprecation period (`Deprecation`/`Sunset` headers, a ' +
+          'successor, a sunset date announced ahead) the pet operations get. Do not build on them what you cannot ' +
+          'change quickly.',
       },
     ],
     stripPrefix: '/v1',
@@ -79,7 +85,8 @@ export function messagesDocument(config: Config, examples?: Record<string, unkno
  */
 function withScope(schema: Record<string, any>, scope: string | undefined): Record<string, any> {
   if (scope === undefined) return schema
-  const needs = `Needs an API key with the \`${scope}\` scope (a key without it is answered \`403\` \`insufficient_scope\`).`
+  const needs =
+    `Needs an API key with the \`${scope}\` scope ` + `(a key without it is answered \`403\` \`insufficient_scope\`).`
   return {
     ...schema,
     security: [{ bearerAuth: [scope] }],
@@ -137,7 +144,10 @@ export const openApiPlugin = fp(
  * browser to https for every asset, and the page stays blank.
  */
 function docsPolicy(csp: { script: string[]; style: string[] }, https: boolean): string {
-  const policy = `default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'none'; img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self' ${csp.script.join(' ')}; script-src-attr 'none'; style-src 'self' https: ${csp.style.join(' ')};`
+  const policy =
+    `default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'none'; img-src ` +
+    `'self' data: validator.swagger.io; object-src 'none'; ` +
+    `script-src 'self' ${csp.script.join(' ')}; script-src-attr 'none'; style-src 'self' https: ${csp.style.join(' ')};`
   return https ? `${policy} upgrade-insecure-requests;` : policy
 }
 

@@ -23,7 +23,8 @@ export function listQuery<S extends TSchema>({ status, items }: { status: S; ite
       status: Type.Optional(status),
       cursor: Type.Optional(
         requestText(
-          'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same while paging.',
+          'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same ' +
+            'while paging.',
           { minLength: 1, maxLength: 512 },
         ),
       ),

@@ -31,7 +31,9 @@ const NO_NUL = '^[^\\x00]*$'
 /** The same, with at least one character that is not white space (no lookahead: not every pattern engine has it). */
 const NO_NUL_NOT_BLANK = '^[^\\x00]*[^\\s\\x00][^\\x00]*$'
 
-/** A string of a request: `description` plus the text rule, the pattern that says it; `notBlank`: not only white space. */
+/**
+ * A string of a request: `description` plus the text rule, the pattern that says it; `notBlank`: not only white space.
+ */
 export function requestText(
   description: string,
   options: { minLength?: number; maxLength?: number; format?: string; notBlank?: boolean } = {},
@@ -88,7 +90,9 @@ export function jsonBodyRefusals(description400: string, limitBytes: number) {
   }
 }
 
-/** A response without a body (204); `type: 'null'` leaves out `content`. Its headers are added like every response's. */
+/**
+ * A response without a body (204); `type: 'null'` leaves out `content`. Its headers are added like every response's.
+ */
 export function emptyResponse(description: string) {
   return { type: 'null', description, headers: {} }
 }

@@ -109,7 +109,8 @@ export function createAuthenticator({ accounts, environment, clock }: AuthOption
     if (owner.accountSuspendedAt) {
       throw new ApiError(
         'account_suspended',
-        'This account is suspended; every request with its keys is refused. Contact the operator of this service to have it reactivated.',
+        'This account is suspended; every request with its keys is refused. Contact the operator of this service to ' +
+          'have it reactivated.',
       )
     }
     request.auth = {

@@ -66,7 +66,10 @@ export function createUsageRecorder({ usage, clock }: { usage: Pick<Usage, 'reco
   }
 }
 
-/** Root hook: unknown paths, routes marked `config.rateLimit: 'address'`, and (`always`) requests refused before routing. */
+/**
+ * Root hook: unknown paths, routes marked `config.rateLimit: 'address'`, and (`always`) requests refused before
+ * routing.
+ */
 export function createAddressLimitHook(limiter: RateLimiter) {
   return async function limitByAddress(request: FastifyRequest, reply: FastifyReply, always = false): Promise<void> {
     if (!always && !request.is404 && request.routeOptions.config.rateLimit !== 'address') return

@@ -17,7 +17,8 @@ declare module 'fastify' {
 function insufficientScope(scope: Scope): ApiError {
   return new ApiError(
     'insufficient_scope',
-    `This API key does not have the ${scope} scope, which this operation needs. Create a key with it (a key's scopes cannot be widened).`,
+    `This API key does not have the ${scope} scope, which this operation needs. Create a key with it (a key's scopes ` +
+      `cannot be widened).`,
     {
       'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
     },

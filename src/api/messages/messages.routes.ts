@@ -33,7 +33,9 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async
         tags: ['messages'],
         summary: 'Send a message',
         description:
-          'Queues a message and answers 202 at once: `status` is `queued`. The message is stored durably before the answer; a worker then delivers it and sets `status` to `delivered` (or `failed` once every attempt failed). Poll `GET /messages/{id}` to follow it.',
+          'Queues a message and answers 202 at once: `status` is `queued`. The message is stored durably before the ' +
+          'answer; a worker then delivers it and sets `status` to `delivered` (or `failed` once every attempt ' +
+          'failed). Poll `GET /messages/{id}` to follow it.',
         headers: IdempotencyKeyHeader,
         querystring: NoQuery,
         body: ref(NewMessageSchema),
@@ -43,7 +45,8 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async
             'Idempotent-Replayed': replayedHeader,
           }),
           ...jsonBodyRefusals(
-            'Invalid JSON, `message` absent, not a string, empty or too long, an unknown field, or no `Content-Type: application/json`.',
+            'Invalid JSON, `message` absent, not a string, empty or too long, an unknown field, or no `Content-Type: ' +
+              'application/json`.',
             MESSAGES_BODY_LIMIT_BYTES,
           ),
           401: unauthorized,

@@ -27,7 +27,8 @@ export const MessageSchema = Type.Object(
       type: 'string',
       enum: [...MESSAGE_STATUSES],
       description:
-        '`queued`: accepted, not yet processed. `delivered`: handed to the configured sink. `failed`: every delivery attempt failed.',
+        '`queued`: accepted, not yet processed. `delivered`: handed to the configured sink. `failed`: every delivery ' +
+        'attempt failed.',
     }),
     createdAt: Type.String({ format: 'date-time', description: 'Creation time, ISO 8601 UTC (`…Z`).' }),
   },

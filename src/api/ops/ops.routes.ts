@@ -35,9 +35,9 @@ function checkMetricsAccess(request: FastifyRequest, token: string | undefined):
 
 /**
  * Each backend's state and nothing more: no host, port or driver message (the body is public; a driver's message
- * names the address it could not reach). Redis down is not a reason to leave the load balancer: the fallback limiter serves (per process, at a
- * share of each quota), and taking every instance out because the shared counter store is down would turn a
- * degraded state into an outage. `degraded` says it; only the database makes the instance not ready.
+ * names the address it could not reach). Redis down is not a reason to leave the load balancer: the fallback limiter
+ * serves (per process, at a share of each quota), and taking every instance out because the shared counter store is
+ * down would turn a degraded state into an outage. `degraded` says it; only the database makes the instance not ready.
  */
 const ReadySchema = Type.Object(
   {
@@ -47,7 +47,8 @@ const ReadySchema = Type.Object(
         database: Type.Literal('ok', { description: 'The database answers (else the answer is a 503).' }),
         redis: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('off')], {
           description:
-            '`ok`: the limits are shared through Redis; `degraded`: Redis does not answer and each process limits on its own; `off`: no REDIS_URL.',
+            '`ok`: the limits are shared through Redis; `degraded`: Redis does not answer and each process limits on ' +
+            'its own; `off`: no REDIS_URL.',
         }),
       },
       { additionalProperties: false },

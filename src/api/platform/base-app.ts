@@ -96,9 +96,9 @@ export function createBaseApp(input: {
 
   // Closing (SIGTERM): requests already received are answered, with `Connection: close` (the send batcher adds
   // it, to responses it holds too), and those connections close after their answer; idle ones close after a
-  // drain window (below), nothing new is accepted (Node's server.close). Before that, one more turn of the event loop: requests whose
-  // bytes have already arrived are read, so they count as received (and answered) rather than sitting unread in
-  // an idle connection that is then closed under them (the client would see a reset after sending).
+  // drain window (below), nothing new is accepted (Node's server.close). Before that, one more turn of the event loop:
+  // requests whose bytes have already arrived are read, so they count as received (and answered) rather than sitting
+  // unread in an idle connection that is then closed under them (the client would see a reset after sending).
   app.addHook('preClose', async () => {
     input.sendBatcher.closeConnections()
     // Belt and braces for a connection that goes idle later: Node reads this whenever a response ends.

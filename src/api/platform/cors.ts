@@ -6,7 +6,10 @@
 import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
-/** Request headers a browser may send: the key, the JSON body, safe retries (with @petstore/sdk's retry count), and a request id to trace. */
+/**
+ * Request headers a browser may send: the key, the JSON body, safe retries (with @petstore/sdk's retry count), and a
+ * request id to trace.
+ */
 const CORS_ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',

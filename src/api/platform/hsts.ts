@@ -11,7 +11,6 @@ export function transportSecurityHeaders(
   config: Pick<Config, 'publicUrl' | 'hstsIncludeSubdomains'>,
 ): Record<string, string> {
   if (!config.publicUrl.startsWith('https:')) return {}
-  return {
-    'strict-transport-security': `max-age=${HSTS_MAX_AGE_SECONDS}${config.hstsIncludeSubdomains ? '; includeSubDomains' : ''}`,
-  }
+  const subdomains = config.hstsIncludeSubdomains ? '; includeSubDomains' : ''
+  return { 'strict-transport-security': `max-age=${HSTS_MAX_AGE_SECONDS}${subdomains}` }
 }

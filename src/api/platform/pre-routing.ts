@@ -75,7 +75,8 @@ export function createClientErrorHandler(limiter: RateLimiter, always: Record<st
           ([name, value]) => `${name}: ${value}\r\n`,
         )
         socket.write(
-          `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nconnection: close\r\ncontent-type: ` +
+            `application/json; charset=utf-8\r\n` +
             `content-length: ${Buffer.byteLength(body)}\r\n${lines.join('')}\r\n${body}`,
         )
       }

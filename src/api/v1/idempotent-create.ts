@@ -21,7 +21,9 @@ export const IdempotencyKeyHeader = Type.Object({
       pattern: IDEMPOTENCY_KEY_PATTERN,
       examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'],
       description:
-        'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): a key of 1–255 printable ASCII characters, best a quoted UUID (`"…"`, with `\\"` and `\\\\` escaped inside); a bare key may not contain `"`. Same key and body within 24 h: the first response is replayed with `Idempotent-Replayed: true`.',
+        'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): a key of 1–255 printable ASCII ' +
+        'characters, best a quoted UUID (`"…"`, with `\\"` and `\\\\` escaped inside); a bare key may not contain ' +
+        '`"`. Same key and body within 24 h: the first response is replayed with `Idempotent-Replayed: true`.',
     }),
   ),
 })

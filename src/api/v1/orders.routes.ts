@@ -50,7 +50,9 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (
         ...store,
         summary: 'List orders (experimental)',
         description:
-          'Orders of your account ordered by id ascending, optionally filtered by status; cancelled orders are not listed. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page.',
+          'Orders of your account ordered by id ascending, optionally filtered by status; cancelled orders are not ' +
+          'listed. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` ' +
+          'and `status`) to get the next page.',
         querystring: ListOrdersQuery,
         response: {
           200: jsonResponse('A page of orders (a bare array).', ref(OrdersSchema), {
@@ -93,7 +95,8 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (
             'Idempotent-Replayed': replayedHeader,
           }),
           ...jsonBodyRefusals(
-            'The body is not JSON, not an object, misses `petId`, has an unknown field or invalid value, or `petId` is not a pet of your account.',
+            'The body is not JSON, not an object, misses `petId`, has an unknown field or invalid value, or `petId` ' +
+              'is not a pet of your account.',
             BODY_LIMIT_BYTES,
           ),
           ...idempotencyResponses,

@@ -36,7 +36,8 @@ export const petsRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (ap
         tags: ['pets'],
         summary: 'List animals',
         description:
-          'Pets of your account ordered by id ascending, optionally filtered by status. When more results exist the response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page.',
+          'Pets of your account ordered by id ascending, optionally filtered by status. When more results exist the ' +
+          'response carries `Link: <…>; rel="next"`; follow it (it keeps `limit` and `status`) to get the next page.',
         querystring: ListPetsQuery,
         response: {
           200: jsonResponse('A page of pets (a bare array); `Link: <…>; rel="next"` when more exist.', ref(PetsSchema)),
@@ -112,12 +113,15 @@ export const petsRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (ap
         operationId: 'getPet',
         tags: ['pets'],
         summary: 'Get an animal (deprecated)',
-        description: `Deprecated: use \`GET /pets\` with the \`status\` filter. ${sunsetNote} Every response carries \`Deprecation\`, \`Sunset\` and \`Link\` headers.`,
+        description:
+          `Deprecated: use \`GET /pets\` with the \`status\` filter. ${sunsetNote} Every response carries ` +
+          `\`Deprecation\`, \`Sunset\` and \`Link\` headers.`,
         deprecated: true,
         querystring: NoQuery,
         params: PetIdParams,
         response: {
-          // Deprecation, Sunset and Link are declared on every response of a deprecated operation (openapi-contract.ts).
+          // Deprecation, Sunset and Link are declared on every response of a deprecated operation
+          // (openapi-contract.ts).
           200: jsonResponse('Animal found.', ref(PetSchema)),
           400: errorResponse('`petId` is not a 64-bit integer, or a query parameter was sent.', {}, [
             'invalid_parameter',

@@ -137,16 +137,13 @@ export const consoleAudit: Migration = {
           if tg_op = 'DELETE' and current_setting('petstore.audit_retention', true) = 'on' then return old; end if;
           raise exception 'audit_events is append-only: % refused', tg_op;
         end $$`.execute(db)
-      await sql`create trigger audit_events_append_only before update or delete on audit_events for each row execute function audit_events_append_only()`.execute(
-        db,
-      )
-      await sql`create trigger audit_events_no_truncate before truncate on audit_events for each statement execute function audit_events_append_only()`.execute(
-        db,
-      )
+      await sql`create trigger audit_events_append_only before update or delete on audit_events for each row execute \
+function audit_events_append_only()`.execute(db)
+      await sql`create trigger audit_events_no_truncate before truncate on audit_events for each statement execute \
+function audit_events_append_only()`.execute(db)
     } else {
-      await sql`create trigger audit_events_append_only before update on audit_events begin select raise(abort, 'audit_events is append-only: UPDATE refused'); end`.execute(
-        db,
-      )
+      await sql`create trigger audit_events_append_only before update on audit_events begin select raise(abort, \
+'audit_events is append-only: UPDATE refused'); end`.execute(db)
     }
   },
 

@@ -12,10 +12,12 @@ const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 export const auditAge: Migration = {
   async up(db: Kysely<unknown>) {
     if (dialectOf(db) === 'postgres') {
-      await sql`create or replace function audit_events_append_only() returns trigger language plpgsql set search_path = pg_catalog as $$
+      await sql`create or replace function audit_events_append_only() returns trigger language plpgsql set search_path \
+= pg_catalog as $$
         begin
           if tg_op = 'DELETE' then
-            if old.at < to_char((now() at time zone 'UTC') - make_interval(days => 365), ${sql.raw(ISO)}) then return old; end if;
+            if old.at < to_char((now() at time zone 'UTC') - make_interval(days => 365), ${sql.raw(ISO)}) then return \
+old; end if;
             raise exception 'audit_events is append-only: DELETE of an entry younger than 365 days refused';
           end if;
           raise exception 'audit_events is append-only: % refused', tg_op;
@@ -25,9 +27,8 @@ export const auditAge: Migration = {
     } else {
       await sql`create trigger audit_events_retention before delete on audit_events
         when old.at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-365 days')
-        begin select raise(abort, 'audit_events is append-only: DELETE of an entry younger than 365 days refused'); end`.execute(
-        db,
-      )
+        begin select raise(abort, 'audit_events is append-only: DELETE of an entry younger than 365 days refused'); \
+end`.execute(db)
     }
   },
 

@@ -1,5 +1,6 @@
-// The changes to API keys (create, roll, revoke, a new expiry), each in one transaction with its audit entry, as the accounts'
-// changes in account-changes.ts (whose context they share): one service for the CLI, the portal and the console.
+// The changes to API keys (create, roll, revoke, a new expiry), each in one transaction with its audit entry, as the
+// accounts' changes in account-changes.ts (whose context they share): one service for the CLI, the portal and the
+// console.
 import type { Kysely } from 'kysely'
 import type { AccountRow, ApiKeyRow, Database } from '../../db/schema.js'
 import { writeAudit } from '../audit/audit.repository.js'
@@ -115,8 +116,8 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
 
     /**
      * Rolls a key: a new secret with the same name, environment, scopes and expiry instant (rolling never extends a
-     * key's life, nor what it may do), while the old key keeps working for `graceSeconds` (0..604800) and is refused after.
-     * Only an active key that was not rolled before can be rolled (roll its replacement instead).
+     * key's life, nor what it may do), while the old key keeps working for `graceSeconds` (0..604800) and is refused
+     * after. Only an active key that was not rolled before can be rolled (roll its replacement instead).
      */
     async rollApiKey(input: {
       keyId: string
@@ -194,7 +195,8 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
         const at = clock.now()
         if (row.replaced_by !== null)
           throw new KeyStateError(
-            `API key ${row.id} was rolled; its end is its grace period (${row.grace_ends_at}); change the expiry of its replacement ${row.replaced_by} instead`,
+            `API key ${row.id} was rolled; its end is its grace period (${row.grace_ends_at}); change the expiry of ` +
+              `its replacement ${row.replaced_by} instead`,
           )
         const state = keyState(
           { revokedAt: row.revoked_at, expiresAt: row.expires_at, graceEndsAt: row.grace_ends_at },

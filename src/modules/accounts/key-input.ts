@@ -36,7 +36,10 @@ export function plainTextProblem(value: string): string | undefined {
   const found = NOT_PLAIN_TEXT.exec(value)
   if (!found) return undefined
   const code = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
-  return `cannot hold control characters, invisible formatting characters (such as bidi overrides or zero-width spaces) or line separators; found ${code}`
+  return (
+    `cannot hold control characters, invisible formatting characters (such as bidi overrides or zero-width ` +
+    `spaces) or line separators; found ${code}`
+  )
 }
 
 /** The name to store: trimmed, null when absent or blank; plain text only (it is shown in listings). */

@@ -56,6 +56,7 @@ export function checkNarrowing(keyId: string, current: readonly Scope[], wanted:
   const extra = wanted.filter((s) => !current.includes(s))
   if (extra.length === 0) return
   throw new ScopeWideningError(
-    `API key ${keyId} does not have ${extra.join(', ')} (it has ${current.join(', ')}); a key's scopes can only be narrowed: create a new key with the scopes it needs`,
+    `API key ${keyId} does not have ${extra.join(', ')} (it has ${current.join(', ')}); a key's scopes can only be ` +
+      `narrowed: create a new key with the scopes it needs`,
   )
 }

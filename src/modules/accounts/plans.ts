@@ -35,7 +35,8 @@ export function planFigures(
   }
   if (perMinute !== undefined || perDay !== undefined)
     throw new Error(
-      `custom quotas are only for the enterprise plan; ${plan} has ${PLAN_QUOTAS[plan].perMinute}/min and ${PLAN_QUOTAS[plan].perDay}/day`,
+      `custom quotas are only for the ` +
+        `enterprise plan; ${plan} has ${PLAN_QUOTAS[plan].perMinute}/min and ${PLAN_QUOTAS[plan].perDay}/day`,
     )
   return { plan, perMinute: null, perDay: null }
 }

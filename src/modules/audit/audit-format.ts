@@ -2,7 +2,10 @@
 // Used by the console's audit page and its CSV export; plain text (the pages escape it).
 import type { AuditEvent } from './audit-event.js'
 
-/** `ops@example.com (operator)`, `typo@example.com (no such operator)`, `owner@example.com (integrator)`, `cli (user alice)`, `the service`. */
+/**
+ * `ops@example.com (operator)`, `typo@example.com (no such operator)`, `owner@example.com (integrator)`, `cli (user
+ * alice)`, `the service`.
+ */
 export function actorText(actor: AuditEvent['actor']): string {
   switch (actor.kind) {
     case 'operator':

@@ -2,8 +2,9 @@
 // DELETE of any entry younger than AUDIT_RETENTION_DAYS. It measures an entry's age itself, by the database's own
 // clock (PostgreSQL's now() read in UTC, SQLite's 'now'), against a number of days written into its definition: no
 // setting a client makes for its session changes either, and only the owner of the table can replace the trigger
-// (or drop it: what this does not protect against, docs/operators/console.md, "Audit log"). Migration 0011 installs it with 365 days;
-// the service writes its own AUDIT_RETENTION_DAYS in at every start (openAndMigrate), when the definition differs.
+// (or drop it: what this does not protect against, docs/operators/console.md, "Audit log"). Migration 0011 installs it
+// with 365 days; the service writes its own AUDIT_RETENTION_DAYS in at every start (openAndMigrate), when the
+// definition differs.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf } from '../../db/database.js'
 
@@ -16,7 +17,9 @@ function checkedDays(days: number): number {
   return days
 }
 
-/** The instant `days` ago by the database's clock, written as `at` is (ISO 8601, UTC, milliseconds: text sorts as time). */
+/**
+ * The instant `days` ago by the database's clock, written as `at` is (ISO 8601, UTC, milliseconds: text sorts as time).
+ */
 export function auditCutoff(db: Kysely<any>, days: number): RawBuilder<string> {
   const n = sql.lit(checkedDays(days))
   return dialectOf(db) === 'postgres'
@@ -25,10 +28,12 @@ export function auditCutoff(db: Kysely<any>, days: number): RawBuilder<string> {
 }
 
 /** PostgreSQL: the trigger function's body. `search_path` is pinned to pg_catalog where it is created (see below). */
-const postgresGuardBody = (days: number) => `
+const postgresGuardBody = (days: number) =>
+  `
 begin
   if tg_op = 'DELETE' then
-    if old.at < to_char((now() at time zone 'UTC') - make_interval(days => ${checkedDays(days)}), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') then return old; end if;
+    if old.at < to_char((now() at time zone 'UTC') - ` +
+  `make_interval(days => ${checkedDays(days)}), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') then return old; end if;
     raise exception 'audit_events is append-only: DELETE of an entry younger than ${days} days refused';
   end if;
   raise exception 'audit_events is append-only: % refused', tg_op;
@@ -36,7 +41,8 @@ end`
 
 /** SQLite: the DELETE trigger, written as sqlite_master keeps it (so that a start can tell it is unchanged). */
 const sqliteGuardTrigger = (days: number) =>
-  `CREATE TRIGGER audit_events_retention BEFORE DELETE ON audit_events WHEN old.at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-${checkedDays(days)} days') ` +
+  `CREATE TRIGGER audit_events_retention BEFORE DELETE ON audit_events WHEN old.at >= strftime('%Y-%m-%dT%H:%M:%fZ', ` +
+  `'now', '-${checkedDays(days)} days') ` +
   `BEGIN SELECT RAISE(ABORT, 'audit_events is append-only: DELETE of an entry younger than ${days} days refused'); END`
 
 /**
@@ -55,9 +61,8 @@ export async function keepAuditEntries(db: Kysely<any>, days: number): Promise<v
         body: string
       }>`select prosrc as body from pg_proc where oid = 'audit_events_append_only'::regproc`.execute(trx)
       if (rows[0]?.body === body) return
-      await sql`create or replace function audit_events_append_only() returns trigger language plpgsql set search_path = pg_catalog as ${sql.lit(body)}`.execute(
-        trx,
-      )
+      await sql`create or replace function audit_events_append_only() returns trigger language plpgsql set search_path \
+= pg_catalog as ${sql.lit(body)}`.execute(trx)
     })
     return
   }

@@ -17,7 +17,9 @@ function verifyMessage(to: string, link: string): MailMessage {
   return {
     to,
     subject: 'Verify your email address',
-    text: `Welcome to Petstore.\n\nOpen this link to verify your address (it works once, for 24 hours):\n\n${link}\n\nIf you did not sign up, ignore this message.${PORTAL_MAIL_SIGNATURE}`,
+    text:
+      `Welcome to Petstore.\n\nOpen this link to verify your address (it works once, for 24 ` +
+      `hours):\n\n${link}\n\nIf you did not sign up, ignore this message.${PORTAL_MAIL_SIGNATURE}`,
   }
 }
 

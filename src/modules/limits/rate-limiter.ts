@@ -41,7 +41,10 @@ export const keySubject = (keyId: string) => `key:${keyId}`
 const describeWindow = (w: WindowSpec) => `${w.limit} requests per ${w.name}`
 
 interface LimitEvents {
-  /** `limit`: what refused it (the account's `minute` or `day` window, the key's `ban`, the `address`'s limit); `plan`: the account's. */
+  /**
+   * `limit`: what refused it (the account's `minute` or `day` window, the key's `ban`, the `address`'s limit); `plan`:
+   * the account's.
+   */
   refused?: (
     reason: 'rate_limit_exceeded' | 'temporarily_banned',
     subject: 'account' | 'address',
@@ -108,14 +111,17 @@ export function createRateLimiter({
     if (result.bannedUntil !== undefined) {
       // The quota may be free again (a later minute) while the ban holds: the headers describe the ban.
       const ban = banHeaders(result.windows, result.bannedUntil, now, policyValue)
-      const message = `This API key is temporarily banned for repeating requests while rate limited; retry in ${ban.seconds} s.`
+      const message =
+        `This API key is temporarily banned for repeating requests while rate limited; ` + `retry in ${ban.seconds} s.`
       return {
         headers: ban.headers,
         refusal: { reason: 'temporarily_banned', message, retryAfterSeconds: ban.seconds },
       }
     }
     const headers = rateLimitHeaders(result.windows, now, policyValue)
-    const message = `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated requests while limited lead to a temporary ban.`
+    const message =
+      `Rate limit exceeded: ${describeWindow(retry.window)}. Retry in ${retry.seconds} s; repeated ` +
+      `requests while limited lead to a temporary ban.`
     return { headers, refusal: { reason: 'rate_limit_exceeded', message, retryAfterSeconds: retry.seconds } }
   }
 

@@ -18,7 +18,8 @@ import type { Deadline } from './redis-deadline.js'
 // minute: see redis.store.ts).
 // The script: ARGV[1] = number of requests, then each request's ARGV block; KEYS are each request's in turn.
 // Returns, per request: admitted, banned until (ms or 0), ban started (0/1), then the count of each window.
-const CONSUME_BATCH = `
+const CONSUME_BATCH =
+  `
 local GRACE_MS = 60000
 local function decide(kb, ab)
   local now = tonumber(ARGV[ab])
@@ -39,7 +40,8 @@ local function decide(kb, ab)
     out[1] = 1
     for i = 1, n do
       out[3 + i] = redis.call('INCR', KEYS[kb + i - 1])
-      if out[3 + i] == 1 then redis.call('PEXPIRE', KEYS[kb + i - 1], tonumber(ARGV[ab + 6 + i * 2]) - now + GRACE_MS) end
+      if out[3 + i] == 1 then redis.call('PEXPIRE', KEYS[kb + i - 1], tonumber(ARGV[ab + 6 + i * 2]) - now + ` +
+  `GRACE_MS) end
     end
     return out
   end

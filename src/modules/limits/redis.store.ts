@@ -21,7 +21,9 @@ import {
   type WindowState,
 } from './rate-limit.store.js'
 
-/** What a Redis that stops answering costs the requests that find out (one turn's; then the fallback's breaker opens). */
+/**
+ * What a Redis that stops answering costs the requests that find out (one turn's; then the fallback's breaker opens).
+ */
 const REDIS_COMMAND_TIMEOUT_MS = 50
 
 interface RedisStoreOptions {

@@ -35,7 +35,9 @@ export async function createRateLimitStore(
       // One line naming what is missing; the stack would say nothing more.
       if (!options.quiet) {
         log.warn(
-          `Redis is not reachable at start (${redisLocation(config.redisUrl!)}: ${err instanceof Error ? err.message : String(err)}): limiting per process at 1/${divisor} of each quota until it is`,
+          `Redis is not reachable ` +
+            `at start (${redisLocation(config.redisUrl!)}: ${err instanceof Error ? err.message : String(err)}): ` +
+            `limiting per process at 1/${divisor} of each quota until it is`,
         )
       }
       return false

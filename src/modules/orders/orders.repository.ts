@@ -132,7 +132,9 @@ export function createOrdersRepository({
       return row && toOrder(row)
     },
 
-    /** Up to `limit` live orders with id > afterId, by id; `lastId` is the page's last, `hasMore` whether more follow. */
+    /**
+     * Up to `limit` live orders with id > afterId, by id; `lastId` is the page's last, `hasMore` whether more follow.
+     */
     async page(input: {
       accountId: string
       status?: OrderStatus

@@ -89,7 +89,9 @@ export function createPlanRequests({
   const alreadyDecided = (r: PlanRequest) =>
     new PlanRequestError(
       'decided',
-      `This request was already ${r.state}${r.decidedBy ? ` by ${r.decidedBy}` : ''}${r.decidedAt ? ` at ${r.decidedAt}` : ''}; nothing was changed.`,
+      `This request was already ${r.state}${r.decidedBy ? ` by ${r.decidedBy}` : ''}${
+        r.decidedAt ? ` at ${r.decidedAt}` : ''
+      }; nothing was changed.`,
     )
 
   /** Declines; a request decided meanwhile by someone else is refused, and nothing changes. */
@@ -155,14 +157,16 @@ export function createPlanRequests({
         if (waiting.length >= PENDING_PER_ACCOUNT) {
           throw new PlanRequestError(
             'state',
-            `Your account has ${waiting.length} requests waiting for an operator, the most it may have. You can ask again once one is decided.`,
+            `Your account has ${waiting.length} requests waiting for an operator, the most it may have. You can ask ` +
+              `again once one is decided.`,
           )
         }
         const same = waiting.find((w) => w.plan === plan)
         if (same) {
           throw new PlanRequestError(
             'state',
-            `Your request for the ${same.plan} plan, sent on ${day(same.createdAt)}, is still waiting for an operator. You can ask again once it is decided.`,
+            `Your request for the ${same.plan} plan, sent on ${day(same.createdAt)}, is still waiting for an ` +
+              `operator. You can ask again once it is decided.`,
           )
         }
         await input.admit?.()
@@ -223,7 +227,8 @@ export function createPlanRequests({
             if (!isHigherPlan(request.plan, current.plan))
               throw new PlanRequestError(
                 'state',
-                `The account is already on the ${current.plan} plan, not below ${request.plan}: decline the request instead.`,
+                `The account is already on the ${current.plan} plan, not below ${request.plan}: decline the request ` +
+                  `instead.`,
               )
             if (!(await repo.decide(trx, request.id, decided))) {
               lost = true

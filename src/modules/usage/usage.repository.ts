@@ -94,9 +94,11 @@ export function createUsageRepository({ db, engine }: { db: Kysely<Database>; en
     ): Promise<Map<string, Counts>> {
       const at = sql.ref(period.column)
       const { rows } = await sql<{ at: string } & Record<(typeof COUNTS)[number], unknown>>`
-        select ${at} as at, sum(admitted) as admitted, sum(refused) as refused, sum(client_errors) as client_errors, sum(server_errors) as server_errors
+        select ${at} as at, sum(admitted) as admitted, sum(refused) as refused, sum(client_errors) as client_errors, \
+sum(server_errors) as server_errors
         from ${sql.table(period.table)}
-        where account_id = ${q.accountId} ${q.keyId === undefined ? sql`` : sql`and key_id = ${q.keyId}`} and ${at} >= ${q.from} and ${at} <= ${q.to}
+        where account_id = ${q.accountId} ${q.keyId === undefined ? sql`` : sql`and key_id = ${q.keyId}`} and ${at} \
+>= ${q.from} and ${at} <= ${q.to}
         group by ${at}`.execute(db)
       return new Map(
         rows.map((r) => [
