@@ -15,7 +15,8 @@ const number = (n: number) => n.toLocaleString('en-US')
 
 /** Which account this is about, at the top of every confirmation page. */
 const about = (account: Account) =>
-  html`<p>Account <strong>${account.name}</strong> (<code>${account.id}</code>), plan ${planText(account)}. State: ${stateText(account)}.</p>`
+  html`<p>Account <strong>${account.name}</strong> (<code>${account.id}</code>), plan ${planText(account)}. \
+State: ${stateText(account)}.</p>`
 
 function confirmForm(input: {
   csrf: string
@@ -25,15 +26,18 @@ function confirmForm(input: {
   danger?: boolean
   fields?: Html
 }): Html {
-  return html`<form method="post" action="${accountHref(input.account)}/${input.action}" class="stacked">${csrfField(input.csrf)}${input.fields ?? ''}
-<div class="row-actions"><button type="submit"${input.danger ? html` class="danger"` : ''}>${input.button}</button><a href="${accountHref(input.account)}">Cancel</a></div>
+  return html`<form method="post" action="${accountHref(input.account)}/${input.action}" \
+class="stacked">${csrfField(input.csrf)}${input.fields ?? ''}
+<div class="row-actions"><button type="submit"${input.danger ? html` class="danger"` : ''}>${input.button}</button><a \
+href="${accountHref(input.account)}">Cancel</a></div>
 </form>`
 }
 
 const planLabel = (plan: string) =>
   plan === 'enterprise'
     ? 'enterprise (its own quotas, below)'
-    : `${plan} (${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perMinute)} per minute, ${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perDay)} per day)`
+    : `${plan} (${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perMinute)} per minute, ` +
+      `${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perDay)} per day)`
 
 interface PlanValues {
   plan?: string
@@ -45,18 +49,26 @@ interface PlanValues {
 export function planPage(csrf: string, account: Account, values: PlanValues = {}): Html {
   const selected = values.plan ?? account.plan
   const quota = (name: 'per_minute' | 'per_day', label: string, value: string | undefined) =>
-    html`<div><label for="${name}">${label}</label><span class="hint" id="${name}-hint">Enterprise only (ignored for the other plans): a whole number from 1.</span>
-<input id="${name}" name="${name}" type="text" inputmode="numeric" maxlength="16" value="${value ?? ''}" aria-describedby="${name}-hint"></div>`
+    html`<div><label for="${name}">${label}</label><span class="hint" id="${name}-hint">Enterprise only (ignored for \
+the other plans): a whole number from 1.</span>
+<input id="${name}" name="${name}" type="text" inputmode="numeric" maxlength="16" value="${value ?? ''}" \
+aria-describedby="${name}-hint"></div>`
   const enterprise = account.plan === 'enterprise'
-  const fields = html`<div><label for="plan">Plan</label><select id="plan" name="plan">${PLANS.map((p) => html`<option value="${p}"${p === selected ? html` selected` : ''}>${planLabel(p)}</option>`)}</select></div>
+  const fields = html`<div><label for="plan">Plan</label><select id="plan" name="plan">${PLANS.map(
+    (p) => html`<option \
+value="${p}"${p === selected ? html` selected` : ''}>${planLabel(p)}</option>`,
+  )}</select></div>
 ${quota('per_minute', 'Requests per minute', values.perMinute ?? (enterprise ? String(account.quota.perMinute) : ''))}
 ${quota('per_day', 'Requests per day', values.perDay ?? (enterprise ? String(account.quota.perDay) : ''))}`
   return html`${notice('error', values.error)}${about(account)}
-<p>The new limits apply from the next request of any of its keys. The change is recorded in the audit log with your email.</p>
+<p>The new limits apply from the next request of any of its keys. The change is recorded in the audit log with your \
+email.</p>
 ${confirmForm({ csrf, account, action: 'plan', button: 'Change plan', fields })}`
 }
 
-/** Suspend and Delete account: a reason is required; it goes into the audit log (and, for a suspension, to the owner). */
+/**
+ * Suspend and Delete account: a reason is required; it goes into the audit log (and, for a suspension, to the owner).
+ */
 export function reasonPage(
   csrf: string,
   account: Account,
@@ -65,20 +77,26 @@ export function reasonPage(
 ): Html {
   const what =
     kind === 'suspend'
-      ? html`<p>Suspending refuses every API and messages request with any of its keys (403 <code>account_suspended</code>) on every instance from the next request on. Its keys are kept as they are: reactivating restores them. The owner can still log in to the portal and sees the reason.</p>`
-      : html`<p><strong>Deleting cannot be undone.</strong> Every key is revoked, the portal user and its sessions are removed (the address can sign up again), and its pets, orders and messages are removed within a day.</p>`
+      ? html`<p>Suspending refuses every API and messages request with any of its keys (403 \
+<code>account_suspended</code>) on every instance from the next request on. Its keys are kept as they are: \
+reactivating restores them. The owner can still log in to the portal and sees the reason.</p>`
+      : html`<p><strong>Deleting cannot be undone.</strong> Every key is revoked, the portal user and its sessions are \
+removed (the address can sign up again), and its pets, orders and messages are removed within a day.</p>`
   const hint =
     kind === 'suspend'
       ? "Kept in the audit log and shown to the account's owner in the portal."
       : 'Kept in the audit log.'
-  const fields = html`<div><label for="reason">Reason</label><span class="hint" id="reason-hint">${hint} At most ${REASON_MAX} characters.</span>
-<input id="reason" name="reason" type="text" required maxlength="${REASON_MAX}" value="${values.reason ?? ''}" aria-describedby="reason-hint"${values.error ? html` aria-invalid="true"` : ''} autofocus></div>`
+  const fields = html`<div><label for="reason">Reason</label><span class="hint" id="reason-hint">${hint} At \
+most ${REASON_MAX} characters.</span>
+<input id="reason" name="reason" type="text" required maxlength="${REASON_MAX}" value="${values.reason ?? ''}" \
+aria-describedby="reason-hint"${values.error ? html` aria-invalid="true"` : ''} autofocus></div>`
   return html`${notice('error', values.error)}${about(account)}${what}
 ${confirmForm({ csrf, account, action: kind, button: kind === 'suspend' ? 'Suspend' : 'Delete account', danger: true, fields })}`
 }
 
 export function reactivatePage(csrf: string, account: Account): Html {
-  return html`${about(account)}<p>Reactivating lets its keys work again as they were before the suspension (a key revoked meanwhile stays revoked).</p>
+  return html`${about(account)}<p>Reactivating lets its keys work again as they were before the suspension (a key \
+revoked meanwhile stays revoked).</p>
 ${confirmForm({ csrf, account, action: 'reactivate', button: 'Reactivate' })}`
 }
 
@@ -86,7 +104,8 @@ const keyAbout = (key: ApiKeyInfo) =>
   html`<strong class="key-name">${keyLabel(key)}</strong> (<code>${key.prefix}…</code>, id <code>${key.id}</code>)`
 
 export function revokePage(csrf: string, account: Account, key: ApiKeyInfo): Html {
-  return html`${about(account)}<p>Revoking ${keyAbout(key)} refuses it from its next request on, on every instance. This cannot be undone: its owner can create a new key.</p>
+  return html`${about(account)}<p>Revoking ${keyAbout(key)} refuses it from its next request on, on every instance. \
+This cannot be undone: its owner can create a new key.</p>
 ${confirmForm({ csrf, account, action: `keys/${encodeURIComponent(key.id)}/revoke`, button: 'Revoke', danger: true })}`
 }
 
@@ -95,11 +114,13 @@ export function liftBanPage(csrf: string, account: Account, key: ApiKeyInfo, unt
     until === undefined
       ? html`It is not banned now (the ban may have ended).`
       : html`It is banned until ${when(until)} for sending too many refused requests.`
-  return html`${about(account)}<p>${keyAbout(key)}: ${state}</p><p>Lifting the ban admits the key again at once, within its quota.</p>
+  return html`${about(account)}<p>${keyAbout(key)}: ${state}</p><p>Lifting the ban admits the key again at once, \
+within its quota.</p>
 ${confirmForm({ csrf, account, action: `keys/${encodeURIComponent(key.id)}/unban`, button: 'Lift ban' })}`
 }
 
 export function resendPage(csrf: string, account: Account, user: PortalUserSummary): Html {
-  return html`${about(account)}<p>A fresh verification link (valid 24 hours) is mailed to <strong>${user.email}</strong>; earlier links stop working. At most one link a minute is sent.</p>
+  return html`${about(account)}<p>A fresh verification link (valid 24 hours) is mailed to \
+<strong>${user.email}</strong>; earlier links stop working. At most one link a minute is sent.</p>
 ${confirmForm({ csrf, account, action: 'verification', button: 'Resend verification' })}`
 }

@@ -14,13 +14,15 @@ function changes(e: AuditEvent): Html {
 export function auditTable(events: AuditEvent[]): Html {
   if (events.length === 0) return html`<p class="muted">No audit entries for this account.</p>`
   const rows = events.map(
-    (
-      e,
-    ) => html`<tr><td class="when">${e.at.slice(0, 19).replace('T', ' ')} UTC</td><td>${actorText(e.actor)}</td><td>${e.actor.address ?? none}</td>
-<th scope="row">${e.action}</th><td>${e.target === null ? none : `${e.target.kind} ${e.target.id}`}</td><td>${changes(e)}</td></tr>`,
+    (e) => html`<tr><td class="when">${e.at.slice(0, 19).replace('T', ' ')} UTC</td><td>${actorText(e.actor)}</td>\
+<td>${e.actor.address ?? none}</td>
+<th scope="row">${e.action}</th><td>${e.target === null ? none : `${e.target.kind} ${e.target.id}`}</td>\
+<td>${changes(e)}</td></tr>`,
   )
   // Wide: it scrolls sideways in its own box (focusable, so the keyboard can scroll it), never the page.
-  return html`<div class="table-scroll" role="region" aria-labelledby="account-audit-caption" tabindex="0"><table class="audit"><caption id="account-audit-caption">The account's latest audit entries, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Address</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Changes</th></tr></thead>
+  return html`<div class="table-scroll" role="region" aria-labelledby="account-audit-caption" tabindex="0"><table \
+class="audit"><caption id="account-audit-caption">The account's latest audit entries, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Address</th><th scope="col">Action</th>\
+<th scope="col">Target</th><th scope="col">Changes</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
 }

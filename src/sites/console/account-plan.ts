@@ -18,7 +18,8 @@ export function parsePlan(
   if (minute === undefined || day === undefined) {
     return {
       problem:
-        'The enterprise plan needs its own quotas: requests per minute and requests per day, each a whole number from 1.',
+        'The enterprise plan needs its own quotas: requests per minute and requests per day, each a whole ' +
+        'number from 1.',
     }
   }
   if (minute > day) return { problem: 'Requests per minute cannot be more than requests per day.' }

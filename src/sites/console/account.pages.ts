@@ -61,7 +61,11 @@ export function stateText(account: Account): Html {
 
 function emailText(user: PortalUserSummary | undefined, account: Account): Html {
   if (!user)
-    return html`<span class="muted">${account.deletedAt === null ? 'None: the account was made with the CLI (no portal user)' : 'None: removed with the account'}</span>`
+    return html`<span class="muted">${
+      account.deletedAt === null
+        ? 'None: the account was made with the CLI (no portal user)'
+        : 'None: removed with the account'
+    }</span>`
   const verified =
     user.verifiedAt === null ? html`<strong>not verified</strong>` : html`verified on ${when(user.verifiedAt)}`
   return html`${user.email} (${verified})`
@@ -73,7 +77,13 @@ const actionButton = (
   label: string,
   options: { describedBy?: string; danger?: boolean; small?: boolean } = {},
 ): Html =>
-  html`<form method="get" action="${href}"><button type="submit" class="${options.small ? 'small ' : ''}${options.danger ? 'danger' : 'secondary'}"${options.describedBy ? html` aria-describedby="${options.describedBy}"` : ''}>${label}</button></form>`
+  html`<form method="get" action="${href}"><button type="submit" \
+class="${options.small ? 'small ' : ''}${options.danger ? 'danger' : 'secondary'}"${
+    options.describedBy
+      ? html` \
+aria-describedby="${options.describedBy}"`
+      : ''
+  }>${label}</button></form>`
 
 function accountActions(ctx: ConsolePageContext, view: AccountView): Html {
   const { account, user } = view
@@ -108,27 +118,36 @@ function keysTable(ctx: ConsolePageContext, view: AccountView): Html {
   const rows = view.keys.map((k) => {
     const until = view.bans.get(k.id)
     const state = shownState(k)
-    return html`<tr><th scope="row" id="key-${k.id}" class="key-name">${keyLabel(k)}</th><td data-label="Key"><code>${k.prefix}…</code></td>
-<td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
-<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k)}<td data-label="State"><span class="state-${state}">${state}</span>${until ? html`, <strong>banned</strong> until ${when(until)}` : ''}</td>
+    return html`<tr><th scope="row" id="key-${k.id}" class="key-name">${keyLabel(k)}</th><td data-label="Key">\
+<code>${k.prefix}…</code></td>
+<td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last \
+used">${whenCell(k.lastUsedAt, 'never')}</td>
+<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k)}<td data-label="State"><span \
+class="state-${state}">${state}</span>${until ? html`, <strong>banned</strong> until ${when(until)}` : ''}</td>
 <td class="actions">${keyActions(ctx, view, k)}</td></tr>`
   })
   return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only.</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Permissions</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th>\
+<th scope="col">Expires</th><th scope="col">Permissions</th><th scope="col">State</th><th scope="col">Actions</th></tr>\
+</thead>
 <tbody>${rows}</tbody></table>`
 }
 
 function bansList(view: AccountView): Html {
   const banned = view.keys.filter((k) => view.bans.has(k.id))
   if (banned.length === 0) return html`<p>No key is banned now.</p>`
-  return html`<ul>${banned.map((k) => html`<li>${keyLabel(k)} (<code>${k.prefix}…</code>): banned until ${when(view.bans.get(k.id)!)} for sending too many refused requests.</li>`)}</ul>`
+  return html`<ul>${banned.map(
+    (k) => html`<li>${keyLabel(k)} (<code>${k.prefix}…</code>): banned \
+until ${when(view.bans.get(k.id)!)} for sending too many refused requests.</li>`,
+  )}</ul>`
 }
 
 export function accountPage(ctx: ConsolePageContext, view: AccountView): Html {
   const { account } = view
   const counts = view.windows.map(
     (w) =>
-      html`<tr><th scope="row">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</th><td>${number(w.used)} of ${number(w.limit)} requests</td></tr>`,
+      html`<tr><th scope="row">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</th><td>${number(w.used)} \
+of ${number(w.limit)} requests</td></tr>`,
   )
   return html`${view.done ? notice('success', DONE_MESSAGES[view.done as Done]) : ''}
 <h2 id="summary">Account</h2>

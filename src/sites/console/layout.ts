@@ -1,5 +1,6 @@
 // The frame of every console page (src/web/layout.ts): the console's stylesheet and icon, its navigation
-// (Overview, Accounts, Plan requests, Audit log; Operators for admins) and the signed-in operator's email, role and Log out.
+// (Overview, Accounts, Plan requests, Audit log; Operators for admins) and the signed-in operator's email, role and Log
+// out.
 import type { Operator } from '../../modules/operators/operator.js'
 import { html, type Html } from '../kit/html.js'
 import { documentPage, logoutForm, navLink } from '../kit/layout.js'
@@ -40,7 +41,8 @@ function navigation(ctx: ConsolePageContext): Html {
     ${logoutForm('/console/logout', operator.email, ctx.csrf, html`<span class="role">${operator.role}</span>`)}</nav>`
 }
 
-const footer = html`<footer class="site"><p class="muted">Petstore operator console. Every change made here is recorded in the audit log with your email and address.</p></footer>`
+const footer = html`<footer class="site"><p class="muted">Petstore operator console. Every change made here is \
+recorded in the audit log with your email and address.</p></footer>`
 
 const assets = { css: '/console/assets/console.css', icon: '/console/assets/favicon.svg' }
 const brand = { href: '/console', name: 'Petstore', tagline: 'operator console' }

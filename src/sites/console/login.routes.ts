@@ -29,9 +29,14 @@ function loginForm(csrf: string, values: { email?: string; next?: string; error?
     values.next && values.next !== '/console' ? html`<input type="hidden" name="next" value="${values.next}">` : ''
   return html`${notice('error', values.error)}
 <form method="post" action="/console/login" class="stacked">${csrfField(csrf)}${next}
-<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${values.email ?? ''}"${values.error ? '' : html` autofocus`}></div>
-<div><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required></div>
-<div><label for="code">Code</label><span class="hint" id="code-hint">The 6-digit code of your authenticator app, or one of your recovery codes.</span><input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="64" spellcheck="false" autocapitalize="none" aria-describedby="code-hint"></div>
+<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required \
+value="${values.email ?? ''}"${values.error ? '' : html` autofocus`}></div>
+<div><label for="password">Password</label><input id="password" name="password" type="password" \
+autocomplete="current-password" required></div>
+<div><label for="code">Code</label><span class="hint" id="code-hint">The 6-digit code of your authenticator app, or \
+one of your recovery codes.</span><input id="code" name="code" type="text" inputmode="text" \
+autocomplete="one-time-code" required maxlength="64" spellcheck="false" autocapitalize="none" \
+aria-describedby="code-hint"></div>
 <div><button type="submit">Log in</button></div>
 </form>`
 }

@@ -41,7 +41,8 @@ export async function requestsRoutes(app: FastifyInstance, c: OperatorConsole): 
       throw refusal(
         new PlanRequestError(
           'decided',
-          `This request was already ${request.state}${request.decidedBy ? ` by ${request.decidedBy}` : ''}; nothing was changed.`,
+          `This request was already ${request.state}${request.decidedBy ? ` by ${request.decidedBy}` : ''}; nothing ` +
+            `was changed.`,
         ),
       )
     return request

@@ -24,7 +24,8 @@ import {
 
 const TITLE = 'Set up your operator account'
 const WRONG_CODE =
-  "That code does not match. Enter the 6-digit code your authenticator app shows now (check that the phone's clock is right)."
+  "That code does not match. Enter the 6-digit code your authenticator app shows now (check that the phone's clock " +
+  'is right).'
 
 export async function setupRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()

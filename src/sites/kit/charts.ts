@@ -36,7 +36,8 @@ function bars(points: UsagePoint[], max: number): Html[] {
       if (p[field] === 0) return ''
       const height = (p[field] / max) * plotHeight
       top -= height
-      return html`<rect class="${css}" x="${x}" y="${top.toFixed(1)}" width="${width}" height="${height.toFixed(1)}"></rect>`
+      return html`<rect class="${css}" x="${x}" y="${top.toFixed(1)}" width="${width}" height="${height.toFixed(1)}">\
+</rect>`
     })}`
   })
 }
@@ -47,8 +48,12 @@ function table(points: UsagePoint[], label: (at: string) => string): Html {
   return html`<table class="usage-numbers"><thead><tr><th scope="col">Time (UTC)</th>${OUTCOMES.map(
     (o) => html`<th scope="col">${o.name} <span class="hint">${o.detail}</span></th>`,
   )}</tr></thead>
-<tbody>${rows.map((p) => html`<tr><th scope="row">${label(p.at)}</th>${OUTCOMES.map((o) => html`<td>${p[o.field]}</td>`)}</tr>`)}</tbody>
-<tfoot><tr><th scope="row">Total</th>${OUTCOMES.map((o) => html`<td>${sum(points, o.field)}</td>`)}</tr></tfoot></table>`
+<tbody>${rows.map(
+    (p) => html`<tr><th \
+scope="row">${label(p.at)}</th>${OUTCOMES.map((o) => html`<td>${p[o.field]}</td>`)}</tr>`,
+  )}</tbody>
+<tfoot><tr><th scope="row">Total</th>${OUTCOMES.map((o) => html`<td>${sum(points, o.field)}</td>`)}</tr></tfoot>\
+</table>`
 }
 
 export function barChart(input: {
@@ -62,9 +67,16 @@ export function barChart(input: {
   const max = Math.max(1, ...points.map(totalOf))
   const first = points[0]
   const last = points.at(-1)
-  const axis = html`<line class="axis" x1="${LEFT}" y1="${HEIGHT - BOTTOM}" x2="${WIDTH}" y2="${HEIGHT - BOTTOM}"></line>
-<text x="${LEFT - 6}" y="${TOP + 10}" text-anchor="end">${max}</text><text x="${LEFT - 6}" y="${HEIGHT - BOTTOM}" text-anchor="end">0</text>
-${first ? html`<text x="${LEFT}" y="${HEIGHT - 6}">${input.label(first.at)}</text>` : ''}${last ? html`<text x="${WIDTH}" y="${HEIGHT - 6}" text-anchor="end">${input.label(last.at)}</text>` : ''}`
+  const axis = html`<line class="axis" x1="${LEFT}" y1="${HEIGHT - BOTTOM}" x2="${WIDTH}" y2="${HEIGHT - BOTTOM}">\
+</line>
+<text x="${LEFT - 6}" y="${TOP + 10}" text-anchor="end">${max}</text><text x="${LEFT - 6}" y="${HEIGHT - BOTTOM}" \
+text-anchor="end">0</text>
+${first ? html`<text x="${LEFT}" y="${HEIGHT - 6}">${input.label(first.at)}</text>` : ''}${
+  last
+    ? html`<text \
+x="${WIDTH}" y="${HEIGHT - 6}" text-anchor="end">${input.label(last.at)}</text>`
+    : ''
+}`
   const [success, clientErrors, refused, serverErrors] = OUTCOMES.map((o) => sum(points, o.field)) as [
     number,
     number,
@@ -72,11 +84,18 @@ ${first ? html`<text x="${LEFT}" y="${HEIGHT - 6}">${input.label(first.at)}</tex
     number,
   ]
   // "N admitted, M refused." first: admitted is what the limiter let through (the quota's view of the same requests).
-  const description = `${input.caption}: ${success + clientErrors + serverErrors} admitted, ${refused} refused. By outcome: ${success} succeeded, ${count(clientErrors, 'client error')} (4xx), ${refused} refused by the limit (429), ${count(serverErrors, 'server error')} (5xx).`
+  const description =
+    `${input.caption}: ${success + clientErrors + serverErrors} admitted, ${refused} refused. By ` +
+    `outcome: ${success} succeeded, ${count(clientErrors, 'client error')} (4xx), ${refused} refused by the ` +
+    `limit (429), ${count(serverErrors, 'server error')} (5xx).`
   return html`<figure class="chart">
 <figcaption>${input.caption}</figcaption>
-<div class="legend" aria-hidden="true">${OUTCOMES.map((o) => html`<span><span class="swatch ${o.css}"></span>${o.name} (${o.detail})</span>`)}</div>
-<svg role="img" viewBox="0 0 ${WIDTH} ${HEIGHT}" aria-labelledby="${id}-title" aria-describedby="${id}-desc" xmlns="http://www.w3.org/2000/svg">
+<div class="legend" aria-hidden="true">${OUTCOMES.map(
+    (o) => html`<span><span class="swatch ${o.css}"></span>${o.name} \
+(${o.detail})</span>`,
+  )}</div>
+<svg role="img" viewBox="0 0 ${WIDTH} ${HEIGHT}" aria-labelledby="${id}-title" aria-describedby="${id}-desc" \
+xmlns="http://www.w3.org/2000/svg">
 <title id="${id}-title">${input.name}</title><desc id="${id}-desc">${description}</desc>
 ${axis}${bars(points, max)}</svg>
 <details><summary>The numbers</summary>${table(points, input.label)}</details>

@@ -17,7 +17,9 @@ export const navLink = (current: string | undefined, href: string, label: string
 
 /** The signed-in person's address (cut with an ellipsis, whole in its title) and the Log out button. */
 export const logoutForm = (action: string, email: string, csrf: string, extra: Html = html``): Html =>
-  html`<form method="post" action="${action}" class="logout"><span class="who" title="${email}">${email}</span>${extra}${csrfField(csrf)}<button type="submit" class="secondary">Log out</button></form>`
+  html`<form method="post" action="${action}" class="logout"><span class="who" \
+title="${email}">${email}</span>${extra}${csrfField(csrf)}<button type="submit" class="secondary">Log out</button>\
+</form>`
 
 interface DocumentFrame {
   /** Appended to every page title: `Log in · <site>`. */
@@ -46,7 +48,8 @@ export function documentPage(frame: DocumentFrame, title: string, content: Html)
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="site"><a class="brand" href="${frame.brand.href}">${frame.brand.name} <span>${frame.brand.tagline}</span></a>${frame.navigation}</header>
+<header class="site"><a class="brand" href="${frame.brand.href}">${frame.brand.name} \
+<span>${frame.brand.tagline}</span></a>${frame.navigation}</header>
 <main id="main" tabindex="-1">
 <h1>${title}</h1>
 ${content}

@@ -6,4 +6,6 @@ import { hasAllScopes } from '../../modules/accounts/key-scopes.js'
 import { html, type Html } from './html.js'
 
 export const scopesCell = (key: Pick<ApiKeyInfo, 'scopes'>, control: Html | '' = ''): Html =>
-  html`<td data-label="Permissions">${hasAllScopes(key.scopes) ? 'All' : html`${key.scopes.map((s, i) => html`${i > 0 ? ', ' : ''}<code>${s}</code>`)}`}${control}</td>`
+  html`<td data-label="Permissions">\
+${hasAllScopes(key.scopes) ? 'All' : html`${key.scopes.map((s, i) => html`${i > 0 ? ', ' : ''}<code>${s}</code>`)}`}\
+${control}</td>`

@@ -18,12 +18,15 @@ import type { OutageLog } from '../../ops/outage-log.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'"
 
 const CLIENT_ERROR_TITLES: Record<number, string> = { 400: 'Request not understood', 429: 'Too many requests' }
 const NOT_A_FORM =
-  'This page takes a form sent by a browser (application/x-www-form-urlencoded), nothing else. Go back, reload the page and try again.'
-const TOO_LARGE = `The form was larger than ${FORM_BODY_LIMIT_BYTES / 1024} KiB. Go back, shorten what you entered and try again.`
+  'This page takes a form sent by a browser (application/x-www-form-urlencoded), nothing else. Go back, reload the ' +
+  'page and try again.'
+const TOO_LARGE =
+  `The form was larger than ${FORM_BODY_LIMIT_BYTES / 1024} KiB. ` + `Go back, shorten what you entered and try again.`
 
 interface SiteScope<User extends { id: string }> {
   /** The site as error pages name it ('portal', 'console'). */
@@ -122,7 +125,9 @@ export async function siteScope<User extends { id: string }>(
       )
     if (error instanceof PageError) return show(error.status, error.title, error.message).headers(error.headers)
     if (error instanceof TooManyLogins) {
-      const message = `Too many failed log-ins ${error.whose}. Wait ${Math.ceil(error.retryAfterSeconds / 60)} minutes before trying again${error.advice}.`
+      const message =
+        `Too many failed log-ins ${error.whose}. ` +
+        `Wait ${Math.ceil(error.retryAfterSeconds / 60)} minutes before trying again${error.advice}.`
       return show(429, 'Too many attempts', message).headers({ 'retry-after': String(error.retryAfterSeconds) })
     }
     // Refused before the route by what every listener checks (a repeated query parameter, two Host headers, an
@@ -159,7 +164,8 @@ export async function siteScope<User extends { id: string }>(
       site.page(
         frameOf(request),
         'Page not found',
-        html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="${site.bounds.home}">Go to the ${site.name}</a></p>`,
+        html`<p>There is no page at ${request.url.split('?')[0]}.</p><p><a href="${site.bounds.home}">Go to \
+the ${site.name}</a></p>`,
       ),
     )
   })

@@ -6,6 +6,12 @@ import { html, type Html } from './html.js'
 
 /** `subject`: whose requests, as the captions name them ("all keys", "key production"). */
 export function usageCharts(input: { perMinute: UsagePoint[]; perDay: UsagePoint[]; subject: string }): Html {
-  return html`${barChart({ id: 'minute', name: 'Requests per minute', caption: `Requests per minute, last hour, ${input.subject}`, points: input.perMinute, label: (at) => at.slice(11, 16) })}
+  return html`${barChart({
+    id: 'minute',
+    name: 'Requests per minute',
+    caption: `Requests per minute, last hour, ${input.subject}`,
+    points: input.perMinute,
+    label: (at) => at.slice(11, 16),
+  })}
 ${barChart({ id: 'day', name: 'Requests per day', caption: `Requests per day, last 30 days, ${input.subject}`, points: input.perDay, label: (at) => at.slice(5, 10) })}`
 }

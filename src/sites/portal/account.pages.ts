@@ -5,17 +5,21 @@ import { csrfField, notice } from './layout.js'
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../kernel/passwords.js'
 
 const emailField = (email = '', autofocus = true) =>
-  html`<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${email}"${autofocus ? html` autofocus` : ''}></div>`
+  html`<div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" \
+required maxlength="254" value="${email}"${autofocus ? html` autofocus` : ''}></div>`
 
 /** A password field; a new password's field says the rules (every form that sets a password uses this one). */
 export function passwordInput(id: string, name: string, label: string, isNew = false): Html {
   const hint = isNew
-    ? html`<span class="hint" id="${id}-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything resembling your email address or the product's name.</span>`
+    ? html`<span class="hint" id="${id}-hint">${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words \
+make a strong one. Refused: common or easy-to-guess passwords, repeated or sequential characters, and anything \
+resembling your email address or the product's name.</span>`
     : ''
   const rules = isNew
     ? html` minlength="${PASSWORD_MIN}" maxlength="${PASSWORD_MAX}" aria-describedby="${id}-hint"`
     : ''
-  return html`<div><label for="${id}">${label}</label>${hint}<input id="${id}" name="${name}" type="password" required autocomplete="${isNew ? 'new-password' : 'current-password'}"${rules}></div>`
+  return html`<div><label for="${id}">${label}</label>${hint}<input id="${id}" name="${name}" type="password" required \
+autocomplete="${isNew ? 'new-password' : 'current-password'}"${rules}></div>`
 }
 
 const passwordField = (label: 'Password' | 'New password', isNew: boolean): Html =>
@@ -35,7 +39,8 @@ ${passwordField('Password', true)}
 /** The same page whether the address was new or already had an account: it tells nobody which. */
 export const checkEmailPage = (email: string): Html =>
   html`<p>We sent a message to <strong>${email}</strong>. Open the link in it to finish (it works for 24 hours).</p>
-<p class="muted">Nothing arrived after a few minutes? Look in your spam folder, or <a href="/portal/signup">try again</a>.</p>`
+<p class="muted">Nothing arrived after a few minutes? Look in your spam folder, or <a href="/portal/signup">try \
+again</a>.</p>`
 
 export function loginForm(
   csrf: string,
@@ -53,7 +58,8 @@ ${passwordField('Password', false)}
 }
 
 export const tokenForm = (csrf: string, action: string, token: string, button: string, intro: string): Html =>
-  html`<p>${intro}</p><form method="post" action="${action}" class="stacked">${csrfField(csrf)}<input type="hidden" name="token" value="${token}"><div><button type="submit">${button}</button></div></form>`
+  html`<p>${intro}</p><form method="post" action="${action}" class="stacked">${csrfField(csrf)}<input type="hidden" \
+name="token" value="${token}"><div><button type="submit">${button}</button></div></form>`
 
 export const linkUnusable = (again: Html): Html =>
   html`${notice('error', 'This link has expired or was already used.')}<p>${again}</p>`
@@ -68,11 +74,13 @@ ${emailField(input.email)}
 }
 
 export const resetRequestedPage = (email: string): Html =>
-  html`<p>If an account exists for <strong>${email}</strong>, we sent it a link to choose a new password. The link works for 1 hour.</p>`
+  html`<p>If an account exists for <strong>${email}</strong>, we sent it a link to choose a new password. The link \
+works for 1 hour.</p>`
 
 export function newPasswordForm(csrf: string, token: string, error?: string): Html {
   return html`${notice('error', error)}
-<form method="post" action="/portal/reset" class="stacked">${csrfField(csrf)}<input type="hidden" name="token" value="${token}">
+<form method="post" action="/portal/reset" class="stacked">${csrfField(csrf)}<input type="hidden" name="token" \
+value="${token}">
 ${passwordField('New password', true)}
 <div><button type="submit">Set new password</button></div>
 </form>`

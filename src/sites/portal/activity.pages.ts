@@ -159,17 +159,23 @@ export function activityPage(input: {
   first: boolean
 }): Html {
   if (input.entries.length === 0)
-    return html`<p class="muted">${input.first ? 'Nothing recorded yet.' : 'No older entries.'} <a href="/portal/activity">Newest entries</a></p>`
+    return html`<p class="muted">${input.first ? 'Nothing recorded yet.' : 'No older entries.'} <a \
+href="/portal/activity">Newest entries</a></p>`
   const rows = input.entries.map((e) => {
     const details = detailText(e, input.keys)
-    return html`<tr><td class="when" data-label="When">${whenCell(e.at, '—')}</td><th scope="row" data-label="What">${actionText(e.action)}</th>
-<td class="details" data-label="Details">${details.map((d, i) => html`${i > 0 ? html`<br>` : ''}${lines(d)}`)}</td>${actorCells(e, input.accountId)}</tr>`
+    return html`<tr><td class="when" data-label="When">${whenCell(e.at, '—')}</td><th scope="row" \
+data-label="What">${actionText(e.action)}</th>
+<td class="details" data-label="Details">${details.map((d, i) => html`${i > 0 ? html`<br>` : ''}${lines(d)}`)}</td>\
+${actorCells(e, input.accountId)}</tr>`
   })
   const paging =
     input.first && !input.older
       ? ''
-      : html`<p class="row-actions">${input.first ? '' : html`<a href="/portal/activity">Newest entries</a>`}${input.older ? html`<a href="/portal/activity?before=${input.older}">Older entries</a>` : ''}</p>`
-  return html`<p class="muted">Every change to your account and its keys, by you or by an operator, newest first. Times are UTC.</p>
-<table class="activity cards"><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">By</th><th scope="col">From</th></tr></thead>
+      : html`<p class="row-actions">${input.first ? '' : html`<a href="/portal/activity">Newest entries</a>`}\
+${input.older ? html`<a href="/portal/activity?before=${input.older}">Older entries</a>` : ''}</p>`
+  return html`<p class="muted">Every change to your account and its keys, by you or by an operator, newest first. \
+Times are UTC.</p>
+<table class="activity cards"><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th>\
+<th scope="col">By</th><th scope="col">From</th></tr></thead>
 <tbody>${rows}</tbody></table>${paging}`
 }

@@ -32,19 +32,27 @@ export function chosenScopes(body: { scopes?: string | string[]; preset?: string
 function checkboxes(offered: readonly Scope[], checked: readonly string[]): Html {
   return html`<input type="hidden" name="scopes" value="">${offered.map(
     (scope) =>
-      html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${checked.includes(scope) ? html` checked` : ''} aria-describedby="hint-${scope.replace(':', '-')}"> <code>${scope}</code> <span class="hint" id="hint-${scope.replace(':', '-')}">${SCOPE_HINTS[scope]}</span></label>`,
+      html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${
+        checked.includes(scope)
+          ? html` \
+checked`
+          : ''
+      } aria-describedby="hint-${scope.replace(':', '-')}"> <code>${scope}</code> <span class="hint" \
+id="hint-${scope.replace(':', '-')}">${SCOPE_HINTS[scope]}</span></label>`,
   )}`
 }
 
 /** The create form's group; `checked`: the boxes ticked (every scope when the form is new). */
 export function permissionsGroup(checked: readonly string[] = SCOPES): Html {
   return html`<fieldset class="permissions"><legend>Permissions</legend>
-<span class="hint">What the key may do. Leave them all for a key that can do everything your account can; a key's permissions can be narrowed later, never widened.</span>
+<span class="hint">What the key may do. Leave them all for a key that can do everything your account can; a key's \
+permissions can be narrowed later, never widened.</span>
 ${checkboxes(SCOPES, checked)}</fieldset>`
 }
 
 /** The create form's buttons: Create (the boxes as ticked) and the read-only shortcut. */
-export const createButtons = html`<button type="submit">Create</button><button type="submit" class="secondary" name="preset" value="${READ_ONLY_PRESET}">Create read-only key</button>`
+export const createButtons = html`<button type="submit">Create</button><button type="submit" class="secondary" \
+name="preset" value="${READ_ONLY_PRESET}">Create read-only key</button>`
 
 /**
  * The table's way to the narrowing page, under the key's scopes: for an active key with more than one scope (one is
@@ -61,8 +69,11 @@ export function restrictForm(
   key: ApiKeyInfo & { displayName: string },
   input: { checked?: readonly string[]; error?: string } = {},
 ): Html {
-  return html`${notice('error', input.error)}<p>Choose what <strong class="key-name">${key.displayName}</strong> (<code>${key.prefix}…</code>) may keep doing. Untick a permission to take it away: the next request with the key is judged by the new set. Permissions cannot be added back; for more, create a new key.</p>
+  return html`${notice('error', input.error)}<p>Choose what <strong class="key-name">${key.displayName}</strong> \
+(<code>${key.prefix}…</code>) may keep doing. Untick a permission to take it away: the next request with the key is \
+judged by the new set. Permissions cannot be added back; for more, create a new key.</p>
 <form method="post" action="/portal/keys/${key.id}/restrict" class="stacked">${csrfField(csrf)}
-<fieldset class="permissions"><legend>Permissions</legend>${checkboxes(key.scopes, input.checked ?? key.scopes)}</fieldset>
+<fieldset class="permissions">\
+<legend>Permissions</legend>${checkboxes(key.scopes, input.checked ?? key.scopes)}</fieldset>
 <div class="row-actions"><button type="submit">Save permissions</button><a href="/portal/keys">Cancel</a></div></form>`
 }

@@ -16,15 +16,18 @@ export interface PageContext {
 
 function navigation(ctx: PageContext): Html {
   if (!ctx.email)
-    return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a href="/portal/signup">Sign up</a></li></ul></nav>`
+    return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a \
+href="/portal/signup">Sign up</a></li></ul></nav>`
   const link = (href: string, label: string) => navLink(ctx.path, href, label)
   return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>
     ${logoutForm('/portal/logout', ctx.email, ctx.csrf)}</nav>`
 }
 
 // The API's own documents, for integrators: the same links GET /v1 lists (src/app.ts registers both).
-const footer = html`<footer class="site"><nav aria-label="API documentation"><span class="product">Petstore API</span><ul>
-<li><a href="/docs">API reference</a></li><li><a href="/v1/openapi.json">OpenAPI document</a> <span class="muted">(JSON)</span></li></ul></nav></footer>`
+const footer = html`<footer class="site"><nav aria-label="API documentation"><span class="product">Petstore API</span>\
+<ul>
+<li><a href="/docs">API reference</a></li><li><a href="/v1/openapi.json">OpenAPI document</a> <span \
+class="muted">(JSON)</span></li></ul></nav></footer>`
 
 const assets = { css: '/portal/assets/portal.css', js: '/portal/assets/portal.js', icon: '/portal/assets/favicon.svg' }
 const brand = { href: '/portal/keys', name: 'Petstore', tagline: 'developer portal' }

@@ -14,7 +14,8 @@ export function alreadyRegisteredMessage(to: string, loginLink: string, resetLin
     subject: 'You already have an account',
     text:
       `Someone (perhaps you) tried to sign up with this address, but you already have a Petstore account.\n\n` +
-      `Log in:\n\n${loginLink}\n\nForgot your password? Choose a new one:\n\n${resetLink}\n\nIf it was not you, ignore this message: nothing changed.${signature}`,
+      `Log in:\n\n${loginLink}\n\nForgot your password? Choose a new one:\n\n${resetLink}\n\nIf it was not you, ` +
+      `ignore this message: nothing changed.${signature}`,
   }
 }
 
@@ -22,7 +23,9 @@ export function resetMessage(to: string, link: string): MailMessage {
   return {
     to,
     subject: 'Reset your password',
-    text: `Open this link to choose a new password (it works once, for 1 hour):\n\n${link}\n\nIf you did not ask for it, ignore this message: your password is unchanged.${signature}`,
+    text:
+      `Open this link to choose a new password (it works once, for 1 hour):\n\n${link}\n\nIf you did not ask for ` +
+      `it, ignore this message: your password is unchanged.${signature}`,
   }
 }
 

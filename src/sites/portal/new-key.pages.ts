@@ -8,7 +8,9 @@ import { keyName, when } from './keys.pages.js'
 
 /** Text with a Copy button (the button appears only where portal.js runs): the secret in its box, or a snippet. */
 function copyable(id: string, label: string, text: string, kind: 'secret' | 'snippet'): Html {
-  const button = html`<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" aria-describedby="${id}-label" hidden>${kind === 'secret' ? 'Copy' : 'Copy snippet'}</button><span id="${id}-status" role="status"></span>`
+  const button = html`<button type="button" class="secondary" data-copy="${id}" data-status="${id}-status" \
+aria-describedby="${id}-label" hidden>${kind === 'secret' ? 'Copy' : 'Copy snippet'}</button><span id="${id}-status" \
+role="status"></span>`
   const body =
     kind === 'secret'
       ? html`<div class="secret-box"><code id="${id}" class="secret">${text}</code>${button}</div>`
@@ -25,7 +27,12 @@ function previousKey(previous: ApiKeyInfo | undefined): Html {
 }
 
 const keyLine = (key: ApiKeyInfo) =>
-  html`<p>Key <strong class="key-name">${keyName(key)}</strong> (<code>${key.prefix}…</code>)${key.expiresAt ? html`, expires ${when(key.expiresAt)}` : ''}.</p>`
+  html`<p>Key <strong class="key-name">${keyName(key)}</strong> (<code>${key.prefix}…</code>)${
+    key.expiresAt
+      ? html`, \
+expires ${when(key.expiresAt)}`
+      : ''
+  }.</p>`
 
 /** `origin`: the API's public origin (PETSTORE_PUBLIC_URL), never one taken from the request. */
 export function secretShown(input: { key: ApiKeyInfo; secret: string; previous?: ApiKeyInfo; origin: string }): Html {
@@ -36,17 +43,26 @@ export function secretShown(input: { key: ApiKeyInfo; secret: string; previous?:
 const ps = new Petstore({ apiKey: '${secret}', baseUrl: '${origin}/v1' })
 const page = await ps.pets.listPage({ limit: 10 })
 console.log(page.data)`
-  return html`${notice('info', 'Copy this key now and keep it somewhere safe: it is shown only once. Reloading this page will not show it again.')}
+  return html`${notice(
+    'info',
+    'Copy this key now and keep it somewhere safe: it is shown only once. Reloading this ' +
+      'page will not show it again.',
+  )}
 ${keyLine(key)}${copyable('secret', 'Secret', secret, 'secret')}${previousKey(input.previous)}
 <h2>Try it</h2>
 ${copyable('curl', 'List the pets with curl:', curl, 'snippet')}
 ${copyable('sdk', 'Or with the TypeScript SDK (@petstore/sdk):', sdk, 'snippet')}
-<p class="muted">In your own code, read the key from the environment (the SDK reads <code>PETSTORE_API_KEY</code>) rather than writing it down. See <a href="/docs">the API reference</a>.</p>
+<p class="muted">In your own code, read the key from the environment (the SDK reads <code>PETSTORE_API_KEY</code>) \
+rather than writing it down. See <a href="/docs">the API reference</a>.</p>
 <p><a href="/portal/keys">Back to your keys</a></p>`
 }
 
 /** The same page once the secret was shown (a reload, a later visit, another browser). */
 export function secretGone(input: { key: ApiKeyInfo; previous?: ApiKeyInfo }): Html {
-  return html`${notice('info', 'This secret was shown once and cannot be shown again. If it was not copied, roll the key (a new secret, same name) or create another one.')}
+  return html`${notice(
+    'info',
+    'This secret was shown once and cannot be shown again. If it was not copied, roll the ' +
+      'key (a new secret, same name) or create another one.',
+  )}
 ${keyLine(input.key)}${previousKey(input.previous)}<p><a href="/portal/keys">Back to your keys</a></p>`
 }

@@ -48,21 +48,28 @@ function decision(latest: PlanRequest | undefined): Html {
   if (!latest || latest.state === 'pending') return html``
   if (latest.state === 'approved')
     return html`<p>Your request for the ${latest.plan} plan was approved ${when(latest.decidedAt)}.</p>`
-  return html`<div class="notice notice-info" role="status"><p>Your request for the ${latest.plan} plan was declined ${when(latest.decidedAt)}. The reason given:</p>
+  return html`<div class="notice notice-info" role="status"><p>Your request for the ${latest.plan} plan was \
+declined ${when(latest.decidedAt)}. The reason given:</p>
 <p>${lines(latest.reason ?? '')}</p></div>`
 }
 
 // A throwaway sign-up cannot fill the operators' queue: the form waits for a verified address.
 const verifyFirst = (csrf: string) =>
   html`${notice('info', 'Verify your email address to ask for a higher plan: open the link we sent you.')}
-<form method="post" action="/portal/verify/resend">${csrfField(csrf)}<button type="submit" class="secondary">Send the link again</button></form>`
+<form method="post" action="/portal/verify/resend">${csrfField(csrf)}<button type="submit" class="secondary">Send the \
+link again</button></form>`
 
 function requestForm(input: PlanRequestBlock, plans: Plan[]): Html {
   const chosen = input.values?.plan
-  return html`<p class="muted">An operator reviews each request; the new quota applies from the next request once it is approved.</p>
+  return html`<p class="muted">An operator reviews each request; the new quota applies from the next request once it \
+is approved.</p>
 <form method="post" action="/portal/plan-requests" class="stacked">${csrfField(input.csrf)}
-<div><label for="plan">Plan</label><select id="plan" name="plan">${plans.map((p) => html`<option value="${p}"${p === chosen ? html` selected` : ''}>${planChoice(p)}</option>`)}</select></div>
-<div><label for="note">Note</label><span class="hint" id="note-hint">Optional: what you need it for, up to ${number(NOTE_MAX)} characters.</span>
+<div><label for="plan">Plan</label><select id="plan" name="plan">${plans.map(
+    (p) => html`<option \
+value="${p}"${p === chosen ? html` selected` : ''}>${planChoice(p)}</option>`,
+  )}</select></div>
+<div><label for="note">Note</label><span class="hint" id="note-hint">Optional: what you need it for, up \
+to ${number(NOTE_MAX)} characters.</span>
 <textarea id="note" name="note" rows="4" maxlength="${NOTE_MAX}" aria-describedby="note-hint">${input.values?.note ?? ''}</textarea></div>
 <div class="row-actions"><button type="submit">Request a higher plan</button></div></form>`
 }
@@ -76,8 +83,10 @@ export function planRequestBlock(input: PlanRequestBlock): Html {
   let form: Html = html``
   if (!input.verified && higher.length > 0) form = verifyFirst(input.csrf)
   else if (full)
-    form = html`<p class="muted">${PENDING_PER_ACCOUNT} requests are waiting, the most an account may have: you can ask again once one is decided.</p>`
+    form = html`<p class="muted">${PENDING_PER_ACCOUNT} requests are waiting, the most an account may have: you can \
+ask again once one is decided.</p>`
   else if (plans.length > 0) form = requestForm(input, plans)
-  return html`<h2 id="higher-plan">A higher plan</h2>${notice('error', input.error)}${waiting(input.pending, input.sent === true)}${decision(input.latest)}
+  return html`<h2 id="higher-plan">A higher \
+plan</h2>${notice('error', input.error)}${waiting(input.pending, input.sent === true)}${decision(input.latest)}
 ${form}`
 }

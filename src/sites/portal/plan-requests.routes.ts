@@ -43,7 +43,8 @@ export async function planRequestsRoutes(app: FastifyInstance, portal: Portal): 
       if (user.verified_at === null)
         return refuse(
           403,
-          'Verify your email address before asking for a higher plan: open the link we sent you, or have it sent again below.',
+          'Verify your email address before asking for a higher plan: open the link we sent you, or have it sent ' +
+            'again below.',
         )
       // Counted only once the request passed every other check (the service asks last, before storing it).
       const admit = async () => {
@@ -63,7 +64,8 @@ export async function planRequestsRoutes(app: FastifyInstance, portal: Portal): 
           reply.header('retry-after', String(error.retryAfter))
           return refuse(
             429,
-            `Too many plan requests from your network: at most ${PLAN_REQUESTS_PER_HOUR} an hour. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`,
+            `Too many plan requests from your network: at most ${PLAN_REQUESTS_PER_HOUR} an hour. Try ` +
+              `again in ${Math.ceil(error.retryAfter / 60)} minutes.`,
           )
         }
         if (!(error instanceof PlanRequestError)) throw error

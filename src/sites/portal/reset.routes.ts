@@ -125,7 +125,8 @@ export async function resetRoutes(app: FastifyInstance, portal: Portal): Promise
         page(
           after,
           'Password changed',
-          html`<p>Your password was changed and every session was logged out. <a href="/portal/login">Log in</a> with the new one.</p>`,
+          html`<p>Your password was changed and every session was logged out. <a href="/portal/login">Log in</a> with \
+the new one.</p>`,
         ),
       )
     },

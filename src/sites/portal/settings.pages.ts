@@ -32,25 +32,30 @@ const DONE: Record<string, string> = {
 const at = (ms: number) => when(new Date(ms).toISOString())
 
 function section(id: SettingsForm, title: string, content: Html): Html {
-  return html`<section class="settings" aria-labelledby="${id}-heading"><h2 id="${id}-heading">${title}</h2>${content}</section>`
+  return html`<section class="settings" aria-labelledby="${id}-heading"><h2 \
+id="${id}-heading">${title}</h2>${content}</section>`
 }
 
 function sessionsTable(sessions: SessionListing[]): Html {
   const rows = sessions.map(
-    (
-      s,
-    ) => html`<tr${s.current ? html` class="current"` : ''}><th scope="row" data-label="Browser">${browserSummary(s.userAgent)}${s.current ? html` <span class="tag">This session</span>` : ''}</th>
-<td data-label="Address"><code>${readableAddress(s.address)}</code></td><td data-label="Signed in">${at(s.createdAt)}</td><td data-label="Last seen">${at(s.lastSeenAt)}</td></tr>`,
+    (s) => html`<tr${s.current ? html` class="current"` : ''}><th scope="row" \
+data-label="Browser">${browserSummary(s.userAgent)}${s.current ? html` <span class="tag">This session</span>` : ''}</th>
+<td data-label="Address"><code>${readableAddress(s.address)}</code></td><td data-label="Signed \
+in">${at(s.createdAt)}</td><td data-label="Last seen">${at(s.lastSeenAt)}</td></tr>`,
   )
-  return html`<table class="sessions cards"><caption class="muted">Browsers signed in to your account. A session ends after 30 idle minutes, 12 hours after log-in, or at log-out.</caption>
-<thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last seen</th></tr></thead>
+  return html`<table class="sessions cards"><caption class="muted">Browsers signed in to your account. A session ends \
+after 30 idle minutes, 12 hours after log-in, or at log-out.</caption>
+<thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last \
+seen</th></tr></thead>
 <tbody>${rows}</tbody></table>`
 }
 
 function emailForm(input: SettingsInput, error: Html): Html {
-  return html`${error}<p>Your address is <strong>${input.email}</strong>. A new one takes effect when you open the link we send to it.</p>
+  return html`${error}<p>Your address is <strong>${input.email}</strong>. A new one takes effect when you open the \
+link we send to it.</p>
 <form method="post" action="/portal/account/email" class="stacked">${csrfField(input.csrf)}
-<div><label for="new-email">New email</label><input id="new-email" name="new_email" type="email" autocomplete="email" required maxlength="254" value="${input.newEmail ?? ''}"></div>
+<div><label for="new-email">New email</label><input id="new-email" name="new_email" type="email" autocomplete="email" \
+required maxlength="254" value="${input.newEmail ?? ''}"></div>
 ${passwordInput('email-password', 'password', 'Current password')}
 <div><button type="submit">Change email</button></div></form>`
 }
@@ -69,7 +74,8 @@ ${section('email', 'Email address', input.verified ? emailForm(input, errorIn('e
 ${section(
   'password',
   'Password',
-  html`${errorIn('password')}<form method="post" action="/portal/account/password" class="stacked">${csrfField(input.csrf)}
+  html`${errorIn('password')}<form method="post" action="/portal/account/password" \
+class="stacked">${csrfField(input.csrf)}
 ${passwordInput('current-password', 'current_password', 'Current password')}
 ${passwordInput('new-password', 'new_password', 'New password', true)}
 <div><button type="submit">Change password</button></div></form>`,
@@ -78,13 +84,16 @@ ${section(
   'sessions',
   'Sessions',
   html`${sessionsTable(input.sessions)}
-<form method="post" action="/portal/account/sessions/logout-others">${csrfField(input.csrf)}<button type="submit" class="secondary">Log out other sessions</button>
+<form method="post" action="/portal/account/sessions/logout-others">${csrfField(input.csrf)}<button type="submit" \
+class="secondary">Log out other sessions</button>
 <span class="muted">${others === 0 ? 'No other session is open.' : `${others} other ${others === 1 ? 'session' : 'sessions'}.`}</span></form>`,
 )}
 ${section(
   'delete',
   'Delete account',
-  html`${errorIn('delete')}<p>Every API key of the account is refused from the next request on, and you are logged out. Your pets, orders and messages are removed within a day. This cannot be undone; you can sign up again with the same address later.</p>
+  html`${errorIn('delete')}<p>Every API key of the account is refused from the next request on, and you are logged \
+out. Your pets, orders and messages are removed within a day. This cannot be undone; you can sign up again with the \
+same address later.</p>
 <form method="post" action="/portal/account/delete" class="stacked">${csrfField(input.csrf)}
 ${passwordInput('delete-password', 'password', 'Current password')}
 <div><button type="submit" class="danger">Delete account</button></div></form>`,
@@ -93,10 +102,14 @@ ${passwordInput('delete-password', 'password', 'Current password')}
 
 /** After asking for a change of address: the same page whether or not the address has an account. */
 export const emailChangeSent = (newEmail: string, oldEmail: string): Html =>
-  html`<p>We sent a message to <strong>${newEmail}</strong>. Your address changes when you open the link in it (it works for 24 hours); until then it stays <strong>${oldEmail}</strong>.</p>
+  html`<p>We sent a message to <strong>${newEmail}</strong>. Your address changes when you open the link in it (it \
+works for 24 hours); until then it stays <strong>${oldEmail}</strong>.</p>
 <p>We also told ${oldEmail} about this request.</p>
-<p class="muted">Nothing arrived? Look in the spam folder; a new link can be asked for once a minute. <a href="/portal/account">Back to your account</a></p>`
+<p class="muted">Nothing arrived? Look in the spam folder; a new link can be asked for once a minute. <a \
+href="/portal/account">Back to your account</a></p>`
 
 export const emailChangeConfirm = (csrf: string, token: string, newEmail: string): Html =>
-  html`<p>Move your account to <strong>${newEmail}</strong>? From now on you log in with this address, and our mail goes to it.</p>
-<form method="post" action="/portal/account/email/${token}" class="stacked">${csrfField(csrf)}<div><button type="submit">Confirm new address</button></div></form>`
+  html`<p>Move your account to <strong>${newEmail}</strong>? From now on you log in with this address, and our mail \
+goes to it.</p>
+<form method="post" action="/portal/account/email/${token}" class="stacked">${csrfField(csrf)}<div><button \
+type="submit">Confirm new address</button></div></form>`

@@ -83,7 +83,9 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
     )
   }
 
-  /** Whether `password` is the user's; a wrong one is a failed log-in for this address and client (429 when too many). */
+  /**
+   * Whether `password` is the user's; a wrong one is a failed log-in for this address and client (429 when too many).
+   */
   async function passwordConfirms(request: FastifyRequest, user: PortalUser, password: string): Promise<boolean> {
     const who = { email: emailKeyOf(user.email), address: request.ip }
     const attempt = await throttle.attempt({ ...who, passwordChangedAt: user.password_changed_at })
@@ -227,7 +229,9 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
       if (result.outcome === 'unusable')
         return sendPage(reply, 400, page(ctx, 'Confirm your new address', linkUnusable(askAgain)))
       if (result.outcome === 'taken') {
-        const message = html`<p><strong>${result.newEmail}</strong> has an account of its own now, so your address was not changed. To use it for this account, delete that other account first, then ask for a new link on your <a href="/portal/account">account page</a>.</p>`
+        const message = html`<p><strong>${result.newEmail}</strong> has an account of its own now, so your address was \
+not changed. To use it for this account, delete that other account first, then ask for a new link on your <a \
+href="/portal/account">account page</a>.</p>`
         return sendPage(reply, 409, page(ctx, 'Address not changed', message))
       }
       // The old address hears of it: if it was not its owner, they learn at once (and whom to ask).
@@ -282,7 +286,8 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
       await accounts.deleteAccount(user.account_id, { actor: integratorActor(user, request.ip) })
       await sessions.end(reply, request.visitor)
       mailer.sendLater(accountDeletedMessage(user.email), mailFailed(request))
-      const message = html`<p>Your account is deleted: its API keys no longer work, and its pets, orders and messages are removed within a day. You can <a href="/portal/signup">sign up</a> again with the same address at any time.</p>`
+      const message = html`<p>Your account is deleted: its API keys no longer work, and its pets, orders and messages \
+are removed within a day. You can <a href="/portal/signup">sign up</a> again with the same address at any time.</p>`
       return sendPage(reply, 200, page({ csrf: '' }, 'Account deleted', message))
     },
   )

@@ -21,7 +21,10 @@ import { reasonOf } from '../../kernel/reason.js'
 const verifyAgain = html`<a href="/portal/login">Log in</a> to send a new link.`
 
 // The error only: a message holds a link with a token, which must not reach the log.
-/** One line per mail not sent, with the reason and no stack: the mail server's outage is logged once (ops/outage-log.ts). */
+/**
+ * One line per mail not sent, with the reason and no stack: the mail server's outage is logged once
+ * (ops/outage-log.ts).
+ */
 export const mailFailed = (request: FastifyRequest) => (error: unknown) =>
   request.log.warn({ reason: reasonOf(error) }, 'portal mail not sent')
 
@@ -150,7 +153,8 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
           after,
           'Address verified',
           html`<p>Thank you: your address is verified. ${next}.</p>
-<p class="muted">Every other session of this account was logged out. Use the password you chose when you last signed up.</p>`,
+<p class="muted">Every other session of this account was logged out. Use the password you chose when you last signed \
+up.</p>`,
         ),
       )
     },

@@ -43,15 +43,21 @@ export async function usageAnswer(
   const figures = current.windows.map(
     (
       w,
-    ) => html`<div class="figure"><div class="muted">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</div><div class="value">${number(w.used)} <span class="muted">of ${number(w.limit)}</span></div>
+    ) => html`<div class="figure"><div class="muted">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</div><div \
+class="value">${number(w.used)} <span class="muted">of ${number(w.limit)}</span></div>
 <div class="muted">${number(w.remaining)} left, resets ${when(w.resetsAt)}</div></div>`,
   )
-  const picker = html`<form method="get" action="/portal/usage" class="inline-form"><div><label for="key">Show</label><select id="key" name="key">
-<option value="">All keys of the account</option>${keys.map((k) => html`<option value="${k.id}"${k.id === key?.id ? html` selected` : ''}>${k.name ?? 'Unnamed key'} (${k.prefix}…)</option>`)}</select></div>
+  const picker = html`<form method="get" action="/portal/usage" class="inline-form"><div><label for="key">Show</label>\
+<select id="key" name="key">
+<option value="">All keys of the account</option>${keys.map(
+    (k) => html`<option \
+value="${k.id}"${k.id === key?.id ? html` selected` : ''}>${k.name ?? 'Unnamed key'} (${k.prefix}…)</option>`,
+  )}</select></div>
 <button type="submit" class="secondary">Show</button></form>`
   const subject = key ? `key ${key.name ?? key.prefix}` : 'all keys'
   const content = html`<h2>Plan</h2>
-<div class="figures"><div class="figure"><div class="muted">Plan</div><div class="value">${current.plan}</div><div class="muted">${current.windows.map((w) => `${number(w.limit)} per ${w.name}`).join(', ')}</div></div>${figures}</div>
+<div class="figures"><div class="figure"><div class="muted">Plan</div><div class="value">${current.plan}</div><div \
+class="muted">${current.windows.map((w) => `${number(w.limit)} per ${w.name}`).join(', ')}</div></div>${figures}</div>
 <p class="muted">The current counts are for the whole account: the quota is shared by all its keys.</p>
 ${planRequestBlock({ csrf: ctx.csrf, currentPlan: current.plan, verified: user.verified_at !== null, pending, latest, ...input.extra })}
 <h2>Requests</h2>${picker}
