@@ -53,8 +53,21 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
     log,
   })
   const app = await buildApp({ config, db: handle.db, clock, services, logger: { level: 'info', stream } })
+  // The worker's polls, counted as they end (with a failure while the database is cut off): the events the test
+  // waits on, instead of fixed times.
+  let pollsEnded = 0
+  const messages = {
+    ...services.messages,
+    claimDue: (input: Parameters<typeof services.messages.claimDue>[0]) =>
+      services.messages.claimDue(input).finally(() => pollsEnded++),
+  }
+  /** Resolves once a poll that started after this call has ended (the one under way now may end first). */
+  const nextPoll = () => {
+    const target = pollsEnded + 2
+    return pollUntil('a poll of the message worker', async () => (pollsEnded >= target ? true : undefined), 20_000, 5)
+  }
   const worker = createMessageWorker({
-    messages: services.messages,
+    messages,
     sink: createLogSink(app.log),
     clock,
     log: app.log,
@@ -79,16 +92,16 @@ test('PostgreSQL cut off for 100 s (test clock): one warning, a count every 30 s
   const get = () => within(app.inject({ url: '/v1/pets', headers: bearer(key) }), 'GET /v1/pets')
   assert.equal((await get()).statusCode, 200)
   worker.start()
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  await nextPoll()
   const before = raw.length
 
   await proxy.stop()
   const statuses: number[] = []
   for (let step = 0; step < 10; step++) {
     clock.advance(10_000)
-    // Requests refused while it is down, and a few polls of the worker (every 20 ms).
+    // Requests refused while it is down, and a poll of the worker (every 20 ms) that fails too.
     for (let i = 0; i < 2; i++) statuses.push((await get()).statusCode)
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    await nextPoll()
   }
   assert.deepEqual(new Set(statuses), new Set([503]))
   await proxy.start()
