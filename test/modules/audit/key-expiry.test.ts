@@ -11,6 +11,7 @@ import { postgresOnly } from '../../helpers/backend.js'
 import { bearer, errorOf, startHarness } from '../../helpers/harness.js'
 import { msUntilStatus, twoKeyCachingServers } from '../../helpers/servers.js'
 import { testActor } from '../../helpers/actors.js'
+import { pollUntil } from '../../helpers/within.js'
 
 const operator: AuditActor = { kind: 'operator', operatorId: 'op_1', email: 'ops@example.com', address: '192.0.2.7' }
 const HOUR = 3_600_000
@@ -173,8 +174,18 @@ test('changed on one server, the other (remembering key look-ups for a minute) f
   assert.equal(errorOf(await b.get(far.key)).message, `This API key expired at ${instant}.`)
 
   // Never: b would refuse the cached key at its old instant without the announcement.
+  const generation = b.services.keyCache!.generation()
   await a.services.accounts.setKeyExpiry({ keyId: soon.id, expiresAt: null, actor: testActor })
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(soon.expiresAt!) - Date.now()) + 200))
+  // Two events, not a fixed time: the announcement has emptied b's cache (any emptying from now on does: the change
+  // is committed, so b's next look-up reads it), and b's clock (the system's) has passed the old instant.
+  await pollUntil(
+    'the change announced to the other server (its key cache emptied)',
+    async () => (b.services.keyCache!.generation() > generation ? true : undefined),
+    10_000,
+    5,
+  )
+  const oldEnd = Date.parse(soon.expiresAt!)
+  await pollUntil('the old expiry instant passed', async () => (Date.now() > oldEnd ? true : undefined), 10_000, 20)
   assert.equal((await b.get(soon.key)).statusCode, 200, 'past the old instant the other server still takes the key')
   assert.equal((await a.get(soon.key)).statusCode, 200)
 })
