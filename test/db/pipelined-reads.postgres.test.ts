@@ -9,6 +9,7 @@ import pg from 'pg'
 import { createPipelinedReads } from '../../src/db/pipelined-reads.js'
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js'
 import { postgresOnly } from '../helpers/backend.js'
+import { pollUntil } from '../helpers/within.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
@@ -103,11 +104,15 @@ test('a connection that dies fails its reads as unavailable, and the next read i
   await numbered(reads, 1)
   await numbered(reads, 2)
   assert.equal(reads.open(), 2)
+  const sent = relay.chunks()
   const inFlight = Promise.allSettled([
     reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [1]),
     reads.query('pipelined_test_sleep', 'select pg_sleep($1::float8)', [1]),
   ])
-  setTimeout(relay.cutAll, 100)
+  // Cut once the reads have gone through the relay to the database (they are in flight), not after a fixed time:
+  // on a loaded machine that could come before they were sent, or after they were answered.
+  await pollUntil('the reads sent through the relay', async () => (relay.chunks() > sent ? true : undefined), 10_000, 1)
+  relay.cutAll()
   for (const result of await inFlight) {
     assert.equal(result.status, 'rejected')
     assert.ok(
