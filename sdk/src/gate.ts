@@ -136,7 +136,8 @@ export class RateLimitGate {
     let sleepMs = waitMs + jitterMs(waitMs, this.options.random?.())
     if (call.deadline !== undefined) sleepMs = Math.min(sleepMs, call.deadline - now)
     this.options.log.info(
-      `${call.what}: waiting ${(sleepMs / 1000).toFixed(1)} s for the rate limit (${this.closedBy?.code ?? 'rate_limit_exceeded'}, request ${this.closedBy?.requestId ?? 'unknown'})`,
+      `${call.what}: waiting ${(sleepMs / 1000).toFixed(1)} s for the rate limit ` +
+        `(${this.closedBy?.code ?? 'rate_limit_exceeded'}, request ${this.closedBy?.requestId ?? 'unknown'})`,
     )
     await sleep(sleepMs, call.signal)
   }

@@ -15,8 +15,19 @@ const NETWORK_CODES = new Set([
 const PG_UNAVAILABLE = /^(08|57P0|53)/
 const SQLITE_UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'])
 // 'timeout expired' is pg's Client giving up on a connection it could not open in its connectionTimeoutMillis.
-const MESSAGES =
-  /timeout exceeded when trying to connect|timeout expired|Connection terminated|Query read timeout|connection (is )?closed|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end/i
+const MESSAGES = new RegExp(
+  [
+    'timeout exceeded when trying to connect',
+    'timeout expired',
+    'Connection terminated',
+    'Query read timeout',
+    'connection (is )?closed',
+    'Client has encountered a connection error',
+    'Client was closed',
+    'Cannot use a pool after calling end',
+  ].join('|'),
+  'i',
+)
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false

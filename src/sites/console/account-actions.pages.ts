@@ -90,8 +90,9 @@ removed (the address can sign up again), and its pets, orders and messages are r
 most ${REASON_MAX} characters.</span>
 <input id="reason" name="reason" type="text" required maxlength="${REASON_MAX}" value="${values.reason ?? ''}" \
 aria-describedby="reason-hint"${values.error ? html` aria-invalid="true"` : ''} autofocus></div>`
+  const button = kind === 'suspend' ? 'Suspend' : 'Delete account'
   return html`${notice('error', values.error)}${about(account)}${what}
-${confirmForm({ csrf, account, action: kind, button: kind === 'suspend' ? 'Suspend' : 'Delete account', danger: true, fields })}`
+${confirmForm({ csrf, account, action: kind, button, danger: true, fields })}`
 }
 
 export function reactivatePage(csrf: string, account: Account): Html {

@@ -55,7 +55,8 @@ export const planText = (account: Account) =>
 export function stateText(account: Account): Html {
   if (account.deletedAt !== null) return html`<strong>Deleted</strong> on ${when(account.deletedAt)}`
   if (account.suspendedAt !== null)
-    return html`<strong>Suspended</strong> since ${when(account.suspendedAt)}. Reason: ${account.suspensionReason ?? '—'}`
+    return html`<strong>Suspended</strong> since ${when(account.suspendedAt)}. Reason: \
+${account.suspensionReason ?? '—'}`
   return html`Active`
 }
 
@@ -108,9 +109,10 @@ function keyActions(ctx: ConsolePageContext, view: AccountView, key: ApiKeyInfo)
   if (view.account.deletedAt !== null) return html``
   const base = `/console/accounts/${view.account.id}/keys/${key.id}`
   const describedBy = `key-${key.id}`
-  return html`${isAdmin(ctx) && key.state === 'active' ? actionButton(`${base}/revoke`, 'Revoke', { describedBy, small: true }) : ''}${
-    view.bans.has(key.id) ? actionButton(`${base}/unban`, 'Lift ban', { describedBy, small: true }) : ''
-  }`
+  const revoke =
+    isAdmin(ctx) && key.state === 'active' ? actionButton(`${base}/revoke`, 'Revoke', { describedBy, small: true }) : ''
+  const unban = view.bans.has(key.id) ? actionButton(`${base}/unban`, 'Lift ban', { describedBy, small: true }) : ''
+  return html`${revoke}${unban}`
 }
 
 function keysTable(ctx: ConsolePageContext, view: AccountView): Html {

@@ -83,9 +83,14 @@ href="${accountLink(e.accountId)}">${e.accountId}</a>`
 export function auditContent(view: AuditView): Html {
   if (view.error !== undefined) return html`${notice('error', view.error)}${filterForm(view.values)}`
   const filtered = Object.keys(view.values).length > 0
+  const empty = view.paged
+    ? 'No older entries.'
+    : filtered
+      ? 'No entry matches these filters.'
+      : 'The audit log is empty.'
   const table =
     view.events.length === 0
-      ? html`<p class="muted">${view.paged ? 'No older entries.' : filtered ? 'No entry matches these filters.' : 'The audit log is empty.'}</p>`
+      ? html`<p class="muted">${empty}</p>`
       : html`<div class="table-scroll" role="region" aria-labelledby="audit-caption" tabindex="0"><table class="audit">\
 <caption id="audit-caption">Audit log entries${filtered ? ' matching the filters' : ''}, newest first</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Address</th><th scope="col">Action</th>\

@@ -100,7 +100,9 @@ ${createForm(view.csrf, view.form ?? {})}`
 
 export function disablePage(csrf: string, o: Operator): Html {
   return html`<p>Operator <strong>${o.email}</strong> (<code>${o.id}</code>), ${o.role}, ${stateOf(o)}.</p>
-<p>Disabling ends every session of theirs now, on every instance, and they can no longer log in${o.setUp ? '' : ' or use their setup link'}. This cannot be undone: their email cannot be given to a new operator either.</p>
+<p>Disabling ends every session of theirs now, on every instance, and they can no longer log in\
+${o.setUp ? '' : ' or use their setup link'}. This cannot be undone: their email cannot be given to a new operator \
+either.</p>
 <form method="post" action="${operatorHref(o)}/disable" class="stacked">${csrfField(csrf)}
 <div class="row-actions"><button type="submit" class="danger">Disable</button><a href="/console/operators">Cancel</a>\
 </div></form>`

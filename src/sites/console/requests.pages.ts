@@ -42,7 +42,8 @@ ${isNew ? caution('New account') : ''}</th>`
 }
 
 function emailCell(r: PlanRequestListing, none: Html | string): Html {
-  return html`<td data-label="Email">${r.email === null ? none : html`${r.email}${r.verified ? '' : caution('Unverified')}`}</td>`
+  const email = r.email === null ? none : html`${r.email}${r.verified ? '' : caution('Unverified')}`
+  return html`<td data-label="Email">${email}</td>`
 }
 
 const noteCell = (r: PlanRequest) =>
@@ -72,7 +73,8 @@ data-label="Sent">${whenCell(r.createdAt, '—')}</td>${actions(r, admin)}</tr>`
   const next = page.more
     ? html`<a href="/console/requests?after=${encodeURIComponent(last.id)}" rel="next">Next page</a>`
     : ''
-  return html`<table class="requests cards"><caption class="muted">Requests ${shown}, oldest first.${admin ? '' : ' Only an admin may approve or decline.'}</caption>
+  return html`<table class="requests cards"><caption class="muted">Requests ${shown}, oldest \
+first.${admin ? '' : ' Only an admin may approve or decline.'}</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Email</th><th scope="col">Current plan</th><th \
 scope="col">Requested</th><th scope="col">Note</th><th scope="col">Sent</th>${
     admin

@@ -29,9 +29,11 @@ maxlength="400">
 
 function resultsTable(view: SearchView, shown: string): Html {
   const count = view.results.length
+  const matching = view.more
+    ? `The first ${MAX_RESULTS} accounts matching`
+    : `${count} ${count === 1 ? 'account matches' : 'accounts match'}`
   return html`<div class="table-scroll" role="region" aria-labelledby="results-caption" tabindex="0"><table \
-class="search-results"><caption \
-id="results-caption">${view.more ? `The first ${MAX_RESULTS} accounts matching` : `${count} ${count === 1 ? 'account matches' : 'accounts match'}`} “${shown}”</caption>
+class="search-results"><caption id="results-caption">${matching} “${shown}”</caption>
 <thead><tr><th scope="col">Account</th><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Plan</th><th \
 scope="col">State</th><th scope="col">Created</th><th scope="col">Matched by</th></tr></thead>
 <tbody>${view.results.map(

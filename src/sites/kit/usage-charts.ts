@@ -13,5 +13,11 @@ export function usageCharts(input: { perMinute: UsagePoint[]; perDay: UsagePoint
     points: input.perMinute,
     label: (at) => at.slice(11, 16),
   })}
-${barChart({ id: 'day', name: 'Requests per day', caption: `Requests per day, last 30 days, ${input.subject}`, points: input.perDay, label: (at) => at.slice(5, 10) })}`
+${barChart({
+  id: 'day',
+  name: 'Requests per day',
+  caption: `Requests per day, last 30 days, ${input.subject}`,
+  points: input.perDay,
+  label: (at) => at.slice(5, 10),
+})}`
 }

@@ -19,7 +19,8 @@ function navigation(ctx: PageContext): Html {
     return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a \
 href="/portal/signup">Sign up</a></li></ul></nav>`
   const link = (href: string, label: string) => navLink(ctx.path, href, label)
-  return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>
+  return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}\
+${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>
     ${logoutForm('/portal/logout', ctx.email, ctx.csrf)}</nav>`
 }
 

@@ -70,7 +70,8 @@ value="${p}"${p === chosen ? html` selected` : ''}>${planChoice(p)}</option>`,
   )}</select></div>
 <div><label for="note">Note</label><span class="hint" id="note-hint">Optional: what you need it for, up \
 to ${number(NOTE_MAX)} characters.</span>
-<textarea id="note" name="note" rows="4" maxlength="${NOTE_MAX}" aria-describedby="note-hint">${input.values?.note ?? ''}</textarea></div>
+<textarea id="note" name="note" rows="4" maxlength="${NOTE_MAX}" aria-describedby="note-hint">\
+${input.values?.note ?? ''}</textarea></div>
 <div class="row-actions"><button type="submit">Request a higher plan</button></div></form>`
 }
 

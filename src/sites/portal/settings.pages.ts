@@ -69,8 +69,14 @@ export const VERIFY_FIRST = 'Open the link we sent to it (or send it again from 
 export function settingsPage(input: SettingsInput): Html {
   const errorIn = (form: SettingsForm) => notice('error', input.error?.form === form ? input.error.message : undefined)
   const others = input.sessions.filter((s) => !s.current).length
+  const othersText =
+    others === 0 ? 'No other session is open.' : `${others} other ${others === 1 ? 'session' : 'sessions'}.`
   return html`${notice('success', input.done ? DONE[input.done] : undefined)}
-${section('email', 'Email address', input.verified ? emailForm(input, errorIn('email')) : unverifiedEmail(input, errorIn('email')))}
+${section(
+  'email',
+  'Email address',
+  input.verified ? emailForm(input, errorIn('email')) : unverifiedEmail(input, errorIn('email')),
+)}
 ${section(
   'password',
   'Password',
@@ -86,7 +92,7 @@ ${section(
   html`${sessionsTable(input.sessions)}
 <form method="post" action="/portal/account/sessions/logout-others">${csrfField(input.csrf)}<button type="submit" \
 class="secondary">Log out other sessions</button>
-<span class="muted">${others === 0 ? 'No other session is open.' : `${others} other ${others === 1 ? 'session' : 'sessions'}.`}</span></form>`,
+<span class="muted">${othersText}</span></form>`,
 )}
 ${section(
   'delete',

@@ -59,7 +59,14 @@ value="${k.id}"${k.id === key?.id ? html` selected` : ''}>${k.name ?? 'Unnamed k
 <div class="figures"><div class="figure"><div class="muted">Plan</div><div class="value">${current.plan}</div><div \
 class="muted">${current.windows.map((w) => `${number(w.limit)} per ${w.name}`).join(', ')}</div></div>${figures}</div>
 <p class="muted">The current counts are for the whole account: the quota is shared by all its keys.</p>
-${planRequestBlock({ csrf: ctx.csrf, currentPlan: current.plan, verified: user.verified_at !== null, pending, latest, ...input.extra })}
+${planRequestBlock({
+  csrf: ctx.csrf,
+  currentPlan: current.plan,
+  verified: user.verified_at !== null,
+  pending,
+  latest,
+  ...input.extra,
+})}
 <h2>Requests</h2>${picker}
 ${usageCharts({ perMinute, perDay, subject })}`
   return sendPage(reply, input.status, page(ctx, 'Usage', content))
