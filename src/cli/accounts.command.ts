@@ -16,10 +16,13 @@ interface QuotaOptions {
 function describe(a: Account & { email?: string }): string {
   const quota = a.perMinute === null ? '' : ` (${a.perMinute}/min, ${a.perDay}/day)`
   const state = a.deletedAt ? `  deleted ${a.deletedAt}` : a.suspendedAt ? `  suspended ${a.suspendedAt}` : ''
-  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}${state}${a.email ? `  portal ${a.email}` : ''}`
+  const portal = a.email ? `  portal ${a.email}` : ''
+  return `${a.id}  ${a.name}  plan ${a.plan}${quota}  created ${a.createdAt}${state}${portal}`
 }
 
-/** The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space; plain text, as key names. */
+/**
+ * The rule the API applies to a name (a pet's): 1 to 100 characters, not only white space; plain text, as key names.
+ */
 function accountName(raw: string): string {
   if (!/\S/.test(raw) || raw.length > ACCOUNT_NAME_MAX)
     throw new InvalidArgumentError(`It must be 1 to ${ACCOUNT_NAME_MAX} characters, not only white space.`)

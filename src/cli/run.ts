@@ -17,9 +17,13 @@ import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
 import { removeOwnersOf } from '../modules/integrators/account-owners.js'
 
-/** How the command was written is wrong (a bad value, a missing argument): exit 2, like Commander's own usage errors. */
+/**
+ * How the command was written is wrong (a bad value, a missing argument): exit 2, like Commander's own usage errors.
+ */
 export class UsageError extends Error {}
-/** The command was right but could not be done (a refused change, a service out of reach, a file in the way): exit 1. */
+/**
+ * The command was right but could not be done (a refused change, a service out of reach, a file in the way): exit 1.
+ */
 export class RunError extends Error {}
 
 /** Exit codes: 2 for a usage error, 1 for a failure at run time. */

@@ -101,7 +101,9 @@ export async function buildServices({
         return { database, redis }
       },
     },
-    /** Outages of the database and the mail server, logged once per outage for the whole process (ops/outage-log.ts). */
+    /**
+     * Outages of the database and the mail server, logged once per outage for the whole process (ops/outage-log.ts).
+     */
     outages,
     config,
     db,

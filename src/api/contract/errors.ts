@@ -1,10 +1,13 @@
 // The closed list of error codes the API answers with, each bound to one HTTP status.
-// Every non-2xx response is `{code, message, status}` built from this list; docs/integrators/api.md documents each code.
+// Every non-2xx response is `{code, message, status}` built from this list;
+// docs/integrators/api.md documents each code.
 
 export const ERROR_CODES = {
   bad_request: {
     status: 400,
-    doc: 'The request could not be read (for example a malformed URL, malformed HTTP, HTTP/1.1 without `Host`, or two `Host` headers).',
+    doc:
+      'The request could not be read (for example a malformed URL, malformed HTTP, HTTP/1.1 without `Host`, or ' +
+      'two `Host` headers).',
   },
   invalid_parameter: {
     status: 400,
@@ -12,7 +15,9 @@ export const ERROR_CODES = {
   },
   invalid_body: {
     status: 400,
-    doc: 'The JSON body is not an object, misses a required field, has an unknown field or a bad value; the message names the field.',
+    doc:
+      'The JSON body is not an object, misses a required field, has an unknown field or a bad value; the message ' +
+      'names the field.',
   },
   invalid_json: {
     status: 400,
@@ -37,15 +42,22 @@ export const ERROR_CODES = {
   },
   invalid_api_key: {
     status: 401,
-    doc: 'The key is unknown, revoked, expired, rolled and past its grace period, or of another environment (a `ps_test_` key in production); the message says which, never the key.',
+    doc:
+      'The key is unknown, revoked, expired, rolled and past its grace period, or of another environment (a ' +
+      '`ps_test_` key in production); the message says which, never the key.',
   },
   account_suspended: {
     status: 403,
-    doc: 'The key is valid but its account is suspended by the operator of the service; every key of it is refused until the account is reactivated. Contact the operator.',
+    doc:
+      'The key is valid but its account is suspended by the operator of the service; every key of it is refused ' +
+      'until the account is reactivated. Contact the operator.',
   },
   insufficient_scope: {
     status: 403,
-    doc: 'The key is valid but lacks the scope the operation needs (the message and the `WWW-Authenticate` challenge name it, e.g. `scope="pets:write"`). Counted against the quota; nothing was changed. A key\'s scopes cannot be widened: create a key with the scope.',
+    doc:
+      'The key is valid but lacks the scope the operation needs (the message and the `WWW-Authenticate` challenge ' +
+      'name it, e.g. `scope="pets:write"`). Counted against the quota; nothing was changed. A key\'s scopes cannot ' +
+      'be widened: create a key with the scope.',
   },
   not_found: { status: 404, doc: 'No such path.' },
   pet_not_found: { status: 404, doc: 'No pet with that id exists in your account.' },
@@ -98,7 +110,9 @@ export const ERROR_CODES = {
   },
   service_unavailable: {
     status: 503,
-    doc: 'The database is unreachable or overloaded for now. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a POST).',
+    doc:
+      'The database is unreachable or overloaded for now. Retry after `Retry-After` seconds (with the same ' +
+      '`Idempotency-Key` for a POST).',
   },
 } as const
 

@@ -67,7 +67,8 @@ function outcomesOf(row: Sums | undefined): Outcomes {
 const iso = (ms: number) => new Date(ms).toISOString()
 
 export function createOverviewRepository({ db }: { db: Kysely<Database> }) {
-  const sums = sql`sum(admitted) as admitted, sum(refused) as refused, sum(client_errors) as client_errors, sum(server_errors) as server_errors`
+  const sums = sql`sum(admitted) as admitted, sum(refused) as refused, sum(client_errors) as client_errors, \
+sum(server_errors) as server_errors`
 
   async function top(day: string, by: 'requests' | 'refused'): Promise<TopAccount[]> {
     const measure = by === 'requests' ? sql`sum(u.admitted + u.refused)` : sql`sum(u.refused)`
