@@ -1,10 +1,10 @@
 // `npm run bench [-- --quick] [--pets N] [--deep-rows N] [--connections C] [--seconds S] [--warmup S] [--rounds R]
-// [--requests N] [--targets LIST] [--scenarios LIST] [--no-build]` Builds, seeds a fresh database, starts the service
-// and a bare node:http baseline as separate processes, and loads each from this process, alternating service and
-// baseline, round after round. The issue's two reference servers (bench/references/) are measured the same way on
-// list-20. PostgreSQL and Redis are found or started as `.ci/run` does (bench/backing-services.ts). `--targets` runs
-// some of TARGETS only (and leaves BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios
-// only.
+//   [--requests N] [--targets LIST] [--scenarios LIST] [--no-build]`
+// Builds, seeds a fresh database, starts the service and a bare node:http baseline as separate processes,
+// and loads each from this process, alternating service and baseline, round after round. The issue's two
+// reference servers (bench/references/) are measured the same way on list-20. PostgreSQL and Redis are found or
+// started as `.ci/run` does (bench/backing-services.ts). `--targets` runs some of TARGETS only (and leaves
+// BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios only.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

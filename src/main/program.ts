@@ -17,8 +17,8 @@ const visible = (text: string) =>
   text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
 
 /**
- * `error: unknown option '--jsn'\n(Did you mean --json?)\n` → `petstore: unknown option '--jsn' (Did you mean --json?);
- * see petstore keys list --help`.
+ * `error: unknown option '--jsn'\n(Did you mean --json?)\n` →
+ * `petstore: unknown option '--jsn' (Did you mean --json?); see petstore keys list --help`.
  */
 function oneLine(cmd: Command, text: string): string {
   const path: string[] = []

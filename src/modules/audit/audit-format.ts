@@ -3,8 +3,8 @@
 import type { AuditEvent } from './audit-event.js'
 
 /**
- * `ops@example.com (operator)`, `typo@example.com (no such operator)`, `owner@example.com (integrator)`, `cli (user
- * alice)`, `the service`.
+ * `ops@example.com (operator)`, `typo@example.com (no such operator)`, `owner@example.com (integrator)`,
+ * `cli (user alice)`, `the service`.
  */
 export function actorText(actor: AuditEvent['actor']): string {
   switch (actor.kind) {

@@ -1,6 +1,6 @@
 // The frame of every console page (src/web/layout.ts): the console's stylesheet and icon, its navigation
-// (Overview, Accounts, Plan requests, Audit log; Operators for admins) and the signed-in operator's email, role and Log
-// out.
+// (Overview, Accounts, Plan requests, Audit log; Operators for admins) and the signed-in operator's email, role
+// and Log out.
 import type { Operator } from '../../modules/operators/operator.js'
 import { html, type Html } from '../kit/html.js'
 import { documentPage, logoutForm, navLink } from '../kit/layout.js'

@@ -1,5 +1,5 @@
-// How a page of the portal or the console answers: an HTML page with a status, a redirect, or a thrown PageError (a
-// page too).
+// How a page of the portal or the console answers: an HTML page with a status, a redirect, or a thrown PageError
+// (a page too).
 import type { FastifyReply } from 'fastify'
 
 /** An answer a page means to give as an HTML page with this status. */
