@@ -3,7 +3,6 @@
 // answer the JSON 503 with Retry-After when none is left.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { pollUntil } from '../helpers/within.js'
 import {
   assertErrorBody,
@@ -151,7 +150,14 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
       30_000,
     )
   const cutOff = steadyStream(proxy.origin, key, { getsOnly: 'getsRetried' in notReady })
-  await sleep(1_500)
+  // Not a time but a number of requests: 16 answers give app1 its turn several times over (the proxy balances
+  // them), and any one of them would show if the proxy still sent it requests.
+  await pollUntil(
+    '16 answers to the stream while app1 is cut off',
+    async () => (cutOff.outcomes.length >= 16 ? true : undefined),
+    30_000,
+    20,
+  )
   const cutOffOutcomes = await cutOff.stop()
   assert.deepEqual(
     cutOffOutcomes.filter((o) => o.error !== undefined),
@@ -171,10 +177,19 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
       (await servedBy(one, 'GET', '/v1/pets')) > 3 && (await servedBy(two, 'GET', '/v1/pets')) > 3 ? true : undefined,
     30_000,
   )
-  await sleep(500)
   const stoppedAt = Date.now()
   assert.deepEqual(await one.process.stop(), { code: 0, signal: null })
-  await sleep(3_000)
+  // The stream goes on until what is checked below has happened (answers from 1 s after the stop, a POST among
+  // them), not for a fixed time.
+  await pollUntil(
+    'the stream answered through the other instance after the stop',
+    async () => {
+      const answered = stream.outcomes.filter((o) => o.at > stoppedAt + 1_000 && o.error === undefined)
+      return answered.length >= 8 && answered.some((o) => o.what.startsWith('POST')) ? true : undefined
+    },
+    30_000,
+    20,
+  )
   const outcomes = await stream.stop()
   const failed = outcomes.filter((o) => o.error !== undefined)
   const after = outcomes.filter((o) => o.at > stoppedAt + 1_000 && o.error === undefined)
