@@ -8,6 +8,7 @@ import { test } from 'node:test'
 import SQLite from 'better-sqlite3'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { freePort, spawnServe } from '../helpers/serve.js'
+import { pollUntil } from '../helpers/within.js'
 import { untilReady } from './until-ready.js'
 
 /** Parallel writers of the load. */
@@ -100,13 +101,23 @@ test('restore drill: a backup taken under write load holds every write acknowled
 
   const { server, base } = await startService(t, cli.file)
   const load = writeLoad(base, key)
-  while (load.writes.length < 50) await new Promise((resolve) => setTimeout(resolve, 20))
+  // Bounded waits on the writes themselves (a write that fails ends them at once).
+  const writes = (what: string, count: () => number) =>
+    pollUntil(
+      what,
+      async () => {
+        assert.deepEqual(load.failures, [], 'a write failed')
+        return count() >= 50 || undefined
+      },
+      30_000,
+      20,
+    )
+  await writes('50 writes acknowledged before the backup', () => load.writes.length)
   const backupStarted = performance.now()
   const backup = await cli.json(['backup', backupFile])
   const backupEnded = performance.now()
   // Writes go on after the backup, so that some are certainly not in it.
-  while (load.writes.filter((w) => w.sentAt > backupEnded).length < 50)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+  await writes('50 writes sent after the backup', () => load.writes.filter((w) => w.sentAt > backupEnded).length)
   await load.stop()
   assert.deepEqual(load.failures, [])
   assert.deepEqual(await server.stop(), { code: 0, signal: null })
