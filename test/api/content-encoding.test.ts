@@ -11,33 +11,37 @@ const cases = [
   { url: '/messages', body: '{"message":"Hello"}', created: 202 },
 ]
 
-test('a gzip (or br, or deflate, any case) body is a 415 with the Error body and the rate-limit headers; nothing is stored', async (t) => {
-  const h = await startMessagesHarness(t, { pets: true })
-  const { key } = await h.newAccount()
-  for (const { url, body } of cases) {
-    const app = url === '/messages' ? h.app : h.pets!
-    for (const [encoding, payload] of [
-      ['gzip', gzipSync(body)],
-      ['GZip', gzipSync(body)],
-      ['br', Buffer.from(body)],
-      ['deflate, gzip', Buffer.from(body)],
-    ] as const) {
-      const response = await app.inject({
-        method: 'POST',
-        url,
-        headers: { ...bearer(key), 'content-type': 'application/json', 'content-encoding': encoding },
-        payload,
-      })
-      assert.equal(response.statusCode, 415, `${url} ${encoding}: ${response.body}`)
-      const error = errorOf(response)
-      assert.equal(error.code, 'unsupported_content_encoding')
-      assert.match(error.message, /Content-Encoding/)
-      assert.ok(response.headers['x-ratelimit-remaining'] !== undefined, 'rate-limit headers')
+test(
+  'a gzip (or br, or deflate, any case) body is a 415 with ' +
+    'the Error body and the rate-limit headers; nothing is stored',
+  async (t) => {
+    const h = await startMessagesHarness(t, { pets: true })
+    const { key } = await h.newAccount()
+    for (const { url, body } of cases) {
+      const app = url === '/messages' ? h.app : h.pets!
+      for (const [encoding, payload] of [
+        ['gzip', gzipSync(body)],
+        ['GZip', gzipSync(body)],
+        ['br', Buffer.from(body)],
+        ['deflate, gzip', Buffer.from(body)],
+      ] as const) {
+        const response = await app.inject({
+          method: 'POST',
+          url,
+          headers: { ...bearer(key), 'content-type': 'application/json', 'content-encoding': encoding },
+          payload,
+        })
+        assert.equal(response.statusCode, 415, `${url} ${encoding}: ${response.body}`)
+        const error = errorOf(response)
+        assert.equal(error.code, 'unsupported_content_encoding')
+        assert.match(error.message, /Content-Encoding/)
+        assert.ok(response.headers['x-ratelimit-remaining'] !== undefined, 'rate-limit headers')
+      }
     }
-  }
-  assert.equal((await h.pets!.inject({ url: '/v1/pets', headers: bearer(key) })).body, '[]')
-  assert.deepEqual(await h.handle.db.selectFrom('messages').select('id').execute(), [])
-})
+    assert.equal((await h.pets!.inject({ url: '/v1/pets', headers: bearer(key) })).body, '[]')
+    assert.deepEqual(await h.handle.db.selectFrom('messages').select('id').execute(), [])
+  },
+)
 
 test('Content-Encoding: identity (or none) is a plain body', async (t) => {
   const h = await startMessagesHarness(t, { pets: true })

@@ -88,8 +88,10 @@ async function replay(
     await send(method, url, withKey, body) // replayed
     await send(method, url, withKey, stringify({ ...example, unknownField: 1 })!) // 400 invalid_body
     const firstString = Object.keys(example).find((k) => typeof example[k] === 'string')
-    if (firstString)
-      await send(method, url, withKey, stringify({ ...example, [firstString]: `${example[firstString]} (changed)` })!) // 422
+    if (firstString) {
+      const changed = `${example[firstString]} (changed)`
+      await send(method, url, withKey, stringify({ ...example, [firstString]: changed })!) // 422
+    }
     await send(method, url, json, '{}') // 400 invalid_body
     await send(method, url, json, '{"a":') // 400 invalid_json
     await send(method, url, auth, body) // 400 invalid_content_type
@@ -120,7 +122,8 @@ async function replay(
     for (const parameter of (op.parameters ?? []) as Doc[]) {
       if (parameter.in === 'query' && parameter.schema?.type === 'integer')
         await send(method, `${url}?${parameter.name}=0`, auth) // 400
-      if (parameter.in === 'query' && parameter.name === 'cursor') await send(method, `${url}?cursor=forged`, auth) // 400 invalid_cursor
+      // 400 invalid_cursor
+      if (parameter.in === 'query' && parameter.name === 'cursor') await send(method, `${url}?cursor=forged`, auth)
     }
   }
   // Paging: a list with more than one page sends Link.

@@ -36,51 +36,58 @@ const list = (value: unknown) =>
 const corsHeadersOf = (headers: Record<string, unknown>) =>
   Object.keys(headers).filter((h) => h.startsWith('access-control-'))
 
-test('a preflight from an allowed origin is a 204 without a key, allowing the API headers, with the address limit headers', async (t) => {
-  const h = await startHarness(t, { env: { CORS_ORIGINS: `${APP}, https://other.example.com` } })
-  for (const [url, method] of [
-    ['/v1/pets', 'POST'],
-    ['/v1/pets', 'GET'],
-    ['/v1/pets/1', 'GET'],
-    ['/v1/store/orders/1', 'DELETE'],
-  ] as const) {
-    const res = await h.app.inject({ method: 'OPTIONS', url, headers: preflight(APP, method) })
-    assert.equal(res.statusCode, 204, `${url}: ${res.body}`)
-    assert.equal(res.headers['access-control-allow-origin'], APP)
-    assert.ok(list(res.headers['access-control-allow-methods']).includes(method.toLowerCase()))
-    // x-petstore-retry-count: @petstore/sdk sends it on retries; without it a browser's retry fails its preflight.
-    for (const header of ['authorization', 'content-type', 'idempotency-key', 'x-petstore-retry-count'])
-      assert.ok(list(res.headers['access-control-allow-headers']).includes(header), header)
-    assert.match(String(res.headers.vary), /Origin/i)
-    assert.equal(limitHeaders(res).policy, '"minute";q=60;w=60', 'counted against the address')
-  }
-})
+test(
+  'a preflight from an allowed origin is a 204 without a key, ' +
+    'allowing the API headers, with the address limit headers',
+  async (t) => {
+    const h = await startHarness(t, { env: { CORS_ORIGINS: `${APP}, https://other.example.com` } })
+    for (const [url, method] of [
+      ['/v1/pets', 'POST'],
+      ['/v1/pets', 'GET'],
+      ['/v1/pets/1', 'GET'],
+      ['/v1/store/orders/1', 'DELETE'],
+    ] as const) {
+      const res = await h.app.inject({ method: 'OPTIONS', url, headers: preflight(APP, method) })
+      assert.equal(res.statusCode, 204, `${url}: ${res.body}`)
+      assert.equal(res.headers['access-control-allow-origin'], APP)
+      assert.ok(list(res.headers['access-control-allow-methods']).includes(method.toLowerCase()))
+      // x-petstore-retry-count: @petstore/sdk sends it on retries; without it a browser's retry fails its preflight.
+      for (const header of ['authorization', 'content-type', 'idempotency-key', 'x-petstore-retry-count'])
+        assert.ok(list(res.headers['access-control-allow-headers']).includes(header), header)
+      assert.match(String(res.headers.vary), /Origin/i)
+      assert.equal(limitHeaders(res).policy, '"minute";q=60;w=60', 'counted against the address')
+    }
+  },
+)
 
-test('answers and errors to an allowed origin carry Access-Control-Allow-Origin and expose the API headers', async (t) => {
-  const h = await startHarness(t, { env: { CORS_ORIGINS: APP } })
-  const { key } = await h.newAccount()
-  const cases = [
-    [200, await h.app.inject({ url: '/v1/pets', headers: { ...bearer(key), origin: APP } })],
-    [
-      201,
-      await h.app.inject({
-        method: 'POST',
-        url: '/v1/pets',
-        headers: { ...bearer(key), origin: APP },
-        payload: { name: 'Rex', categoryId: 1 },
-      }),
-    ],
-    [401, await h.app.inject({ url: '/v1/pets', headers: { origin: APP } })],
-    [404, await h.app.inject({ url: '/v1/pets/123456', headers: { ...bearer(key), origin: APP } })],
-  ] as const
-  for (const [status, res] of cases) {
-    assert.equal(res.statusCode, status, res.body)
-    assert.equal(res.headers['access-control-allow-origin'], APP, String(status))
-    const exposed = list(res.headers['access-control-expose-headers'])
-    for (const header of EXPOSED) assert.ok(exposed.includes(header), `${status}: ${header} not exposed`)
-    if (status >= 400) errorOf(res)
-  }
-})
+test(
+  'answers and errors to an allowed origin carry ' + 'Access-Control-Allow-Origin and expose the API headers',
+  async (t) => {
+    const h = await startHarness(t, { env: { CORS_ORIGINS: APP } })
+    const { key } = await h.newAccount()
+    const cases = [
+      [200, await h.app.inject({ url: '/v1/pets', headers: { ...bearer(key), origin: APP } })],
+      [
+        201,
+        await h.app.inject({
+          method: 'POST',
+          url: '/v1/pets',
+          headers: { ...bearer(key), origin: APP },
+          payload: { name: 'Rex', categoryId: 1 },
+        }),
+      ],
+      [401, await h.app.inject({ url: '/v1/pets', headers: { origin: APP } })],
+      [404, await h.app.inject({ url: '/v1/pets/123456', headers: { ...bearer(key), origin: APP } })],
+    ] as const
+    for (const [status, res] of cases) {
+      assert.equal(res.statusCode, status, res.body)
+      assert.equal(res.headers['access-control-allow-origin'], APP, String(status))
+      const exposed = list(res.headers['access-control-expose-headers'])
+      for (const header of EXPOSED) assert.ok(exposed.includes(header), `${status}: ${header} not exposed`)
+      if (status >= 400) errorOf(res)
+    }
+  },
+)
 
 test('another origin, a non-API path, or no CORS_ORIGINS: no CORS headers, and OPTIONS stays a 405', async (t) => {
   const h = await startHarness(t, { env: { CORS_ORIGINS: APP } })

@@ -88,20 +88,23 @@ async function docsPolicies(
   return policies
 }
 
-test('over plain http (a LAN address) the docs CSP keeps everything on this server but never upgrades to https', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const policies = await docsPolicies(async (path) => {
-    const res = await fetch(h.baseUrl + path)
-    await res.arrayBuffer()
-    return { status: res.status, csp: res.headers.get('content-security-policy') ?? undefined }
-  })
-  for (const csp of policies) {
-    assert.doesNotMatch(csp, /upgrade-insecure-requests/)
-    assert.match(csp, /default-src 'self';/)
-    assert.match(csp, /script-src 'self'/)
-    assert.match(csp, /object-src 'none'/)
-  }
-})
+test(
+  'over plain http (a LAN address) the docs CSP keeps ' + 'everything on this server but never upgrades to https',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const policies = await docsPolicies(async (path) => {
+      const res = await fetch(h.baseUrl + path)
+      await res.arrayBuffer()
+      return { status: res.status, csp: res.headers.get('content-security-policy') ?? undefined }
+    })
+    for (const csp of policies) {
+      assert.doesNotMatch(csp, /upgrade-insecure-requests/)
+      assert.match(csp, /default-src 'self';/)
+      assert.match(csp, /script-src 'self'/)
+      assert.match(csp, /object-src 'none'/)
+    }
+  },
+)
 
 test('over https the docs CSP also says upgrade-insecure-requests', async (t) => {
   const h = await startHarness(t)
@@ -149,18 +152,21 @@ test('over https the docs CSP also says upgrade-insecure-requests', async (t) =>
   for (const csp of policies) assert.match(csp, /default-src 'self';.* upgrade-insecure-requests;$/)
 })
 
-test("no page may frame the docs (they share the console's origin): frame-ancestors 'none' and X-Frame-Options: DENY", async (t) => {
-  const h = await startHarness(t, { listen: true })
-  for (const path of ['/docs', '/docs/', '/docs/static/index.html']) {
-    const res = await fetch(h.baseUrl + path, { redirect: 'manual' })
-    await res.arrayBuffer()
-    assert.equal(res.headers.get('x-frame-options'), 'DENY', path)
-    const csp = res.headers.get('content-security-policy')
-    if (res.status === 200 && path !== '/docs/static/index.html')
-      assert.ok(csp, `${path} has no Content-Security-Policy`)
-    if (csp) {
-      assert.match(csp, /frame-ancestors 'none'/, path)
-      assert.doesNotMatch(csp, /frame-ancestors 'self'/, path)
+test(
+  "no page may frame the docs (they share the console's origin): " + "frame-ancestors 'none' and X-Frame-Options: DENY",
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    for (const path of ['/docs', '/docs/', '/docs/static/index.html']) {
+      const res = await fetch(h.baseUrl + path, { redirect: 'manual' })
+      await res.arrayBuffer()
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', path)
+      const csp = res.headers.get('content-security-policy')
+      if (res.status === 200 && path !== '/docs/static/index.html')
+        assert.ok(csp, `${path} has no Content-Security-Policy`)
+      if (csp) {
+        assert.match(csp, /frame-ancestors 'none'/, path)
+        assert.doesNotMatch(csp, /frame-ancestors 'self'/, path)
+      }
     }
-  }
-})
+  },
+)

@@ -51,20 +51,29 @@ async function hstsOfEveryAnswer(h: Harness): Promise<Map<string, string | undef
   return seen
 }
 
-test('with an https public URL every answer of the pet store listener carries Strict-Transport-Security for a year', async (t) => {
-  const h = await startHarness(t, { listen: true, env: { PETSTORE_PUBLIC_URL: HTTPS } })
-  for (const [what, value] of await hstsOfEveryAnswer(h)) assert.equal(value, ONE_YEAR, what)
-})
+test(
+  'with an https public URL every answer of the pet store ' + 'listener carries Strict-Transport-Security for a year',
+  async (t) => {
+    const h = await startHarness(t, { listen: true, env: { PETSTORE_PUBLIC_URL: HTTPS } })
+    for (const [what, value] of await hstsOfEveryAnswer(h)) assert.equal(value, ONE_YEAR, what)
+  },
+)
 
-test('HSTS_INCLUDE_SUBDOMAINS=on adds includeSubDomains; any other value than on or off is refused at start', async (t) => {
-  const h = await startHarness(t, { listen: true, env: { PETSTORE_PUBLIC_URL: HTTPS, HSTS_INCLUDE_SUBDOMAINS: 'on' } })
-  for (const [what, value] of await hstsOfEveryAnswer(h)) assert.equal(value, `${ONE_YEAR}; includeSubDomains`, what)
-  assert.equal(loadConfig({}).hstsIncludeSubdomains, false)
-  assert.throws(
-    () => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes' }),
-    /HSTS_INCLUDE_SUBDOMAINS="yes": must be one of on, off/,
-  )
-})
+test(
+  'HSTS_INCLUDE_SUBDOMAINS=on adds includeSubDomains; ' + 'any other value than on or off is refused at start',
+  async (t) => {
+    const h = await startHarness(t, {
+      listen: true,
+      env: { PETSTORE_PUBLIC_URL: HTTPS, HSTS_INCLUDE_SUBDOMAINS: 'on' },
+    })
+    for (const [what, value] of await hstsOfEveryAnswer(h)) assert.equal(value, `${ONE_YEAR}; includeSubDomains`, what)
+    assert.equal(loadConfig({}).hstsIncludeSubdomains, false)
+    assert.throws(
+      () => loadConfig({ HSTS_INCLUDE_SUBDOMAINS: 'yes' }),
+      /HSTS_INCLUDE_SUBDOMAINS="yes": must be one of on, off/,
+    )
+  },
+)
 
 test('with an http public URL (or none) no answer carries Strict-Transport-Security', async (t) => {
   for (const env of [{ PETSTORE_PUBLIC_URL: 'http://petstore.test' }, { HSTS_INCLUDE_SUBDOMAINS: 'on' }]) {

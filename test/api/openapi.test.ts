@@ -50,56 +50,64 @@ test('servers list the configured production and staging base URLs, each ending 
   assert.ok(!customUrls.includes('https://api.petstore.example/v1'))
 })
 
-test('one global bearer scheme secures every operation, each naming the scope it needs (issue 26) in its security and description', async (t) => {
-  const doc = await documentOf(t)
-  const schemes = Object.entries(doc.components.securitySchemes as Doc)
-  assert.equal(schemes.length, 1)
-  const [name, scheme] = schemes[0]!
-  assert.equal(scheme.type, 'http')
-  assert.equal(scheme.scheme, 'bearer')
-  assert.deepEqual(doc.security, [{ [name]: [] }])
-  const needs: Record<string, string> = {
-    listPets: 'pets:read',
-    getPet: 'pets:read',
-    createPet: 'pets:write',
-    listOrders: 'orders:read',
-    getOrder: 'orders:read',
-    placeOrder: 'orders:write',
-    cancelOrder: 'orders:write',
-  }
-  for (const [path, method, op] of operations(doc)) {
-    const scope = needs[op.operationId]
-    assert.ok(scope, `${method} ${path}: no scope expected for ${op.operationId}`)
-    assert.deepEqual(op.security, [{ [name]: [scope] }], `${method} ${path} security`)
-    assert.ok(op.description.includes(`\`${scope}\` scope`), `${method} ${path} description names ${scope}`)
-    assert.ok(op.responses['403'].description.includes('insufficient_scope'), `${method} ${path} 403`)
-    assert.deepEqual(Object.keys(op.responses['403'].content['application/json'].examples).sort(), [
-      'account_suspended',
-      'insufficient_scope',
-    ])
-  }
-})
+test(
+  'one global bearer scheme secures every operation, ' +
+    'each naming the scope it needs (issue 26) in its security and description',
+  async (t) => {
+    const doc = await documentOf(t)
+    const schemes = Object.entries(doc.components.securitySchemes as Doc)
+    assert.equal(schemes.length, 1)
+    const [name, scheme] = schemes[0]!
+    assert.equal(scheme.type, 'http')
+    assert.equal(scheme.scheme, 'bearer')
+    assert.deepEqual(doc.security, [{ [name]: [] }])
+    const needs: Record<string, string> = {
+      listPets: 'pets:read',
+      getPet: 'pets:read',
+      createPet: 'pets:write',
+      listOrders: 'orders:read',
+      getOrder: 'orders:read',
+      placeOrder: 'orders:write',
+      cancelOrder: 'orders:write',
+    }
+    for (const [path, method, op] of operations(doc)) {
+      const scope = needs[op.operationId]
+      assert.ok(scope, `${method} ${path}: no scope expected for ${op.operationId}`)
+      assert.deepEqual(op.security, [{ [name]: [scope] }], `${method} ${path} security`)
+      assert.ok(op.description.includes(`\`${scope}\` scope`), `${method} ${path} description names ${scope}`)
+      assert.ok(op.responses['403'].description.includes('insufficient_scope'), `${method} ${path} 403`)
+      assert.deepEqual(Object.keys(op.responses['403'].content['application/json'].examples).sort(), [
+        'account_suspended',
+        'insufficient_scope',
+      ])
+    }
+  },
+)
 
-test('paths are relative to the /v1 servers, with the spec operation ids; getPet is deprecated; the store has its own (test/api/v1/orders/openapi.test.ts)', async (t) => {
-  const doc = await documentOf(t)
-  assert.deepEqual(Object.keys(doc.paths).sort(), [
-    '/pets',
-    '/pets/{petId}',
-    '/store/orders',
-    '/store/orders/{orderId}',
-  ])
-  assert.equal(doc.paths['/pets'].get.operationId, 'listPets')
-  assert.equal(doc.paths['/pets'].post.operationId, 'createPet')
-  assert.equal(doc.paths['/pets/{petId}'].get.operationId, 'getPet')
-  assert.equal(doc.paths['/pets/{petId}'].get.deprecated, true)
-  assert.ok(!doc.paths['/pets'].get.deprecated && !doc.paths['/pets'].post.deprecated)
-  const petId = doc.paths['/pets/{petId}'].get.parameters.find((p: Doc) => p.name === 'petId')
-  assert.deepEqual(
-    [petId.in, petId.required, petId.schema.type, petId.schema.format],
-    ['path', true, 'integer', 'int64'],
-  )
-  assert.equal(petId.schema.minimum, undefined, 'any int64 is a valid petId (0 and negatives are 404s)')
-})
+test(
+  'paths are relative to the /v1 servers, with the spec operation ids; ' +
+    'getPet is deprecated; the store has its own (test/api/v1/orders/openapi.test.ts)',
+  async (t) => {
+    const doc = await documentOf(t)
+    assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/pets',
+      '/pets/{petId}',
+      '/store/orders',
+      '/store/orders/{orderId}',
+    ])
+    assert.equal(doc.paths['/pets'].get.operationId, 'listPets')
+    assert.equal(doc.paths['/pets'].post.operationId, 'createPet')
+    assert.equal(doc.paths['/pets/{petId}'].get.operationId, 'getPet')
+    assert.equal(doc.paths['/pets/{petId}'].get.deprecated, true)
+    assert.ok(!doc.paths['/pets'].get.deprecated && !doc.paths['/pets'].post.deprecated)
+    const petId = doc.paths['/pets/{petId}'].get.parameters.find((p: Doc) => p.name === 'petId')
+    assert.deepEqual(
+      [petId.in, petId.required, petId.schema.type, petId.schema.format],
+      ['path', true, 'integer', 'int64'],
+    )
+    assert.equal(petId.schema.minimum, undefined, 'any int64 is a valid petId (0 and negatives are 404s)')
+  },
+)
 
 test('every non-2xx response of every operation is the Error schema', async (t) => {
   const doc = await documentOf(t)
@@ -151,34 +159,38 @@ const headerOf = (response: Doc, name: string): Doc | undefined =>
     | Doc
     | undefined
 
-test('every response of every operation requires the request id and limit headers; every 429 and 503 requires Retry-After', async (t) => {
-  for (const [name, doc] of await bothDocuments(t)) {
-    for (const [path, method, op] of operations(doc)) {
-      assert.ok(op.responses['503'], `${name} ${method} ${path}: no 503`)
-      for (const [status, response] of Object.entries(op.responses as Doc)) {
-        const where = `${name} ${method} ${path} ${status}`
-        for (const header of [
-          'X-Request-Id',
-          'X-RateLimit-Limit',
-          'X-RateLimit-Remaining',
-          'X-RateLimit-Reset',
-          'RateLimit',
-          'RateLimit-Policy',
-        ]) {
-          assert.equal(headerOf(response, header)?.required, true, `${where}: ${header}`)
+test(
+  'every response of every operation requires the request id and limit headers; ' +
+    'every 429 and 503 requires Retry-After',
+  async (t) => {
+    for (const [name, doc] of await bothDocuments(t)) {
+      for (const [path, method, op] of operations(doc)) {
+        assert.ok(op.responses['503'], `${name} ${method} ${path}: no 503`)
+        for (const [status, response] of Object.entries(op.responses as Doc)) {
+          const where = `${name} ${method} ${path} ${status}`
+          for (const header of [
+            'X-Request-Id',
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'RateLimit',
+            'RateLimit-Policy',
+          ]) {
+            assert.equal(headerOf(response, header)?.required, true, `${where}: ${header}`)
+          }
+          if (status === '429' || status === '503') {
+            assert.equal(headerOf(response, 'Retry-After')?.required, true, `${where}: Retry-After`)
+            assert.deepEqual(
+              [headerOf(response, 'Retry-After')?.schema.type, headerOf(response, 'Retry-After')?.schema.minimum],
+              ['integer', 1],
+            )
+          }
+          if (status === '401') assert.equal(headerOf(response, 'WWW-Authenticate')?.required, true, where)
         }
-        if (status === '429' || status === '503') {
-          assert.equal(headerOf(response, 'Retry-After')?.required, true, `${where}: Retry-After`)
-          assert.deepEqual(
-            [headerOf(response, 'Retry-After')?.schema.type, headerOf(response, 'Retry-After')?.schema.minimum],
-            ['integer', 1],
-          )
-        }
-        if (status === '401') assert.equal(headerOf(response, 'WWW-Authenticate')?.required, true, where)
       }
     }
-  }
-})
+  },
+)
 
 test('every response of getPet requires Deprecation, Sunset and Link; the list declares Link', async (t) => {
   const doc = await documentOf(t)

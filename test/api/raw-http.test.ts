@@ -73,14 +73,16 @@ test('an unsupported Expect is a 417 expectation_failed; Expect: 100-continue is
   const { key } = await h.newAccount()
   const raw = await sendRaw(
     h.baseUrl,
-    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nExpect: 200-ok\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
   )
   assert.equal(assertErrorResponse(raw, 417, 'expectation_failed'), 59, 'counted against the address, not the account')
   assert.equal(parseResponse(raw).headers.connection, 'close')
   const body = '{"name":"Rex","categoryId":1}'
   const ok = await sendRaw(
     h.baseUrl,
-    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${key}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${key}\r\n` +
+      `Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
   )
   assert.match(ok, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /)
 })
@@ -99,7 +101,8 @@ test('a request that does not arrive in time is a 408 request_timeout with the a
   assert.equal(assertErrorResponse(partial, 408, 'request_timeout'), 59)
   const slowBody = await sendRaw(
     h.baseUrl,
-    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
   )
   assert.equal(assertErrorResponse(slowBody, 408, 'request_timeout'), 58)
   assert.ok(Date.now() - started < 5_000, "answered soon after the timeout, not after Node's 30 s check interval")
@@ -145,40 +148,44 @@ test('refusals before routing count against the address: once it is out of reque
   }
 })
 
-test("a request with two Host headers is a 400: the Error body on the API and the docs, the site's page on the portal and the console", async (t) => {
-  const h = await portalHarness(t, { listen: true })
-  const twice = (method: string, path: string, hosts = 'Host: a.example\r\nHost: b.example', version = '1.1') =>
-    sendRaw(
-      h.baseUrl,
-      `${method} ${path} HTTP/${version}\r\n${hosts}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+test(
+  'a request with two Host headers is a 400: ' +
+    "the Error body on the API and the docs, the site's page on the portal and the console",
+  async (t) => {
+    const h = await portalHarness(t, { listen: true })
+    const twice = (method: string, path: string, hosts = 'Host: a.example\r\nHost: b.example', version = '1.1') =>
+      sendRaw(
+        h.baseUrl,
+        `${method} ${path} HTTP/${version}\r\n${hosts}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      )
+    for (const raw of [
+      await twice('GET', '/v1/pets'),
+      await twice('POST', '/v1/pets'),
+      await twice('GET', '/v1/pets', 'Host: a.example\r\nhost: a.example'),
+      await twice('GET', '/v1/pets', 'HOST: a.example\r\nHost: b.example', '1.0'),
+      await twice('GET', '/docs/json'),
+      await twice('GET', '/nothing'),
+    ]) {
+      assertErrorResponse(raw, 400, 'bad_request')
+      assert.match(JSON.parse(parseResponse(raw).body).message, /one Host header/, raw)
+    }
+    for (const [method, path] of [
+      ['GET', '/portal/login'],
+      ['POST', '/portal/login'],
+      ['GET', '/console/login'],
+      ['POST', '/console/login'],
+    ] as const) {
+      const response = parseResponse(await twice(method, path))
+      assert.equal(response.status, 400, `${method} ${path}`)
+      assert.match(response.headers['content-type'] ?? '', /^text\/html/, `${method} ${path}`)
+      assert.match(response.body, /one Host header/)
+    }
+    // One Host is served as before.
+    assert.equal(
+      parseResponse(
+        await sendRaw(h.baseUrl, 'GET /portal/login HTTP/1.1\r\nHost: a.example\r\nConnection: close\r\n\r\n'),
+      ).status,
+      200,
     )
-  for (const raw of [
-    await twice('GET', '/v1/pets'),
-    await twice('POST', '/v1/pets'),
-    await twice('GET', '/v1/pets', 'Host: a.example\r\nhost: a.example'),
-    await twice('GET', '/v1/pets', 'HOST: a.example\r\nHost: b.example', '1.0'),
-    await twice('GET', '/docs/json'),
-    await twice('GET', '/nothing'),
-  ]) {
-    assertErrorResponse(raw, 400, 'bad_request')
-    assert.match(JSON.parse(parseResponse(raw).body).message, /one Host header/, raw)
-  }
-  for (const [method, path] of [
-    ['GET', '/portal/login'],
-    ['POST', '/portal/login'],
-    ['GET', '/console/login'],
-    ['POST', '/console/login'],
-  ] as const) {
-    const response = parseResponse(await twice(method, path))
-    assert.equal(response.status, 400, `${method} ${path}`)
-    assert.match(response.headers['content-type'] ?? '', /^text\/html/, `${method} ${path}`)
-    assert.match(response.body, /one Host header/)
-  }
-  // One Host is served as before.
-  assert.equal(
-    parseResponse(
-      await sendRaw(h.baseUrl, 'GET /portal/login HTTP/1.1\r\nHost: a.example\r\nConnection: close\r\n\r\n'),
-    ).status,
-    200,
-  )
-})
+  },
+)

@@ -1,7 +1,7 @@
 // The log as an operator's collector reads it: `petstore serve` as a real process (the built CLI, a temporary
 // SQLite file, free ports). stdout carries JSON lines only, the request lines among them; the human start-up
-// banner (URLs, the local key shown once, the curl line) is on stderr (stdout only on a terminal). LOG_FORMAT=pretty gives readable lines
-// outside production and is refused in production; with --workers 2 it is the same.
+// banner (URLs, the local key shown once, the curl line) is on stderr (stdout only on a terminal). LOG_FORMAT=pretty
+// gives readable lines outside production and is refused in production; with --workers 2 it is the same.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { oneLineFailure, runCli, tempDir } from '../helpers/cli.js'

@@ -21,35 +21,39 @@ async function apiHarness(t: TestContext, env: Record<string, string> = {}) {
   return { h, log }
 }
 
-test('a request with an accepted key: account and key id, User-Agent, allowed with the requests remaining; never the key', async (t) => {
-  const { h, log } = await apiHarness(t)
-  const account = await h.newAccount({ plan: 'enterprise', perMinute: 5, perDay: 1000 })
-  const response = await h.app.inject({
-    url: '/v1/pets?limit=2',
-    headers: { ...bearer(account.key), 'user-agent': 'petstore-sdk/1.2 (test)' },
-  })
-  assert.equal(response.statusCode, 200)
-  const [line, ...more] = log.requests()
-  assert.equal(more.length, 0)
-  const { time, pid, hostname, reqId, ms, ...rest } = line!
-  assert.equal(typeof reqId, 'string')
-  assert.equal(typeof ms, 'number')
-  assert.deepEqual(rest, {
-    level: 30,
-    msg: 'request',
-    method: 'GET',
-    path: '/v1/pets',
-    client: '127.0.0.1',
-    status: 200,
-    accountId: account.accountId,
-    keyId: account.keyId,
-    userAgent: 'petstore-sdk/1.2 (test)',
-    rateLimit: 'allowed',
-    rateLimitRemaining: Number(response.headers['x-ratelimit-remaining']),
-  })
-  assert.equal(rest.rateLimitRemaining, 4)
-  assert.ok(!log.text().includes(account.key.slice('ps_test_'.length)), 'the key is in the log')
-})
+test(
+  'a request with an accepted key: account and key id, ' +
+    'User-Agent, allowed with the requests remaining; never the key',
+  async (t) => {
+    const { h, log } = await apiHarness(t)
+    const account = await h.newAccount({ plan: 'enterprise', perMinute: 5, perDay: 1000 })
+    const response = await h.app.inject({
+      url: '/v1/pets?limit=2',
+      headers: { ...bearer(account.key), 'user-agent': 'petstore-sdk/1.2 (test)' },
+    })
+    assert.equal(response.statusCode, 200)
+    const [line, ...more] = log.requests()
+    assert.equal(more.length, 0)
+    const { time, pid, hostname, reqId, ms, ...rest } = line!
+    assert.equal(typeof reqId, 'string')
+    assert.equal(typeof ms, 'number')
+    assert.deepEqual(rest, {
+      level: 30,
+      msg: 'request',
+      method: 'GET',
+      path: '/v1/pets',
+      client: '127.0.0.1',
+      status: 200,
+      accountId: account.accountId,
+      keyId: account.keyId,
+      userAgent: 'petstore-sdk/1.2 (test)',
+      rateLimit: 'allowed',
+      rateLimitRemaining: Number(response.headers['x-ratelimit-remaining']),
+    })
+    assert.equal(rest.rateLimitRemaining, 4)
+    assert.ok(!log.text().includes(account.key.slice('ps_test_'.length)), 'the key is in the log')
+  },
+)
 
 test('an error answer has its code; a refused key has no account, and the key is not logged', async (t) => {
   const { h, log } = await apiHarness(t)

@@ -88,96 +88,104 @@ async function start(t: Parameters<typeof startMessagesHarness>[0]) {
 }
 
 for (const op of ALL_OPERATIONS) {
-  test(`${op.name} (${op.method}) needs ${op.scope}: 2xx with a key holding only it; 403 insufficient_scope, counted, nothing stored, with every other scope`, async (t) => {
-    const { h, account, on } = await start(t)
-    const app = on(op.listener).app
-    const exact = await keyWith(h, account.accountId, [op.scope])
-    const allBut = await keyWith(
-      h,
-      account.accountId,
-      SCOPES.filter((s) => s !== op.scope),
-    )
-    const setUp = (): Promise<string> => op.url(on(op.listener), account as TestAccount)
-    const forExact = await setUp()
-    const forRefused = op.once ? await setUp() : forExact
-    const send = (key: string, url: string) =>
-      app.inject({
-        method: op.method,
-        url,
-        ...(op.body === undefined
-          ? { headers: bearer(key) }
-          : { headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(op.body) }),
-      })
+  test(
+    `${op.name} (${op.method}) needs ${op.scope}: 2xx with a key holding only it; ` +
+      `403 insufficient_scope, counted, nothing stored, with every other scope`,
+    async (t) => {
+      const { h, account, on } = await start(t)
+      const app = on(op.listener).app
+      const exact = await keyWith(h, account.accountId, [op.scope])
+      const allBut = await keyWith(
+        h,
+        account.accountId,
+        SCOPES.filter((s) => s !== op.scope),
+      )
+      const setUp = (): Promise<string> => op.url(on(op.listener), account as TestAccount)
+      const forExact = await setUp()
+      const forRefused = op.once ? await setUp() : forExact
+      const send = (key: string, url: string) =>
+        app.inject({
+          method: op.method,
+          url,
+          ...(op.body === undefined
+            ? { headers: bearer(key) }
+            : { headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(op.body) }),
+        })
 
-    const ok = await send(exact, forExact)
-    assert.equal(ok.statusCode, op.ok, ok.body)
-    const remaining = Number(ok.headers['x-ratelimit-remaining'])
+      const ok = await send(exact, forExact)
+      assert.equal(ok.statusCode, op.ok, ok.body)
+      const remaining = Number(ok.headers['x-ratelimit-remaining'])
 
-    const before = await stored(h, account.accountId)
-    const refused = await send(allBut, forRefused)
-    const body = errorOf(refused)
-    assert.deepEqual([refused.statusCode, body.code], [403, 'insufficient_scope'])
-    assert.ok(body.message.includes(op.scope), body.message)
-    assert.equal(refused.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="${op.scope}"`)
-    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
-      assert.ok(refused.headers[name] !== undefined, `${name} on the 403`)
-    assert.equal(
-      Number(refused.headers['x-ratelimit-remaining']),
-      remaining - 1,
-      'the 403 is counted against the account quota',
-    )
-    assert.equal(await stored(h, account.accountId), before, 'the 403 changed nothing')
+      const before = await stored(h, account.accountId)
+      const refused = await send(allBut, forRefused)
+      const body = errorOf(refused)
+      assert.deepEqual([refused.statusCode, body.code], [403, 'insufficient_scope'])
+      assert.ok(body.message.includes(op.scope), body.message)
+      assert.equal(refused.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="${op.scope}"`)
+      for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+        assert.ok(refused.headers[name] !== undefined, `${name} on the 403`)
+      assert.equal(
+        Number(refused.headers['x-ratelimit-remaining']),
+        remaining - 1,
+        'the 403 is counted against the account quota',
+      )
+      assert.equal(await stored(h, account.accountId), before, 'the 403 changed nothing')
 
-    // And the key with every other scope can still do what it has (the refusal is about this scope only).
-    const other = ALL_OPERATIONS.find(
-      (o) => o.listener === op.listener && o.scope !== op.scope && o.method === 'GET' && !o.once,
-    )
-    if (other) {
-      const res = await on(op.listener).app.inject({
-        url: await other.url(on(op.listener), account),
-        headers: bearer(allBut),
-      })
-      assert.equal(res.statusCode, other.ok, `${other.name} with the other scopes: ${res.body}`)
-    }
-  })
+      // And the key with every other scope can still do what it has (the refusal is about this scope only).
+      const other = ALL_OPERATIONS.find(
+        (o) => o.listener === op.listener && o.scope !== op.scope && o.method === 'GET' && !o.once,
+      )
+      if (other) {
+        const res = await on(op.listener).app.inject({
+          url: await other.url(on(op.listener), account),
+          headers: bearer(allBut),
+        })
+        assert.equal(res.statusCode, other.ok, `${other.name} with the other scopes: ${res.body}`)
+      }
+    },
+  )
 }
 
-test('a key without the scope that is unknown, revoked or expired is 401 first; a suspended account is 403 account_suspended, not insufficient_scope', async (t) => {
-  const { h, account } = await start(t)
-  const pets = h.pets!
-  const readOnly = await h.services.accounts.createApiKey({
-    actor: testActor,
-    accountId: account.accountId,
-    environment: 'test',
-    scopes: ['pets:read'],
-  })
-  const expiring = await h.services.accounts.createApiKey({
-    actor: testActor,
-    accountId: account.accountId,
-    environment: 'test',
-    scopes: ['pets:read'],
-    expiresAt: '2027-01-01T00:10:00Z',
-  })
-  const write = (key: string) =>
-    pets.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })
+test(
+  'a key without the scope that is unknown, revoked or expired is 401 first; ' +
+    'a suspended account is 403 account_suspended, not insufficient_scope',
+  async (t) => {
+    const { h, account } = await start(t)
+    const pets = h.pets!
+    const readOnly = await h.services.accounts.createApiKey({
+      actor: testActor,
+      accountId: account.accountId,
+      environment: 'test',
+      scopes: ['pets:read'],
+    })
+    const expiring = await h.services.accounts.createApiKey({
+      actor: testActor,
+      accountId: account.accountId,
+      environment: 'test',
+      scopes: ['pets:read'],
+      expiresAt: '2027-01-01T00:10:00Z',
+    })
+    const write = (key: string) =>
+      pets.inject({ method: 'POST', url: '/v1/pets', headers: bearer(key), payload: { name: 'Rex', categoryId: 1 } })
 
-  assert.equal(errorOf(await write(readOnly.key)).code, 'insufficient_scope')
-  assert.equal(errorOf(await write('ps_test_unknownunknownunknown')).code, 'invalid_api_key')
-  h.clock.set(new Date('2027-01-01T00:10:00Z'))
-  const expired = await write(expiring.key)
-  assert.equal(expired.statusCode, 401)
-  assert.match(errorOf(expired).message, /expired/)
+    assert.equal(errorOf(await write(readOnly.key)).code, 'insufficient_scope')
+    assert.equal(errorOf(await write('ps_test_unknownunknownunknown')).code, 'invalid_api_key')
+    h.clock.set(new Date('2027-01-01T00:10:00Z'))
+    const expired = await write(expiring.key)
+    assert.equal(expired.statusCode, 401)
+    assert.match(errorOf(expired).message, /expired/)
 
-  await h.services.accounts.suspend({ accountId: account.accountId, reason: 'test', actor: testActor })
-  const suspended = await write(readOnly.key)
-  assert.equal(errorOf(suspended).code, 'account_suspended')
-  assert.equal(suspended.headers['www-authenticate'], undefined)
+    await h.services.accounts.suspend({ accountId: account.accountId, reason: 'test', actor: testActor })
+    const suspended = await write(readOnly.key)
+    assert.equal(errorOf(suspended).code, 'account_suspended')
+    assert.equal(suspended.headers['www-authenticate'], undefined)
 
-  await h.services.accounts.revokeApiKey(readOnly.id, { actor: testActor })
-  const revoked = await write(readOnly.key)
-  assert.equal(revoked.statusCode, 401)
-  assert.match(errorOf(revoked).message, /revoked/)
-})
+    await h.services.accounts.revokeApiKey(readOnly.id, { actor: testActor })
+    const revoked = await write(readOnly.key)
+    assert.equal(revoked.statusCode, 401)
+    assert.match(errorOf(revoked).message, /revoked/)
+  },
+)
 
 test('a roll keeps the scopes: the new secret can do exactly what the old one could', async (t) => {
   const { h, account } = await start(t)

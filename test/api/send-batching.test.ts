@@ -32,22 +32,25 @@ test('responses finished in one turn are sent together at its end, in the order 
   assert.deepEqual(sent, ['a', 'b', 'c'])
 })
 
-test("the answers of a commit group are sent in the group's own turn, once the promises it settled have run", async () => {
-  const batcher = createSendBatcher()
-  const events = await inCheckPhase((events) => {
-    const answers = [1, 2, 3].map((n) => Promise.resolve(n))
-    batcher.flushWhenSettled()
-    for (const answer of answers) {
-      // A few awaits between the group's answer and the send, as a route handler has.
-      void answer.then(async (n) => {
-        await null
-        await null
-        batcher.onSend(request, reply, n, () => void events.push(`sent ${n}`))
-      })
-    }
-  })
-  assert.deepEqual(events, ['sent 1', 'sent 2', 'sent 3', 'next turn'])
-})
+test(
+  "the answers of a commit group are sent in the group's own turn, " + 'once the promises it settled have run',
+  async () => {
+    const batcher = createSendBatcher()
+    const events = await inCheckPhase((events) => {
+      const answers = [1, 2, 3].map((n) => Promise.resolve(n))
+      batcher.flushWhenSettled()
+      for (const answer of answers) {
+        // A few awaits between the group's answer and the send, as a route handler has.
+        void answer.then(async (n) => {
+          await null
+          await null
+          batcher.onSend(request, reply, n, () => void events.push(`sent ${n}`))
+        })
+      }
+    })
+    assert.deepEqual(events, ['sent 1', 'sent 2', 'sent 3', 'next turn'])
+  },
+)
 
 test('a response finished in the check phase without a group is sent in the next turn, not lost', async () => {
   const batcher = createSendBatcher()
@@ -55,18 +58,21 @@ test('a response finished in the check phase without a group is sent in the next
   assert.deepEqual(events, ['sent', 'next turn'])
 })
 
-test("a send that throws becomes that request's error (as Fastify does for async onSend hooks); the others still go", async () => {
-  const batcher = createSendBatcher()
-  const calls: unknown[][] = []
-  batcher.onSend(request, reply, 'bad', (...args) => {
-    calls.push(['bad', ...args])
-    if (args[0] == null) throw new Error('invalid header')
-  })
-  batcher.onSend(request, reply, 'good', (...args) => void calls.push(['good', ...args]))
-  await new Promise((resolve) => setImmediate(resolve))
-  assert.equal(calls.length, 3)
-  assert.deepEqual(calls[0], ['bad', null, 'bad'])
-  assert.equal(calls[1]![0], 'bad')
-  assert.match(String(calls[1]![1]), /invalid header/)
-  assert.deepEqual(calls[2], ['good', null, 'good'])
-})
+test(
+  "a send that throws becomes that request's error (as " + 'Fastify does for async onSend hooks); the others still go',
+  async () => {
+    const batcher = createSendBatcher()
+    const calls: unknown[][] = []
+    batcher.onSend(request, reply, 'bad', (...args) => {
+      calls.push(['bad', ...args])
+      if (args[0] == null) throw new Error('invalid header')
+    })
+    batcher.onSend(request, reply, 'good', (...args) => void calls.push(['good', ...args]))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(calls.length, 3)
+    assert.deepEqual(calls[0], ['bad', null, 'bad'])
+    assert.equal(calls[1]![0], 'bad')
+    assert.match(String(calls[1]![1]), /invalid header/)
+    assert.deepEqual(calls[2], ['good', null, 'good'])
+  },
+)

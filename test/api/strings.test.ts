@@ -87,79 +87,88 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   return { key, listeners }
 }
 
-test('every free-text string of a request has a pattern refusing U+0000 and a description naming both rules', async (t) => {
-  const { listeners } = await setup(t)
-  // The app's Ajv mode: its defaults, `unicodeRegExp` on (patterns compiled with the `u` flag).
-  const ajv = new Ajv({ strict: false })
-  const names: string[] = []
-  for (const { doc } of listeners) {
-    for (const field of stringFields(doc)) {
-      const where = `${field.operation} ${field.in} ${field.name}`
-      names.push(field.name)
-      if (field.schema.enum) {
-        assert.ok(
-          field.schema.enum.every(
-            (v: string) => !v.includes('\0') && (v as string & { isWellFormed(): boolean }).isWellFormed(),
-          ),
-          where,
-        )
-        continue
+test(
+  'every free-text string of a request has a pattern ' + 'refusing U+0000 and a description naming both rules',
+  async (t) => {
+    const { listeners } = await setup(t)
+    // The app's Ajv mode: its defaults, `unicodeRegExp` on (patterns compiled with the `u` flag).
+    const ajv = new Ajv({ strict: false })
+    const names: string[] = []
+    for (const { doc } of listeners) {
+      for (const field of stringFields(doc)) {
+        const where = `${field.operation} ${field.in} ${field.name}`
+        names.push(field.name)
+        if (field.schema.enum) {
+          assert.ok(
+            field.schema.enum.every(
+              (v: string) => !v.includes('\0') && (v as string & { isWellFormed(): boolean }).isWellFormed(),
+            ),
+            where,
+          )
+          continue
+        }
+        const pattern = field.schema.pattern as string
+        assert.equal(typeof pattern, 'string', `${where}: no pattern`)
+        assert.doesNotThrow(() => new RegExp(pattern, 'u'), where)
+        assert.doesNotThrow(() => new RegExp(pattern), where)
+        const valid = ajv.compile({ type: 'string', pattern })
+        const sample = field.schema.format === 'date-time' ? '2027-01-01T00:00:00Z' : 'Rex'
+        assert.equal(valid(sample), true, `${where}: refuses ${sample}`)
+        assert.equal(valid(`${sample}\u0000`), false, `${where}: accepts U+0000`)
+        assert.equal(valid('\u0000'), false, `${where}: accepts U+0000 alone`)
+        assert.match(field.description, /U\+0000/, `${where}: description`)
+        assert.match(field.description, /unpaired surrogate/, `${where}: description`)
       }
-      const pattern = field.schema.pattern as string
-      assert.equal(typeof pattern, 'string', `${where}: no pattern`)
-      assert.doesNotThrow(() => new RegExp(pattern, 'u'), where)
-      assert.doesNotThrow(() => new RegExp(pattern), where)
-      const valid = ajv.compile({ type: 'string', pattern })
-      const sample = field.schema.format === 'date-time' ? '2027-01-01T00:00:00Z' : 'Rex'
-      assert.equal(valid(sample), true, `${where}: refuses ${sample}`)
-      assert.equal(valid(`${sample}\u0000`), false, `${where}: accepts U+0000`)
-      assert.equal(valid('\u0000'), false, `${where}: accepts U+0000 alone`)
-      assert.match(field.description, /U\+0000/, `${where}: description`)
-      assert.match(field.description, /unpaired surrogate/, `${where}: description`)
     }
-  }
-  // The walk finds what it should (a guard for the walk itself, not the list of what is checked).
-  for (const name of ['name', 'cursor', 'shipDate', 'message', 'id', 'status'])
-    assert.ok(names.includes(name), `${name} not found in ${names.join(', ')}`)
-})
+    // The walk finds what it should (a guard for the walk itself, not the list of what is checked).
+    for (const name of ['name', 'cursor', 'shipDate', 'message', 'id', 'status'])
+      assert.ok(names.includes(name), `${name} not found in ${names.join(', ')}`)
+  },
+)
 
-test('each such string with U+0000 (and in a body, a lone surrogate) is a 400 with a documented code naming the field', async (t) => {
-  const { key, listeners } = await setup(t)
-  let sent = 0
-  for (const { app, doc } of listeners) {
-    const base = new URL(doc.servers[0].url).pathname.replace(/\/$/, '')
-    for (const field of stringFields(doc).filter((f) => !f.schema.enum)) {
-      const documented = Object.keys(field.op.responses['400']?.content?.['application/json']?.examples ?? {})
-      const media = field.op.requestBody?.content?.['application/json']
-      const example = (media?.example ?? (media ? sampleOf(doc, media.schema) : undefined)) as Doc | undefined
-      const values = field.in === 'body' ? ['R\\u0000x', 'Rex\\ud800'] : ['R%00x']
-      for (const value of values) {
-        const where = `${field.operation} ${field.in} ${field.name} = ${value}`
-        const path = field.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
-          field.in === 'path' && name === field.name ? value : '1',
-        )
-        const query = field.in === 'query' ? `?${field.name}=${value}` : ''
-        // The JSON text written by hand around the value: its escapes are sent as written.
-        const payload =
-          field.in === 'body' ? stringify({ ...example, [field.name]: '@@' })!.replace('"@@"', `"${value}"`) : undefined
-        const response = await app.inject({
-          method: field.method,
-          url: base + path + query,
-          headers: { ...bearer(key), ...(payload ? { 'content-type': 'application/json' } : {}) },
-          ...(payload ? { payload } : {}),
-        })
-        const error = errorOf(response)
-        assert.equal(response.statusCode, 400, `${where}: ${response.body}`)
-        assert.ok(
-          documented.includes(error.code),
-          `${where}: ${error.code} is not among the documented ${documented.join(', ')}`,
-        )
-        assert.equal(error.code, field.in === 'body' ? 'invalid_body' : 'invalid_parameter', where)
-        assert.ok(error.message.includes(`'${field.name}'`), `${where}: ${error.message}`)
-        assert.match(error.message, /must not contain U\+0000 or an unpaired surrogate/, where)
-        sent++
+test(
+  'each such string with U+0000 (and in a body, ' +
+    'a lone surrogate) is a 400 with a documented code naming the field',
+  async (t) => {
+    const { key, listeners } = await setup(t)
+    let sent = 0
+    for (const { app, doc } of listeners) {
+      const base = new URL(doc.servers[0].url).pathname.replace(/\/$/, '')
+      for (const field of stringFields(doc).filter((f) => !f.schema.enum)) {
+        const documented = Object.keys(field.op.responses['400']?.content?.['application/json']?.examples ?? {})
+        const media = field.op.requestBody?.content?.['application/json']
+        const example = (media?.example ?? (media ? sampleOf(doc, media.schema) : undefined)) as Doc | undefined
+        const values = field.in === 'body' ? ['R\\u0000x', 'Rex\\ud800'] : ['R%00x']
+        for (const value of values) {
+          const where = `${field.operation} ${field.in} ${field.name} = ${value}`
+          const path = field.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+            field.in === 'path' && name === field.name ? value : '1',
+          )
+          const query = field.in === 'query' ? `?${field.name}=${value}` : ''
+          // The JSON text written by hand around the value: its escapes are sent as written.
+          const payload =
+            field.in === 'body'
+              ? stringify({ ...example, [field.name]: '@@' })!.replace('"@@"', `"${value}"`)
+              : undefined
+          const response = await app.inject({
+            method: field.method,
+            url: base + path + query,
+            headers: { ...bearer(key), ...(payload ? { 'content-type': 'application/json' } : {}) },
+            ...(payload ? { payload } : {}),
+          })
+          const error = errorOf(response)
+          assert.equal(response.statusCode, 400, `${where}: ${response.body}`)
+          assert.ok(
+            documented.includes(error.code),
+            `${where}: ${error.code} is not among the documented ${documented.join(', ')}`,
+          )
+          assert.equal(error.code, field.in === 'body' ? 'invalid_body' : 'invalid_parameter', where)
+          assert.ok(error.message.includes(`'${field.name}'`), `${where}: ${error.message}`)
+          assert.match(error.message, /must not contain U\+0000 or an unpaired surrogate/, where)
+          sent++
+        }
       }
     }
-  }
-  assert.ok(sent >= 8, `${sent} requests`)
-})
+    assert.ok(sent >= 8, `${sent} requests`)
+  },
+)

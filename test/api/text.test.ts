@@ -39,13 +39,16 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
 }
 
 for (const [what, text] of BAD) {
-  test(`${what} in a body field is a 400 naming the field (pets: name, messages: message); nothing is stored`, async (t) => {
-    const { h, key, pets, post } = await setup(t)
-    expectError(await post('/v1/pets', `{"name":"${text}","categoryId":1}`), 400, 'invalid_body', "'name'")
-    expectError(await post('/messages', `{"message":"${text}"}`), 400, 'invalid_body', "'message'")
-    assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(key) })).body, '[]')
-    assert.deepEqual(await h.handle.db.selectFrom('messages').select('id').execute(), [])
-  })
+  test(
+    `${what} in a body field is a 400 naming the field (pets: ` + `name, messages: message); nothing is stored`,
+    async (t) => {
+      const { h, key, pets, post } = await setup(t)
+      expectError(await post('/v1/pets', `{"name":"${text}","categoryId":1}`), 400, 'invalid_body', "'name'")
+      expectError(await post('/messages', `{"message":"${text}"}`), 400, 'invalid_body', "'message'")
+      assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(key) })).body, '[]')
+      assert.deepEqual(await h.handle.db.selectFrom('messages').select('id').execute(), [])
+    },
+  )
 }
 
 test('valid text, astral characters and escapes included, is accepted and stored exactly', async (t) => {

@@ -30,43 +30,51 @@ async function harness(t: Parameters<typeof startHarness>[0], trustProxy?: strin
   return { send, remaining, clients }
 }
 
-test('TRUST_PROXY off (default): X-Forwarded-For changes nothing: one bucket per connection address, loopback stays loopback', async (t) => {
-  const { send, remaining, clients } = await harness(t)
-  const viaBalancer = (client: string) => ({ remoteAddress: '10.0.0.5', forwardedFor: client })
-  assert.deepEqual(
-    await remaining(viaBalancer('203.0.113.1'), viaBalancer('203.0.113.2'), viaBalancer('203.0.113.3')),
-    ['1', '0', '429'],
-  )
-  assert.deepEqual(clients(), ['10.0.0.5', '10.0.0.5', '10.0.0.5'], 'the log names the connection')
-  const metrics = await send({ remoteAddress: '10.0.0.5', forwardedFor: '127.0.0.1', url: '/metrics' })
-  assert.equal(metrics.statusCode, 404, 'a forwarded "127.0.0.1" does not open the loopback-only /metrics')
-})
+test(
+  'TRUST_PROXY off (default): X-Forwarded-For changes nothing: ' +
+    'one bucket per connection address, loopback stays loopback',
+  async (t) => {
+    const { send, remaining, clients } = await harness(t)
+    const viaBalancer = (client: string) => ({ remoteAddress: '10.0.0.5', forwardedFor: client })
+    assert.deepEqual(
+      await remaining(viaBalancer('203.0.113.1'), viaBalancer('203.0.113.2'), viaBalancer('203.0.113.3')),
+      ['1', '0', '429'],
+    )
+    assert.deepEqual(clients(), ['10.0.0.5', '10.0.0.5', '10.0.0.5'], 'the log names the connection')
+    const metrics = await send({ remoteAddress: '10.0.0.5', forwardedFor: '127.0.0.1', url: '/metrics' })
+    assert.equal(metrics.statusCode, 404, 'a forwarded "127.0.0.1" does not open the loopback-only /metrics')
+  },
+)
 
-test('TRUST_PROXY=1 (one proxy in front): each client behind it has its own bucket and log address; /metrics sees the real client', async (t) => {
-  const { send, remaining, clients } = await harness(t, '1')
-  const viaRelay = (client: string, url?: string) => ({ remoteAddress: '127.0.0.1', forwardedFor: client, url })
-  assert.deepEqual(await remaining(viaRelay('203.0.113.1'), viaRelay('203.0.113.1'), viaRelay('203.0.113.1')), [
-    '1',
-    '0',
-    '429',
-  ])
-  assert.deepEqual(
-    await remaining(viaRelay('203.0.113.2'), viaRelay('203.0.113.2')),
-    ['1', '0'],
-    'another client behind the same proxy',
-  )
-  assert.deepEqual(clients().slice(0, 4), ['203.0.113.1', '203.0.113.1', '203.0.113.1', '203.0.113.2'])
-  // A relay on this machine no longer makes everyone look like loopback.
-  assert.equal((await send(viaRelay('198.51.100.7', '/metrics'))).statusCode, 404)
-  assert.equal(
-    (await send({ remoteAddress: '127.0.0.1', url: '/metrics' })).statusCode,
-    200,
-    'loopback itself, not forwarded',
-  )
-  // One hop only: what a client put in front of the header itself is not believed.
-  assert.deepEqual(await remaining(viaRelay('127.0.0.1, 203.0.113.3')), ['1'])
-  assert.equal((await send(viaRelay('127.0.0.1, 198.51.100.8', '/metrics'))).statusCode, 404)
-})
+test(
+  'TRUST_PROXY=1 (one proxy in front): each client behind it has ' +
+    'its own bucket and log address; /metrics sees the real client',
+  async (t) => {
+    const { send, remaining, clients } = await harness(t, '1')
+    const viaRelay = (client: string, url?: string) => ({ remoteAddress: '127.0.0.1', forwardedFor: client, url })
+    assert.deepEqual(await remaining(viaRelay('203.0.113.1'), viaRelay('203.0.113.1'), viaRelay('203.0.113.1')), [
+      '1',
+      '0',
+      '429',
+    ])
+    assert.deepEqual(
+      await remaining(viaRelay('203.0.113.2'), viaRelay('203.0.113.2')),
+      ['1', '0'],
+      'another client behind the same proxy',
+    )
+    assert.deepEqual(clients().slice(0, 4), ['203.0.113.1', '203.0.113.1', '203.0.113.1', '203.0.113.2'])
+    // A relay on this machine no longer makes everyone look like loopback.
+    assert.equal((await send(viaRelay('198.51.100.7', '/metrics'))).statusCode, 404)
+    assert.equal(
+      (await send({ remoteAddress: '127.0.0.1', url: '/metrics' })).statusCode,
+      200,
+      'loopback itself, not forwarded',
+    )
+    // One hop only: what a client put in front of the header itself is not believed.
+    assert.deepEqual(await remaining(viaRelay('127.0.0.1, 203.0.113.3')), ['1'])
+    assert.equal((await send(viaRelay('127.0.0.1, 198.51.100.8', '/metrics'))).statusCode, 404)
+  },
+)
 
 test('TRUST_PROXY as addresses/CIDRs: believed only from those proxies', async (t) => {
   const { remaining } = await harness(t, '10.0.0.0/8, ::1')

@@ -27,7 +27,8 @@ async function fill(h: Harness, accountId: string, mine: number) {
   const pet = await h.services.pets.create({ accountId, pet: { name: 'Rex', categoryId: 1n } })
   const insert = (account: ReturnType<typeof sql>, petId: ReturnType<typeof sql>, count: number) => sql`
     insert into orders (account_id, pet_id, quantity, ship_date, status, complete, created_at, cancelled_at)
-    select ${account}, ${petId}, 1, null, case i % 3 when 0 then 'delivered' when 1 then 'placed' else 'approved' end, 0,
+    select ${account}, ${petId}, 1, null,
+      case i % 3 when 0 then 'delivered' when 1 then 'placed' else 'approved' end, 0,
       '2027-01-01T00:00:00.000Z', case when i % 7 = 0 then '2027-01-02T00:00:00.000Z' end
     from generate_series(1, ${count}::int) as i
   `
@@ -58,32 +59,39 @@ function assertKeysetPlan(plan: PlanNode, index: string, condition: RegExp) {
   for (const n of all) assert.doesNotMatch(n['Node Type'], /Sort|Seq Scan|Bitmap/, shown)
 }
 
-test('postgres: a deep page is an Index Scan on orders_account_id_id (account_id, id > cursor), with no OFFSET', async (t) => {
-  if (postgresOnly(t)) return
-  const log = recordQueries('postgres')
-  const h = await startHarness(t, { plugins: [log.plugin] })
-  const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
-  await fill(h, accountId, 150)
-  const query = await deepOrdersPageQuery(h, key, 'limit=10', 10, log)
-  assert.doesNotMatch(query.sql, /\boffset\b/i)
-  assert.match(query.sql, /\blimit 11$/i)
-  assertKeysetPlan(
-    await postgresPlan(h.handle.db, query),
-    'orders_account_id_id',
-    /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/,
-  )
-})
+test(
+  'postgres: a deep page is an Index Scan on ' + 'orders_account_id_id (account_id, id > cursor), with no OFFSET',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const log = recordQueries('postgres')
+    const h = await startHarness(t, { plugins: [log.plugin] })
+    const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    await fill(h, accountId, 150)
+    const query = await deepOrdersPageQuery(h, key, 'limit=10', 10, log)
+    assert.doesNotMatch(query.sql, /\boffset\b/i)
+    assert.match(query.sql, /\blimit 11$/i)
+    assertKeysetPlan(
+      await postgresPlan(h.handle.db, query),
+      'orders_account_id_id',
+      /^\(\(account_id = '[^']+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+    )
+  },
+)
 
-test('postgres: with a status filter the deep page is an Index Scan on orders_account_status_id (account_id, status, id > cursor)', async (t) => {
-  if (postgresOnly(t)) return
-  const log = recordQueries('postgres')
-  const h = await startHarness(t, { plugins: [log.plugin] })
-  const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
-  await fill(h, accountId, 300)
-  const query = await deepOrdersPageQuery(h, key, 'status=approved&limit=3', 6, log)
-  assertKeysetPlan(
-    await postgresPlan(h.handle.db, query),
-    'orders_account_status_id',
-    /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/,
-  )
-})
+test(
+  'postgres: with a status filter the deep page is an Index Scan ' +
+    'on orders_account_status_id (account_id, status, id > cursor)',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const log = recordQueries('postgres')
+    const h = await startHarness(t, { plugins: [log.plugin] })
+    const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    await fill(h, accountId, 300)
+    const query = await deepOrdersPageQuery(h, key, 'status=approved&limit=3', 6, log)
+    assertKeysetPlan(
+      await postgresPlan(h.handle.db, query),
+      'orders_account_status_id',
+      /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+    )
+  },
+)

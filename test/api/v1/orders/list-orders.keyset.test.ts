@@ -15,7 +15,8 @@ async function fillOrders(h: Harness, accountId: string, count: number) {
   await sql`
     with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
     insert into orders (account_id, pet_id, quantity, ship_date, status, complete, created_at, cancelled_at)
-    select ${accountId}, ${pet.id}, 1, null, case i % 3 when 0 then 'delivered' when 1 then 'placed' else 'approved' end, 0,
+    select ${accountId}, ${pet.id}, 1, null,
+      case i % 3 when 0 then 'delivered' when 1 then 'placed' else 'approved' end, 0,
       '2027-01-01T00:00:00.000Z', case when i % 7 = 0 then '2027-01-02T00:00:00.000Z' end
     from n
   `.execute(h.handle.db)
@@ -48,41 +49,47 @@ test('a deep page is a SEARCH on orders_account_id_id (account_id, id > cursor),
   assertKeysetPlan(await queryPlan(h.handle.db, query), 'orders_account_id_id', /\(account_id=\? AND id>\?\)$/)
 })
 
-test('with a status filter the deep page is a SEARCH on orders_account_status_id (account_id, status, id > cursor)', async (t) => {
-  if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
-  const log = recordQueries()
-  const h = await startHarness(t, { plugins: [log.plugin] })
-  const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
-  await fillOrders(h, accountId, 6000)
-  const query = await deepOrdersPageQuery(h, key, 'status=approved&limit=50', 25, log)
-  assertKeysetPlan(
-    await queryPlan(h.handle.db, query),
-    'orders_account_status_id',
-    /\(account_id=\? AND status=\? AND id>\?\)$/,
-  )
-})
+test(
+  'with a status filter the deep page is a SEARCH on ' + 'orders_account_status_id (account_id, status, id > cursor)',
+  async (t) => {
+    if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
+    const log = recordQueries()
+    const h = await startHarness(t, { plugins: [log.plugin] })
+    const { accountId, key } = await h.newAccount({ plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 })
+    await fillOrders(h, accountId, 6000)
+    const query = await deepOrdersPageQuery(h, key, 'status=approved&limit=50', 25, log)
+    assertKeysetPlan(
+      await queryPlan(h.handle.db, query),
+      'orders_account_status_id',
+      /\(account_id=\? AND status=\? AND id>\?\)$/,
+    )
+  },
+)
 
-test('the first page is the same SEARCH, with and without a filter, so depth adds nothing but the starting key', async (t) => {
-  if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
-  const log = recordQueries()
-  const h = await startHarness(t, { plugins: [log.plugin] })
-  const { accountId, key } = await h.newAccount()
-  await fillOrders(h, accountId, 500)
-  const firstPageQuery = async (query: string) => {
-    log.queries.length = 0
-    await h.app.inject({ url: `/v1/store/orders?${query}`, headers: bearer(key) })
-    const first = log.queries.find((q) => /from "orders"/.test(q.sql))
-    assert.ok(first)
-    return first
-  }
-  assertKeysetPlan(
-    await queryPlan(h.handle.db, await firstPageQuery('limit=100')),
-    'orders_account_id_id',
-    /\(account_id=\?\)$/,
-  )
-  assertKeysetPlan(
-    await queryPlan(h.handle.db, await firstPageQuery('limit=20&status=approved')),
-    'orders_account_status_id',
-    /\(account_id=\? AND status=\?\)$/,
-  )
-})
+test(
+  'the first page is the same SEARCH, with and without a filter, ' + 'so depth adds nothing but the starting key',
+  async (t) => {
+    if (sqliteOnly(t, "reads SQLite's EXPLAIN QUERY PLAN")) return
+    const log = recordQueries()
+    const h = await startHarness(t, { plugins: [log.plugin] })
+    const { accountId, key } = await h.newAccount()
+    await fillOrders(h, accountId, 500)
+    const firstPageQuery = async (query: string) => {
+      log.queries.length = 0
+      await h.app.inject({ url: `/v1/store/orders?${query}`, headers: bearer(key) })
+      const first = log.queries.find((q) => /from "orders"/.test(q.sql))
+      assert.ok(first)
+      return first
+    }
+    assertKeysetPlan(
+      await queryPlan(h.handle.db, await firstPageQuery('limit=100')),
+      'orders_account_id_id',
+      /\(account_id=\?\)$/,
+    )
+    assertKeysetPlan(
+      await queryPlan(h.handle.db, await firstPageQuery('limit=20&status=approved')),
+      'orders_account_status_id',
+      /\(account_id=\? AND status=\?\)$/,
+    )
+  },
+)

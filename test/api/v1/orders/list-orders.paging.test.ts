@@ -19,25 +19,28 @@ async function setup(t: Parameters<typeof startHarness>[0]) {
   return { h, ...account, orders }
 }
 
-test('250 orders, status=approved, limit 20: every approved order once, in id order; the Link keeps limit and status', async (t) => {
-  const { h, key, orders } = await setup(t)
-  const approved = orders.filter((o) => o.status === 'approved')
-  assert.equal(approved.length, 83)
-  const { pages, links } = await walkOrders(h, key, '/v1/store/orders?status=approved&limit=20')
-  assert.deepEqual(
-    pages.map((p) => p.length),
-    [20, 20, 20, 20, 3],
-  )
-  assert.deepEqual(pages.flat(), approved)
-  assert.equal(links.length, 4, 'no Link on the last page')
-  for (const link of links) {
-    assert.equal(link.origin, 'https://api.example.test')
-    assert.equal(link.pathname, '/v1/store/orders')
-    assert.deepEqual([...link.searchParams.keys()], ['limit', 'status', 'cursor'])
-    assert.equal(link.searchParams.get('limit'), '20')
-    assert.equal(link.searchParams.get('status'), 'approved')
-  }
-})
+test(
+  '250 orders, status=approved, limit 20: ' + 'every approved order once, in id order; the Link keeps limit and status',
+  async (t) => {
+    const { h, key, orders } = await setup(t)
+    const approved = orders.filter((o) => o.status === 'approved')
+    assert.equal(approved.length, 83)
+    const { pages, links } = await walkOrders(h, key, '/v1/store/orders?status=approved&limit=20')
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [20, 20, 20, 20, 3],
+    )
+    assert.deepEqual(pages.flat(), approved)
+    assert.equal(links.length, 4, 'no Link on the last page')
+    for (const link of links) {
+      assert.equal(link.origin, 'https://api.example.test')
+      assert.equal(link.pathname, '/v1/store/orders')
+      assert.deepEqual([...link.searchParams.keys()], ['limit', 'status', 'cursor'])
+      assert.equal(link.searchParams.get('limit'), '20')
+      assert.equal(link.searchParams.get('status'), 'approved')
+    }
+  },
+)
 
 test('250 orders without a filter, at the default limit and at 100: each once, in id order', async (t) => {
   const { h, key, orders } = await setup(t)

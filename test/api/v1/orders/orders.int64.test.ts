@@ -73,21 +73,24 @@ test('an order with id 9223372036854775807 is read, listed and cancelled by that
   expectError(await send({ url: `/v1/store/orders/${MAX}`, headers: bearer(key) }), 404, 'order_not_found')
 })
 
-test('orderId: any int64 naming no order is 404 order_not_found, on get and cancel (0 and negatives included)', async (t) => {
-  const h = await startHarness(t)
-  const { key } = await h.newAccount({ plan: 'pro' })
-  const send = injectSender(h)
-  for (const id of [MAX, MIN, '0', '-1', '1', '12345']) {
-    for (const method of ['GET', 'DELETE']) {
-      expectError(
-        await send({ method, url: `/v1/store/orders/${id}`, headers: bearer(key) }),
-        404,
-        'order_not_found',
-        id,
-      )
+test(
+  'orderId: any int64 naming no order is 404 order_not_found, ' + 'on get and cancel (0 and negatives included)',
+  async (t) => {
+    const h = await startHarness(t)
+    const { key } = await h.newAccount({ plan: 'pro' })
+    const send = injectSender(h)
+    for (const id of [MAX, MIN, '0', '-1', '1', '12345']) {
+      for (const method of ['GET', 'DELETE']) {
+        expectError(
+          await send({ method, url: `/v1/store/orders/${id}`, headers: bearer(key) }),
+          404,
+          'order_not_found',
+          id,
+        )
+      }
     }
-  }
-})
+  },
+)
 
 test('orderId that is not an int64: 400 invalid_parameter naming orderId, on get and cancel', async (t) => {
   const h = await startHarness(t)

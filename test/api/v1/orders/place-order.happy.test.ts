@@ -13,32 +13,36 @@ async function setup(t: Parameters<typeof startHarness>[0]) {
   return { h, ...account, pet }
 }
 
-test('only petId: 201, Location /v1/store/orders/{id}, quantity 1, status placed, not complete, no shipDate, createdAt now', async (t) => {
-  const { h, key, pet } = await setup(t)
-  h.clock.set(new Date('2027-03-04T05:06:07.089Z'))
-  const response = await h.app.inject({
-    method: 'POST',
-    url: '/v1/store/orders',
-    headers: bearer(key),
-    payload: { petId: pet.id },
-  })
-  assert.equal(response.statusCode, 201, response.body)
-  assert.match(String(response.headers['content-type']), /^application\/json/)
-  const order = response.json<OrderJson>()
-  assert.deepEqual(order, {
-    id: order.id,
-    petId: pet.id,
-    quantity: 1,
-    status: 'placed',
-    complete: false,
-    createdAt: '2027-03-04T05:06:07.089Z',
-  })
-  assert.ok(Number.isInteger(order.id) && order.id > 0)
-  assert.equal(response.headers.location, `/v1/store/orders/${order.id}`)
-  const read = await h.app.inject({ url: String(response.headers.location), headers: bearer(key) })
-  assert.equal(read.statusCode, 200)
-  assert.deepEqual(read.json(), order)
-})
+test(
+  'only petId: 201, Location /v1/store/orders/{id}, quantity 1, ' +
+    'status placed, not complete, no shipDate, createdAt now',
+  async (t) => {
+    const { h, key, pet } = await setup(t)
+    h.clock.set(new Date('2027-03-04T05:06:07.089Z'))
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/v1/store/orders',
+      headers: bearer(key),
+      payload: { petId: pet.id },
+    })
+    assert.equal(response.statusCode, 201, response.body)
+    assert.match(String(response.headers['content-type']), /^application\/json/)
+    const order = response.json<OrderJson>()
+    assert.deepEqual(order, {
+      id: order.id,
+      petId: pet.id,
+      quantity: 1,
+      status: 'placed',
+      complete: false,
+      createdAt: '2027-03-04T05:06:07.089Z',
+    })
+    assert.ok(Number.isInteger(order.id) && order.id > 0)
+    assert.equal(response.headers.location, `/v1/store/orders/${order.id}`)
+    const read = await h.app.inject({ url: String(response.headers.location), headers: bearer(key) })
+    assert.equal(read.statusCode, 200)
+    assert.deepEqual(read.json(), order)
+  },
+)
 
 test('every field is kept as sent; ids grow', async (t) => {
   const { h, key, pet } = await setup(t)

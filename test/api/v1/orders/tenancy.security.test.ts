@@ -7,7 +7,10 @@ import { expectError, injectSender, type HttpResponse } from '../../../helpers/h
 import { ordersOf, placeOrder, seedOrders, walkOrders } from '../../../helpers/orders.js'
 import { createPet, roomyAccount } from '../../../helpers/pets.js'
 
-/** What a client could tell two 404s apart by: status, header names, stable header values, the body with the id masked. */
+/**
+ * What a client could tell two 404s apart by: status, header names, stable header values, the body with the id
+ * masked.
+ */
 function comparable(response: HttpResponse, id: string) {
   const stable = ['content-type', 'link', 'cache-control', 'location']
   return {
@@ -18,25 +21,32 @@ function comparable(response: HttpResponse, id: string) {
   }
 }
 
-test("another account's order: 404 order_not_found on get and cancel, indistinguishable from a missing id; it stays the owner's", async (t) => {
-  const h = await startHarness(t)
-  const a = await h.newAccount()
-  const b = await h.newAccount()
-  const pet = await createPet(h, a.key, { name: 'Rex', categoryId: 1 })
-  const order = await placeOrder(h, a.key, { petId: pet.id, quantity: 7 })
-  const missing = String(order.id + 1000)
-  const send = injectSender(h)
-  for (const method of ['GET', 'DELETE']) {
-    const foreign = await send({ method, url: `/v1/store/orders/${order.id}`, headers: bearer(b.key) })
-    const absent = await send({ method, url: `/v1/store/orders/${missing}`, headers: bearer(b.key) })
-    expectError(foreign, 404, 'order_not_found')
-    expectError(absent, 404, 'order_not_found')
-    assert.deepEqual(comparable(foreign, String(order.id)), comparable(absent, missing), method)
-  }
-  const rows = await ordersOf(h, a.accountId)
-  assert.equal(rows[0]!.cancelled_at, null, "b's cancel did not cancel a's order")
-  assert.deepEqual((await h.app.inject({ url: `/v1/store/orders/${order.id}`, headers: bearer(a.key) })).json(), order)
-})
+test(
+  "another account's order: 404 order_not_found on get and cancel, " +
+    "indistinguishable from a missing id; it stays the owner's",
+  async (t) => {
+    const h = await startHarness(t)
+    const a = await h.newAccount()
+    const b = await h.newAccount()
+    const pet = await createPet(h, a.key, { name: 'Rex', categoryId: 1 })
+    const order = await placeOrder(h, a.key, { petId: pet.id, quantity: 7 })
+    const missing = String(order.id + 1000)
+    const send = injectSender(h)
+    for (const method of ['GET', 'DELETE']) {
+      const foreign = await send({ method, url: `/v1/store/orders/${order.id}`, headers: bearer(b.key) })
+      const absent = await send({ method, url: `/v1/store/orders/${missing}`, headers: bearer(b.key) })
+      expectError(foreign, 404, 'order_not_found')
+      expectError(absent, 404, 'order_not_found')
+      assert.deepEqual(comparable(foreign, String(order.id)), comparable(absent, missing), method)
+    }
+    const rows = await ordersOf(h, a.accountId)
+    assert.equal(rows[0]!.cancelled_at, null, "b's cancel did not cancel a's order")
+    assert.deepEqual(
+      (await h.app.inject({ url: `/v1/store/orders/${order.id}`, headers: bearer(a.key) })).json(),
+      order,
+    )
+  },
+)
 
 test("another account's pet cannot be ordered: 400 invalid_body naming petId, as a missing pet", async (t) => {
   const h = await startHarness(t)

@@ -29,27 +29,31 @@ test('petId that is not a 64-bit integer: 400 invalid_parameter naming petId', a
   }
 })
 
-test('an int64 that names no pet: 404 pet_not_found, from the smallest int64 to the largest, 0 and negatives included', async (t) => {
-  const h = await startHarness(t)
-  const { key } = await h.newAccount()
-  const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
-  for (const petId of [
-    String(pet.id + 1),
-    '9007199254740993',
-    '9223372036854775807',
-    '0',
-    '-1',
-    `-${pet.id}`,
-    '-9223372036854775808',
-  ]) {
-    const error = expectError(
-      await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) }),
-      404,
-      'pet_not_found',
-    )
-    assert.ok(error.message.includes(petId), `the message names the id exactly: ${error.message}`)
-  }
-})
+test(
+  'an int64 that names no pet: 404 pet_not_found, ' +
+    'from the smallest int64 to the largest, 0 and negatives included',
+  async (t) => {
+    const h = await startHarness(t)
+    const { key } = await h.newAccount()
+    const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
+    for (const petId of [
+      String(pet.id + 1),
+      '9007199254740993',
+      '9223372036854775807',
+      '0',
+      '-1',
+      `-${pet.id}`,
+      '-9223372036854775808',
+    ]) {
+      const error = expectError(
+        await injectSender(h)({ url: `/v1/pets/${petId}`, headers: bearer(key) }),
+        404,
+        'pet_not_found',
+      )
+      assert.ok(error.message.includes(petId), `the message names the id exactly: ${error.message}`)
+    }
+  },
+)
 
 test('validation comes after authentication: a bad id without a key is a 401', async (t) => {
   const h = await startHarness(t)

@@ -61,13 +61,16 @@ test('after the sunset a request without a key is still a 401 (authentication co
   assertDeprecationHeaders(response)
 })
 
-test('PETSTORE_GETPET_SUNSET set alone to a past instant: the service starts and GET /v1/pets/{petId} answers 410', async (t) => {
-  const h = await startHarness(t, { env: { PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' } })
-  const { key } = await h.newAccount()
-  const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
-  const gone = await injectSender(h)({ url: `/v1/pets/${pet.id}`, headers: bearer(key) })
-  expectError(gone, 410, 'operation_sunset')
-  assertDeprecationHeaders(gone, 'Wed, 01 Jan 2020 00:00:00 GMT')
-  // Deprecated no later than removed: the deprecation date defaulted to the sunset.
-  assert.equal(gone.headers.deprecation, `@${Date.parse('2020-01-01T00:00:00Z') / 1000}`)
-})
+test(
+  'PETSTORE_GETPET_SUNSET set alone to a past instant: ' + 'the service starts and GET /v1/pets/{petId} answers 410',
+  async (t) => {
+    const h = await startHarness(t, { env: { PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' } })
+    const { key } = await h.newAccount()
+    const pet = await createPet(h, key, { name: 'Rex', categoryId: 1 })
+    const gone = await injectSender(h)({ url: `/v1/pets/${pet.id}`, headers: bearer(key) })
+    expectError(gone, 410, 'operation_sunset')
+    assertDeprecationHeaders(gone, 'Wed, 01 Jan 2020 00:00:00 GMT')
+    // Deprecated no later than removed: the deprecation date defaulted to the sunset.
+    assert.equal(gone.headers.deprecation, `@${Date.parse('2020-01-01T00:00:00Z') / 1000}`)
+  },
+)

@@ -14,7 +14,8 @@ import { planNodes as nodes, postgresPlan, recordQueries, type PlanNode } from '
 async function fillPets(h: Harness, accountId: string, count: number, soldEvery = 3) {
   await sql`
     insert into pets (account_id, name, category_id, status, created_at)
-    select ${accountId}, 'Pet ' || i, i, case when i % ${soldEvery}::int = 0 then 'sold' when i % 2 = 0 then 'available' end, '2027-01-01T00:00:00.000Z'
+    select ${accountId}, 'Pet ' || i, i,
+      case when i % ${soldEvery}::int = 0 then 'sold' when i % 2 = 0 then 'available' end, '2027-01-01T00:00:00.000Z'
     from generate_series(1, ${count}::int) as i
   `.execute(h.handle.db)
 }
@@ -33,12 +34,14 @@ async function fillOtherAccounts(
   if (create) {
     await sql`
       insert into accounts (id, name, plan, per_minute, per_day, created_at)
-      select 'acct_other_' || a, 'other', 'free', null, null, '2027-01-01T00:00:00.000Z' from generate_series(1, ${accounts}::int) as a
+      select 'acct_other_' || a, 'other', 'free', null, null, '2027-01-01T00:00:00.000Z'
+      from generate_series(1, ${accounts}::int) as a
     `.execute(h.handle.db)
   }
   await sql`
     insert into pets (account_id, name, category_id, status, created_at)
-    select 'acct_other_' || (1 + i % ${accounts}::int), 'Other ' || i, i, case i % 3 when 0 then 'sold' else 'available' end, '2027-01-01T00:00:00.000Z'
+    select 'acct_other_' || (1 + i % ${accounts}::int), 'Other ' || i, i,
+      case i % 3 when 0 then 'sold' else 'available' end, '2027-01-01T00:00:00.000Z'
     from generate_series(1, ${pets}::int) as i
   `.execute(h.handle.db)
 }
@@ -118,21 +121,24 @@ test('postgres: a deep page is an Index Scan on (account_id, id > cursor), in id
   )
 })
 
-test('postgres: with a status filter the deep page is an Index Scan on (account_id, status, id > cursor)', async (t) => {
-  if (postgresOnly(t)) return
-  const log = recordQueries('postgres')
-  const h = await startHarness(t, { plugins: [log.plugin] })
-  const { accountId, key } = await h.newAccount()
-  // Sold pets are a small share of the account's, as a status filter is worth an index for.
-  await fillOtherAccounts(h, { create: true, accounts: 100, pets: 14_850 })
-  await fillPets(h, accountId, 300, 10)
-  await fillOtherAccounts(h, { create: false, accounts: 100, pets: 14_850 })
-  await sql`analyze pets`.execute(h.handle.db)
-  const query = await deepPageQuery(h, key, 'status=sold&limit=3', 6, log)
-  assert.doesNotMatch(query.sql, /\boffset\b/i)
-  assertKeysetPlan(
-    await postgresPlan(h.handle.db, query),
-    'pets_account_status_id',
-    /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/,
-  )
-})
+test(
+  'postgres: with a status filter the deep page is ' + 'an Index Scan on (account_id, status, id > cursor)',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const log = recordQueries('postgres')
+    const h = await startHarness(t, { plugins: [log.plugin] })
+    const { accountId, key } = await h.newAccount()
+    // Sold pets are a small share of the account's, as a status filter is worth an index for.
+    await fillOtherAccounts(h, { create: true, accounts: 100, pets: 14_850 })
+    await fillPets(h, accountId, 300, 10)
+    await fillOtherAccounts(h, { create: false, accounts: 100, pets: 14_850 })
+    await sql`analyze pets`.execute(h.handle.db)
+    const query = await deepPageQuery(h, key, 'status=sold&limit=3', 6, log)
+    assert.doesNotMatch(query.sql, /\boffset\b/i)
+    assertKeysetPlan(
+      await postgresPlan(h.handle.db, query),
+      'pets_account_status_id',
+      /^\(\(account_id = '[^']+'::text\) AND \(status = '\w+'::text\) AND \(id > '\d+'::bigint\)\)$/,
+    )
+  },
+)

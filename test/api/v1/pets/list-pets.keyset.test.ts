@@ -12,7 +12,9 @@ async function fillPets(h: Harness, accountId: string, count: number) {
   await sql`
     with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
     insert into pets (account_id, name, category_id, status, created_at)
-    select ${accountId}, 'Pet ' || i, i, case i % 3 when 0 then 'sold' when 1 then 'available' else null end, '2027-01-01T00:00:00.000Z' from n
+    select ${accountId}, 'Pet ' || i, i, case i % 3 when 0 then 'sold' when 1 then 'available' else null end,
+      '2027-01-01T00:00:00.000Z'
+    from n
   `.execute(h.handle.db)
 }
 
