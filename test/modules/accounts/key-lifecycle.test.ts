@@ -62,47 +62,50 @@ test('an expired key gets 401 invalid_api_key saying when it expired; the listin
   )
 })
 
-test('roll with a grace period: both keys work during it, the old one is refused after it with the reason', async (t) => {
-  const h = await startHarness(t, { now: T0 })
-  const { accountId } = await h.newAccount()
-  const old = await h.services.accounts.createApiKey({
-    actor: testActor,
-    accountId,
-    environment: 'test',
-    name: 'backend',
-    expiresAt: '2027-03-01T00:00:00Z',
-  })
-  const { previous, created } = await h.services.accounts.rollApiKey({
-    actor: testActor,
-    keyId: old.id,
-    graceSeconds: 3600,
-  })
-  assert.notEqual(created.key, old.key)
-  assert.equal(created.name, 'backend', 'same name')
-  assert.equal(created.expiresAt, '2027-03-01T00:00:00.000Z', 'same expiry instant: rolling never extends a key')
-  assert.equal(previous.replacedBy, created.id)
-  assert.equal(previous.graceEndsAt, '2027-01-01T01:00:00.000Z')
-  assert.equal(previous.state, 'active')
+test(
+  'roll with a grace period: both keys work during it, ' + 'the old one is refused after it with the reason',
+  async (t) => {
+    const h = await startHarness(t, { now: T0 })
+    const { accountId } = await h.newAccount()
+    const old = await h.services.accounts.createApiKey({
+      actor: testActor,
+      accountId,
+      environment: 'test',
+      name: 'backend',
+      expiresAt: '2027-03-01T00:00:00Z',
+    })
+    const { previous, created } = await h.services.accounts.rollApiKey({
+      actor: testActor,
+      keyId: old.id,
+      graceSeconds: 3600,
+    })
+    assert.notEqual(created.key, old.key)
+    assert.equal(created.name, 'backend', 'same name')
+    assert.equal(created.expiresAt, '2027-03-01T00:00:00.000Z', 'same expiry instant: rolling never extends a key')
+    assert.equal(previous.replacedBy, created.id)
+    assert.equal(previous.graceEndsAt, '2027-01-01T01:00:00.000Z')
+    assert.equal(previous.state, 'active')
 
-  h.clock.set(Date.parse('2027-01-01T00:59:59Z'))
-  assert.deepEqual(await statusOf(h, old.key), { statusCode: 200 })
-  assert.deepEqual(await statusOf(h, created.key), { statusCode: 200 })
-  h.clock.set(Date.parse('2027-01-01T01:00:00Z'))
-  const refused = await statusOf(h, old.key)
-  assert.deepEqual(refused, {
-    statusCode: 401,
-    code: 'invalid_api_key',
-    message: 'This API key was rolled; its grace period ended at 2027-01-01T01:00:00.000Z.',
-  })
-  assert.deepEqual(await statusOf(h, created.key), { statusCode: 200 })
-  assert.equal((await h.services.accounts.getApiKey(old.id)).state, 'expired')
+    h.clock.set(Date.parse('2027-01-01T00:59:59Z'))
+    assert.deepEqual(await statusOf(h, old.key), { statusCode: 200 })
+    assert.deepEqual(await statusOf(h, created.key), { statusCode: 200 })
+    h.clock.set(Date.parse('2027-01-01T01:00:00Z'))
+    const refused = await statusOf(h, old.key)
+    assert.deepEqual(refused, {
+      statusCode: 401,
+      code: 'invalid_api_key',
+      message: 'This API key was rolled; its grace period ended at 2027-01-01T01:00:00.000Z.',
+    })
+    assert.deepEqual(await statusOf(h, created.key), { statusCode: 200 })
+    assert.equal((await h.services.accounts.getApiKey(old.id)).state, 'expired')
 
-  await assert.rejects(
-    h.services.accounts.rollApiKey({ actor: testActor, keyId: old.id, graceSeconds: 0 }),
-    KeyStateError,
-    'a rolled key cannot be rolled again',
-  )
-})
+    await assert.rejects(
+      h.services.accounts.rollApiKey({ actor: testActor, keyId: old.id, graceSeconds: 0 }),
+      KeyStateError,
+      'a rolled key cannot be rolled again',
+    )
+  },
+)
 
 test('roll with grace 0: the old key is refused from the next request on', async (t) => {
   const h = await startHarness(t, { now: T0 })
@@ -157,23 +160,26 @@ test('roll validates the grace period and refuses revoked or expired keys', asyn
   )
 })
 
-test('revoke: the next request gets 401 "This API key was revoked."; revoking again keeps the first time', async (t) => {
-  const h = await startHarness(t, { now: T0 })
-  const account = await h.newAccount()
-  assert.deepEqual(await statusOf(h, account.key), { statusCode: 200 })
-  const revoked = await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })
-  assert.equal(revoked.state, 'revoked')
-  assert.deepEqual(await statusOf(h, account.key), {
-    statusCode: 401,
-    code: 'invalid_api_key',
-    message: 'This API key was revoked.',
-  })
-  h.clock.advance(1000)
-  assert.equal(
-    (await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })).revokedAt,
-    revoked.revokedAt,
-  )
-})
+test(
+  'revoke: the next request gets 401 "This API key was revoked."; ' + 'revoking again keeps the first time',
+  async (t) => {
+    const h = await startHarness(t, { now: T0 })
+    const account = await h.newAccount()
+    assert.deepEqual(await statusOf(h, account.key), { statusCode: 200 })
+    const revoked = await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })
+    assert.equal(revoked.state, 'revoked')
+    assert.deepEqual(await statusOf(h, account.key), {
+      statusCode: 401,
+      code: 'invalid_api_key',
+      message: 'This API key was revoked.',
+    })
+    h.clock.advance(1000)
+    assert.equal(
+      (await h.services.accounts.revokeApiKey(account.keyId, { actor: testActor })).revokedAt,
+      revoked.revokedAt,
+    )
+  },
+)
 
 test('a key rolled and then revoked during its grace period is refused at once', async (t) => {
   const h = await startHarness(t, { now: T0 })

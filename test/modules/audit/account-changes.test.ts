@@ -116,43 +116,46 @@ test('a change that changes nothing writes no entry; a failed change writes none
   assert.equal(after[0]!.action, 'account.suspended')
 })
 
-test('suspended: 403 account_suspended on /v1 and the messages interface; reactivated: the keys work as they were', async (t) => {
-  const { accounts, pets, messages } = await setUp(t)
-  const account = await accounts.createAccount({ name: 'shop', plan: 'free', actor: cli })
-  const working = await accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli })
-  const revoked = await accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli })
-  await accounts.revokeApiKey(revoked.id, { actor: cli })
-  assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })).statusCode, 200)
+test(
+  'suspended: 403 account_suspended on /v1 and the messages interface; ' + 'reactivated: the keys work as they were',
+  async (t) => {
+    const { accounts, pets, messages } = await setUp(t)
+    const account = await accounts.createAccount({ name: 'shop', plan: 'free', actor: cli })
+    const working = await accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli })
+    const revoked = await accounts.createApiKey({ accountId: account.id, environment: 'test', actor: cli })
+    await accounts.revokeApiKey(revoked.id, { actor: cli })
+    assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })).statusCode, 200)
 
-  const suspended = await accounts.suspend({ accountId: account.id, reason: 'unpaid invoices', actor: operator })
-  assert.ok(suspended.suspendedAt !== null)
-  assert.equal(suspended.suspensionReason, 'unpaid invoices')
-  const refused = await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })
-  assert.equal(refused.statusCode, 403)
-  const body = errorOf(refused)
-  assert.equal(body.code, 'account_suspended')
-  assert.match(body.message, /suspended/)
-  assert.match(body.message, /operator/)
-  assert.equal(refused.headers['www-authenticate'], undefined, 'the key itself is fine: no challenge')
-  assert.ok(!refused.body.includes('unpaid'), 'the reason is for the owner in the portal, not for every API client')
-  const sent = await postMessage({ app: messages }, working.key, { message: 'hello' })
-  assert.equal(sent.statusCode, 403)
-  assert.equal(errorOf(sent).code, 'account_suspended')
-  const revokedAnswer = await pets.inject({ url: '/v1/pets', headers: bearer(revoked.key) })
-  assert.equal(revokedAnswer.statusCode, 401, 'a revoked key is still answered as revoked')
+    const suspended = await accounts.suspend({ accountId: account.id, reason: 'unpaid invoices', actor: operator })
+    assert.ok(suspended.suspendedAt !== null)
+    assert.equal(suspended.suspensionReason, 'unpaid invoices')
+    const refused = await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })
+    assert.equal(refused.statusCode, 403)
+    const body = errorOf(refused)
+    assert.equal(body.code, 'account_suspended')
+    assert.match(body.message, /suspended/)
+    assert.match(body.message, /operator/)
+    assert.equal(refused.headers['www-authenticate'], undefined, 'the key itself is fine: no challenge')
+    assert.ok(!refused.body.includes('unpaid'), 'the reason is for the owner in the portal, not for every API client')
+    const sent = await postMessage({ app: messages }, working.key, { message: 'hello' })
+    assert.equal(sent.statusCode, 403)
+    assert.equal(errorOf(sent).code, 'account_suspended')
+    const revokedAnswer = await pets.inject({ url: '/v1/pets', headers: bearer(revoked.key) })
+    assert.equal(revokedAnswer.statusCode, 401, 'a revoked key is still answered as revoked')
 
-  await accounts.reactivate({ accountId: account.id, actor: operator })
-  assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })).statusCode, 200)
-  assert.equal((await postMessage({ app: messages }, working.key, { message: 'hello' })).statusCode, 202)
-  assert.equal(
-    (await pets.inject({ url: '/v1/pets', headers: bearer(revoked.key) })).statusCode,
-    401,
-    'reactivating does not bring a revoked key back',
-  )
-  const back = await accounts.getAccount(account.id)
-  assert.equal(back.suspendedAt, null)
-  assert.equal(back.suspensionReason, null)
-})
+    await accounts.reactivate({ accountId: account.id, actor: operator })
+    assert.equal((await pets.inject({ url: '/v1/pets', headers: bearer(working.key) })).statusCode, 200)
+    assert.equal((await postMessage({ app: messages }, working.key, { message: 'hello' })).statusCode, 202)
+    assert.equal(
+      (await pets.inject({ url: '/v1/pets', headers: bearer(revoked.key) })).statusCode,
+      401,
+      'reactivating does not bring a revoked key back',
+    )
+    const back = await accounts.getAccount(account.id)
+    assert.equal(back.suspendedAt, null)
+    assert.equal(back.suspensionReason, null)
+  },
+)
 
 test('a plan change shows in X-RateLimit-Limit on the next request', async (t) => {
   const { accounts, pets } = await setUp(t)

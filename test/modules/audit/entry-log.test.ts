@@ -43,31 +43,34 @@ test('every entry is a log line with its seq, actor, address and changes, as sto
   assert.ok(!JSON.stringify(capture.lines).includes(wrong) && !JSON.stringify(capture.lines).includes(op.secret))
 })
 
-test('petstore serve: the first start’s entries (the local account and its key) are JSON lines on stdout', async (t) => {
-  const { dir } = tempDir(t, 'petstore-audit-log-')
-  const [port, messagesPort] = [await freePort(), await freePort()]
-  const server = spawnServe(t, {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    MESSAGES_PORT: String(messagesPort === port ? port + 1 : messagesPort),
-    DATABASE_URL: join(dir, 'petstore.db'),
-  })
-  await server.waitFor(/"action":"key\.created".*"msg":"audit entry"/)
-  // Started (its stop signal handled) once the banner is out.
-  await server.waitFor(/at http:\/\/\S+\/v1\s/)
-  assert.deepEqual(await server.stop(), { code: 0, signal: null })
-  const entries = server
-    .stdout()
-    .split('\n')
-    .filter((l) => l.includes('"audit entry"'))
-    .map((l) => JSON.parse(l) as { audit: AuditEvent })
-  assert.deepEqual(
-    entries.map((e) => [e.audit.action, e.audit.actor.kind]),
-    [
-      ['account.created', 'system'],
-      ['key.created', 'system'],
-    ],
-  )
-  const [key] = /ps_test_[A-Za-z0-9_-]{40,}/.exec(server.stderr())!
-  assert.ok(!server.stdout().includes(key), 'never the key itself (shown once, on stderr)')
-})
+test(
+  'petstore serve: the first start’s entries (the ' + 'local account and its key) are JSON lines on stdout',
+  async (t) => {
+    const { dir } = tempDir(t, 'petstore-audit-log-')
+    const [port, messagesPort] = [await freePort(), await freePort()]
+    const server = spawnServe(t, {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MESSAGES_PORT: String(messagesPort === port ? port + 1 : messagesPort),
+      DATABASE_URL: join(dir, 'petstore.db'),
+    })
+    await server.waitFor(/"action":"key\.created".*"msg":"audit entry"/)
+    // Started (its stop signal handled) once the banner is out.
+    await server.waitFor(/at http:\/\/\S+\/v1\s/)
+    assert.deepEqual(await server.stop(), { code: 0, signal: null })
+    const entries = server
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('"audit entry"'))
+      .map((l) => JSON.parse(l) as { audit: AuditEvent })
+    assert.deepEqual(
+      entries.map((e) => [e.audit.action, e.audit.actor.kind]),
+      [
+        ['account.created', 'system'],
+        ['key.created', 'system'],
+      ],
+    )
+    const [key] = /ps_test_[A-Za-z0-9_-]{40,}/.exec(server.stderr())!
+    assert.ok(!server.stdout().includes(key), 'never the key itself (shown once, on stderr)')
+  },
+)

@@ -124,43 +124,46 @@ test('the portal records each change with the integrator as actor, and no passwo
     )
 })
 
-test('a suspended account: its owner logs in and is told why; no key is created (form not shown, POST refused 403)', async (t) => {
-  const h = await portalHarness(t)
-  const c = await signedUpUser(h, 'paused@example.com')
-  const accountId = (await h.services.portal!.repo.findUserByEmail('paused@example.com'))!.account_id
-  const key = await createKey(c, 'before')
-  await h.services.accounts.suspend({ accountId, reason: 'payment overdue', actor: testActor })
+test(
+  'a suspended account: its owner logs in and is told why; ' + 'no key is created (form not shown, POST refused 403)',
+  async (t) => {
+    const h = await portalHarness(t)
+    const c = await signedUpUser(h, 'paused@example.com')
+    const accountId = (await h.services.portal!.repo.findUserByEmail('paused@example.com'))!.account_id
+    const key = await createKey(c, 'before')
+    await h.services.accounts.suspend({ accountId, reason: 'payment overdue', actor: testActor })
 
-  const again = client(h.app)
-  await again.get('/portal/login')
-  assert.equal(
-    (await again.post('/portal/login', { email: 'paused@example.com', password: GOOD_PASSWORD })).statusCode,
-    303,
-    'the owner can still log in',
-  )
-  const page = await again.get('/portal/keys')
-  assert.equal(page.statusCode, 200)
-  assert.match(text(page.body), /Your account is suspended/)
-  assert.match(text(page.body), /payment overdue/)
-  assert.match(page.body, /role="alert"/)
-  assert.doesNotMatch(page.body, /action="\/portal\/keys\/new"/, 'no Create key')
-  assert.doesNotMatch(page.body, new RegExp(`/portal/keys/${key.id}/roll`), 'no Roll (a roll makes a key)')
-  assert.match(page.body, new RegExp(`/portal/keys/${key.id}/revoke`), 'revoking stays possible')
+    const again = client(h.app)
+    await again.get('/portal/login')
+    assert.equal(
+      (await again.post('/portal/login', { email: 'paused@example.com', password: GOOD_PASSWORD })).statusCode,
+      303,
+      'the owner can still log in',
+    )
+    const page = await again.get('/portal/keys')
+    assert.equal(page.statusCode, 200)
+    assert.match(text(page.body), /Your account is suspended/)
+    assert.match(text(page.body), /payment overdue/)
+    assert.match(page.body, /role="alert"/)
+    assert.doesNotMatch(page.body, /action="\/portal\/keys\/new"/, 'no Create key')
+    assert.doesNotMatch(page.body, new RegExp(`/portal/keys/${key.id}/roll`), 'no Roll (a roll makes a key)')
+    assert.match(page.body, new RegExp(`/portal/keys/${key.id}/revoke`), 'revoking stays possible')
 
-  const form = await again.get('/portal/keys/new')
-  assert.equal(form.statusCode, 403)
-  assert.match(text(form.body), /suspended/)
-  const before = (await h.services.accounts.listApiKeys(accountId)).length
-  const refused = await again.post('/portal/keys', { name: 'sneaky', expires: '' })
-  assert.equal(refused.statusCode, 403)
-  assert.match(text(refused.body), /Your account is suspended.*payment overdue/)
-  const roll = await again.post(`/portal/keys/${key.id}/roll`, { grace: '0' })
-  assert.equal(roll.statusCode, 403)
-  assert.equal((await h.services.accounts.listApiKeys(accountId)).length, before, 'nothing created')
-  assert.equal((await h.services.audit.list({ accountId, action: 'key.created', limit: 10 })).length, 1)
+    const form = await again.get('/portal/keys/new')
+    assert.equal(form.statusCode, 403)
+    assert.match(text(form.body), /suspended/)
+    const before = (await h.services.accounts.listApiKeys(accountId)).length
+    const refused = await again.post('/portal/keys', { name: 'sneaky', expires: '' })
+    assert.equal(refused.statusCode, 403)
+    assert.match(text(refused.body), /Your account is suspended.*payment overdue/)
+    const roll = await again.post(`/portal/keys/${key.id}/roll`, { grace: '0' })
+    assert.equal(roll.statusCode, 403)
+    assert.equal((await h.services.accounts.listApiKeys(accountId)).length, before, 'nothing created')
+    assert.equal((await h.services.audit.list({ accountId, action: 'key.created', limit: 10 })).length, 1)
 
-  await h.services.accounts.reactivate({ accountId, actor: testActor })
-  const back = await again.get('/portal/keys')
-  assert.doesNotMatch(text(back.body), /suspended/)
-  assert.match(back.body, /action="\/portal\/keys\/new"/)
-})
+    await h.services.accounts.reactivate({ accountId, actor: testActor })
+    const back = await again.get('/portal/keys')
+    assert.doesNotMatch(text(back.body), /suspended/)
+    assert.match(back.body, /action="\/portal\/keys\/new"/)
+  },
+)

@@ -45,7 +45,8 @@ test('the retention job deletes entries older than the retention, and only those
     ['acct_2'],
   )
   assert.equal(await job.run(), 0, 'a second pass finds nothing')
-  // As the server runs it, started with AUDIT_RETENTION_DAYS=5 (written into the trigger first): at start, then on its timer.
+  // As the server runs it, started with AUDIT_RETENTION_DAYS=5 (written into the trigger first): at start, then on its
+  // timer.
   await keepAuditEntries(h.handle.db, 5)
   const running = createAuditRetention({ audit, days: 5, everyMs: 60_000 })
   running.start()

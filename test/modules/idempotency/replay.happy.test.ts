@@ -7,26 +7,29 @@ import { petsOf } from '../../helpers/pets.js'
 import { limitHeaders } from '../limits/support.js'
 import { keyRows, postPet, REX, roomy } from './support.js'
 
-test('same quoted key and body: the 201 is replayed byte for byte, with Idempotent-Replayed: true; one pet exists', async (t) => {
-  const h = await startHarness(t)
-  const { key, accountId } = await h.newAccount(roomy)
-  const first = await postPet(h, key, '"8e03978e-40d5-43e8-bc93-6894a57f9324"')
-  assert.equal(first.statusCode, 201, first.body)
-  assert.equal(first.headers['idempotent-replayed'], undefined, 'the first response is not a replay')
-  for (let i = 0; i < 3; i++) {
-    const again = await postPet(h, key, '"8e03978e-40d5-43e8-bc93-6894a57f9324"')
-    assert.equal(again.statusCode, 201)
-    assert.equal(again.body, first.body)
-    assert.equal(again.headers.location, first.headers.location)
-    assert.equal(again.headers['idempotent-replayed'], 'true')
-    assert.match(String(again.headers['content-type']), /^application\/json/)
-    limitHeaders(again)
-  }
-  const pets = await petsOf(h, accountId)
-  assert.equal(pets.length, 1)
-  assert.equal(String(pets[0]!.id), String(first.json().id))
-  assert.equal(first.headers.location, `/v1/pets/${first.json().id}`)
-})
+test(
+  'same quoted key and body: the 201 is replayed byte for byte, ' + 'with Idempotent-Replayed: true; one pet exists',
+  async (t) => {
+    const h = await startHarness(t)
+    const { key, accountId } = await h.newAccount(roomy)
+    const first = await postPet(h, key, '"8e03978e-40d5-43e8-bc93-6894a57f9324"')
+    assert.equal(first.statusCode, 201, first.body)
+    assert.equal(first.headers['idempotent-replayed'], undefined, 'the first response is not a replay')
+    for (let i = 0; i < 3; i++) {
+      const again = await postPet(h, key, '"8e03978e-40d5-43e8-bc93-6894a57f9324"')
+      assert.equal(again.statusCode, 201)
+      assert.equal(again.body, first.body)
+      assert.equal(again.headers.location, first.headers.location)
+      assert.equal(again.headers['idempotent-replayed'], 'true')
+      assert.match(String(again.headers['content-type']), /^application\/json/)
+      limitHeaders(again)
+    }
+    const pets = await petsOf(h, accountId)
+    assert.equal(pets.length, 1)
+    assert.equal(String(pets[0]!.id), String(first.json().id))
+    assert.equal(first.headers.location, `/v1/pets/${first.json().id}`)
+  },
+)
 
 test('a bare key is accepted too, and names the same key as its quoted form', async (t) => {
   const h = await startHarness(t)

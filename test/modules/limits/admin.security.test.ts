@@ -49,26 +49,29 @@ test('with the admin token: 404 for an unknown account or key', async (t) => {
   assert.equal(errorOf(unban).code, 'not_found')
 })
 
-test('the admin endpoints carry the per-address limit headers, and are refused with 429 once the address is out', async (t) => {
-  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
-  const { keyId, accountId } = await h.newAccount()
-  const token = await loadOrCreateSecret(h.handle.db, ADMIN_TOKEN_SETTING)
-  const requests = [
-    () => h.app.inject({ url: `/admin/accounts/${accountId}/usage`, headers: bearer(token) }),
-    () => h.app.inject({ method: 'POST', url: `/admin/keys/${keyId}/unban`, headers: bearer(token) }),
-    () => h.app.inject({ url: '/admin/accounts/nope/usage', headers: bearer(token) }),
-    () => h.app.inject({ url: `/admin/accounts/${accountId}/usage` }),
-  ]
-  let expected = 60
-  for (const send of requests) {
-    const res = await send()
-    const headers = limitHeaders(res)
-    assert.equal(headers.policy, '"minute";q=60;w=60', res.body)
-    assert.equal(headers.remaining, --expected, res.body)
-    assert.equal(headers.reset, Date.parse('2027-01-01T00:01:00Z') / 1000)
-  }
-  for (let i = 0; i < expected; i++) await requests[0]!()
-  const refused = await requests[0]!()
-  expect429(refused, 'rate_limit_exceeded')
-  assert.equal(limitHeaders(refused).remaining, 0)
-})
+test(
+  'the admin endpoints carry the per-address limit headers, ' + 'and are refused with 429 once the address is out',
+  async (t) => {
+    const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
+    const { keyId, accountId } = await h.newAccount()
+    const token = await loadOrCreateSecret(h.handle.db, ADMIN_TOKEN_SETTING)
+    const requests = [
+      () => h.app.inject({ url: `/admin/accounts/${accountId}/usage`, headers: bearer(token) }),
+      () => h.app.inject({ method: 'POST', url: `/admin/keys/${keyId}/unban`, headers: bearer(token) }),
+      () => h.app.inject({ url: '/admin/accounts/nope/usage', headers: bearer(token) }),
+      () => h.app.inject({ url: `/admin/accounts/${accountId}/usage` }),
+    ]
+    let expected = 60
+    for (const send of requests) {
+      const res = await send()
+      const headers = limitHeaders(res)
+      assert.equal(headers.policy, '"minute";q=60;w=60', res.body)
+      assert.equal(headers.remaining, --expected, res.body)
+      assert.equal(headers.reset, Date.parse('2027-01-01T00:01:00Z') / 1000)
+    }
+    for (let i = 0; i < expected; i++) await requests[0]!()
+    const refused = await requests[0]!()
+    expect429(refused, 'rate_limit_exceeded')
+    assert.equal(limitHeaders(refused).remaining, 0)
+  },
+)

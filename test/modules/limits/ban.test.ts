@@ -14,27 +14,30 @@ async function overrun(h: Harness, key: string, refusals: number): Promise<void>
   for (let i = 0; i < refusals; i++) expect429(await list(h, key), 'rate_limit_exceeded')
 }
 
-test('the 31st refused request of a minute starts a 900 s ban; later requests are banned with the seconds left', async (t) => {
-  const h = await startHarness(t, { now: T0 })
-  const { key } = await h.newAccount()
-  await overrun(h, key, 30)
-  const banned = await list(h, key)
-  const first = expect429(banned, 'temporarily_banned')
-  assert.equal(first.retryAfter, 900)
-  assert.match(first.body.message, /banned/)
-  limitHeaders(banned)
+test(
+  'the 31st refused request of a minute starts a 900 s ban; ' + 'later requests are banned with the seconds left',
+  async (t) => {
+    const h = await startHarness(t, { now: T0 })
+    const { key } = await h.newAccount()
+    await overrun(h, key, 30)
+    const banned = await list(h, key)
+    const first = expect429(banned, 'temporarily_banned')
+    assert.equal(first.retryAfter, 900)
+    assert.match(first.body.message, /banned/)
+    limitHeaders(banned)
 
-  h.clock.set(T0 + 5 * 60_000) // a later minute: the quota is free again, the ban is not over
-  const later = expect429(await list(h, key), 'temporarily_banned')
-  assert.equal(later.retryAfter, 600)
-  h.clock.set(T0 + 900_000 - 500)
-  assert.equal(expect429(await list(h, key), 'temporarily_banned').retryAfter, 1)
+    h.clock.set(T0 + 5 * 60_000) // a later minute: the quota is free again, the ban is not over
+    const later = expect429(await list(h, key), 'temporarily_banned')
+    assert.equal(later.retryAfter, 600)
+    h.clock.set(T0 + 900_000 - 500)
+    assert.equal(expect429(await list(h, key), 'temporarily_banned').retryAfter, 1)
 
-  h.clock.set(T0 + 900_000)
-  const res = await list(h, key)
-  assert.equal(res.statusCode, 200, 'admitted once the ban is over')
-  assert.equal(limitHeaders(res).remaining, 59, 'requests sent while banned were not counted')
-})
+    h.clock.set(T0 + 900_000)
+    const res = await list(h, key)
+    assert.equal(res.statusCode, 200, 'admitted once the ban is over')
+    assert.equal(limitHeaders(res).remaining, 59, 'requests sent while banned were not counted')
+  },
+)
 
 test('30 refusals are tolerated: the key is only limited, and admitted in the next minute', async (t) => {
   const h = await startHarness(t, { now: T0 })

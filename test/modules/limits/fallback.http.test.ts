@@ -91,66 +91,73 @@ async function assertLimitedPerInstance(
   assert.ok(Number(refused.headers['retry-after']) >= 1)
 }
 
-test('Redis goes down: 200s up to 20 a minute (60 ÷ 3, counting the one it admitted before), then 429; /readyz 200 with redis degraded; it comes back: 60 again', async (t) => {
-  if (postgresOnly(t)) return
-  const printed = captureConsoleErrors(t)
-  const redis = await redisServer(t)
-  await redis.start()
-  const { get, count } = await startApp(t, redis)
+test(
+  'Redis goes down: 200s up to 20 a minute (60 ÷ 3, counting the one it admitted before), then 429; ' +
+    '/readyz 200 with redis degraded; it comes back: 60 again',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const printed = captureConsoleErrors(t)
+    const redis = await redisServer(t)
+    await redis.start()
+    const { get, count } = await startApp(t, redis)
 
-  const first = await get('/v1/pets')
-  assert.equal(first.statusCode, 200)
-  assert.deepEqual(limitOf(first), ['60', '59'])
-  assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
+    const first = await get('/v1/pets')
+    assert.equal(first.statusCode, 200)
+    assert.deepEqual(limitOf(first), ['60', '59'])
+    assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
 
-  await redis.stop()
-  await assertLimitedPerInstance(get, 1)
-  const degraded = await get('/readyz')
-  assert.equal(degraded.statusCode, 200, 'the fallback serves: no reason to leave the load balancer')
-  assert.deepEqual(degraded.json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
-  assert.equal((await get('/healthz')).statusCode, 200, 'the process is alive')
-  assert.equal(count(OUTAGE), 1, 'one warning for the whole outage')
+    await redis.stop()
+    await assertLimitedPerInstance(get, 1)
+    const degraded = await get('/readyz')
+    assert.equal(degraded.statusCode, 200, 'the fallback serves: no reason to leave the load balancer')
+    assert.deepEqual(degraded.json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
+    assert.equal((await get('/healthz')).statusCode, 200, 'the process is alive')
+    assert.equal(count(OUTAGE), 1, 'one warning for the whole outage')
 
-  await redis.start()
-  await pollUntil('/readyz: redis ok again', async () =>
-    (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
-  )
-  const back = await get('/v1/pets')
-  assert.equal(back.statusCode, 200)
-  assert.deepEqual(limitOf(back), ['60', '59'], 'the shared quota again (a restarted Redis starts empty)')
-  assert.equal(count(RECOVERY), 1)
-  assert.equal(count(OUTAGE), 1)
-  assert.deepEqual(
-    printed.filter((line) => /ioredis|ECONNREFUSED|ECONNRESET/.test(line)),
-    [],
-    'reported in the log only',
-  )
-})
+    await redis.start()
+    await pollUntil('/readyz: redis ok again', async () =>
+      (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
+    )
+    const back = await get('/v1/pets')
+    assert.equal(back.statusCode, 200)
+    assert.deepEqual(limitOf(back), ['60', '59'], 'the shared quota again (a restarted Redis starts empty)')
+    assert.equal(count(RECOVERY), 1)
+    assert.equal(count(OUTAGE), 1)
+    assert.deepEqual(
+      printed.filter((line) => /ioredis|ECONNREFUSED|ECONNRESET/.test(line)),
+      [],
+      'reported in the log only',
+    )
+  },
+)
 
-test('Redis not there at start: the app starts and serves at 20 a minute, warns once, and uses Redis once it is up', async (t) => {
-  if (postgresOnly(t)) return
-  const printed = captureConsoleErrors(t)
-  const redis = await redisServer(t)
-  const { get, count } = await within(startApp(t, redis), 'starting the app without Redis')
+test(
+  'Redis not there at start: the app starts and serves at ' + '20 a minute, warns once, and uses Redis once it is up',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const printed = captureConsoleErrors(t)
+    const redis = await redisServer(t)
+    const { get, count } = await within(startApp(t, redis), 'starting the app without Redis')
 
-  await assertLimitedPerInstance(get)
-  assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
-  assert.equal(count(OUTAGE), 1, 'one warning for the outage, at start or on the first request, not both')
+    await assertLimitedPerInstance(get)
+    assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
+    assert.equal(count(OUTAGE), 1, 'one warning for the outage, at start or on the first request, not both')
 
-  await redis.start()
-  await pollUntil('/readyz: redis ok', async () =>
-    (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
-  )
-  const shared = await get('/v1/pets')
-  assert.equal(shared.statusCode, 200)
-  assert.deepEqual(limitOf(shared), ['60', '59'])
-  assert.equal(count(RECOVERY), 1)
-  assert.deepEqual(
-    printed.filter((line) => /ioredis|ECONNREFUSED/.test(line)),
-    [],
-    'reported in the log only',
-  )
-})
+    await redis.start()
+    await pollUntil('/readyz: redis ok', async () =>
+      (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
+    )
+    const shared = await get('/v1/pets')
+    assert.equal(shared.statusCode, 200)
+    assert.deepEqual(limitOf(shared), ['60', '59'])
+    assert.equal(count(RECOVERY), 1)
+    assert.deepEqual(
+      printed.filter((line) => /ioredis|ECONNREFUSED/.test(line)),
+      [],
+      'reported in the log only',
+    )
+  },
+)
 
 /** GET /v1/pets and how long it took, in ms. */
 async function timedGet(get: (url: string) => Promise<{ statusCode: number; headers: Record<string, unknown> }>) {
@@ -159,92 +166,110 @@ async function timedGet(get: (url: string) => Promise<{ statusCode: number; head
   return { response, ms: performance.now() - started }
 }
 
-test('a Redis that stops answering (SIGSTOP, connections open): one request pays the 50 ms timeout, the rest go to the fallback at once', async (t) => {
-  if (postgresOnly(t)) return
-  const redis = await redisServer(t)
-  await redis.start()
-  const { get, count } = await startApp(t, redis)
-  assert.deepEqual(limitOf(await get('/v1/pets')), ['60', '59'])
+test(
+  'a Redis that stops answering (SIGSTOP, connections open): ' +
+    'one request pays the 50 ms timeout, the rest go to the fallback at once',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const redis = await redisServer(t)
+    await redis.start()
+    const { get, count } = await startApp(t, redis)
+    assert.deepEqual(limitOf(await get('/v1/pets')), ['60', '59'])
 
-  redis.pause()
-  t.after(async () => {
-    try {
-      redis.resume()
-    } catch {}
-  })
-  const first = await timedGet(get)
-  assert.equal(first.response.statusCode, 200)
-  assert.deepEqual(
-    limitOf(first.response),
-    ['20', '18'],
-    'served by the fallback, which counted the request Redis admitted',
-  )
-  assert.ok(first.ms < 200, `the request that found Redis hung took ${Math.round(first.ms)} ms (command timeout 50 ms)`)
-  const rest: number[] = []
-  for (let i = 0; i < 15; i++) {
-    const { response, ms } = await timedGet(get)
-    assert.equal(response.statusCode, 200)
-    rest.push(ms)
-  }
-  const total = rest.reduce((a, b) => a + b, 0)
-  t.diagnostic(
-    `the request that found Redis paused: ${Math.round(first.ms)} ms; the next 15: ${Math.round(total)} ms in all`,
-  )
-  // Paying the timeout on each would be 15 × 50 ms at least (750 ms; 15 × 250 ms before the breaker).
-  assert.ok(total < 400, `15 more requests took ${Math.round(total)} ms in all: ${rest.map(Math.round).join(', ')}`)
-  assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
-  assert.equal(count(OUTAGE), 1)
+    redis.pause()
+    t.after(async () => {
+      try {
+        redis.resume()
+      } catch {}
+    })
+    const first = await timedGet(get)
+    assert.equal(first.response.statusCode, 200)
+    assert.deepEqual(
+      limitOf(first.response),
+      ['20', '18'],
+      'served by the fallback, which counted the request Redis admitted',
+    )
+    assert.ok(
+      first.ms < 200,
+      `the request that found Redis hung took ${Math.round(first.ms)} ms (command timeout 50 ms)`,
+    )
+    const rest: number[] = []
+    for (let i = 0; i < 15; i++) {
+      const { response, ms } = await timedGet(get)
+      assert.equal(response.statusCode, 200)
+      rest.push(ms)
+    }
+    const total = rest.reduce((a, b) => a + b, 0)
+    t.diagnostic(
+      `the request that found Redis paused: ${Math.round(first.ms)} ms; the next 15: ${Math.round(total)} ms in all`,
+    )
+    // Paying the timeout on each would be 15 × 50 ms at least (750 ms; 15 × 250 ms before the breaker).
+    assert.ok(total < 400, `15 more requests took ${Math.round(total)} ms in all: ${rest.map(Math.round).join(', ')}`)
+    assert.deepEqual((await get('/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
+    assert.equal(count(OUTAGE), 1)
 
-  redis.resume()
-  await pollUntil('back on Redis', async () => ((await get('/readyz')).json().checks.redis === 'ok' ? true : undefined))
-  assert.equal((await get('/v1/pets')).headers['x-ratelimit-limit'], '60', 'the shared quota again')
-  assert.equal(count(RECOVERY), 1)
-})
+    redis.resume()
+    await pollUntil('back on Redis', async () =>
+      (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
+    )
+    assert.equal((await get('/v1/pets')).headers['x-ratelimit-limit'], '60', 'the shared quota again')
+    assert.equal(count(RECOVERY), 1)
+  },
+)
 
-test('a ban survives a Redis outage (the fallback knows it) and a Redis restart that lost everything (written back with its expiry)', async (t) => {
-  if (postgresOnly(t)) return
-  const redis = await redisServer(t)
-  await redis.start()
-  const { get, clock } = await startApp(
-    t,
-    redis,
-    { RATE_LIMIT_BAN_THRESHOLD: '2', RATE_LIMIT_BAN_SECONDS: '900' },
-    { plan: 'enterprise', perMinute: 1, perDay: 100 },
-  )
-  assert.equal((await get('/v1/pets')).statusCode, 200)
-  const codes = []
-  for (let i = 0; i < 4; i++) codes.push(errorOf(await get('/v1/pets')).code)
-  assert.deepEqual(codes, ['rate_limit_exceeded', 'rate_limit_exceeded', 'temporarily_banned', 'temporarily_banned'])
+test(
+  'a ban survives a Redis outage (the fallback knows it) and a ' +
+    'Redis restart that lost everything (written back with its expiry)',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const redis = await redisServer(t)
+    await redis.start()
+    const { get, clock } = await startApp(
+      t,
+      redis,
+      { RATE_LIMIT_BAN_THRESHOLD: '2', RATE_LIMIT_BAN_SECONDS: '900' },
+      { plan: 'enterprise', perMinute: 1, perDay: 100 },
+    )
+    assert.equal((await get('/v1/pets')).statusCode, 200)
+    const codes = []
+    for (let i = 0; i < 4; i++) codes.push(errorOf(await get('/v1/pets')).code)
+    assert.deepEqual(codes, ['rate_limit_exceeded', 'rate_limit_exceeded', 'temporarily_banned', 'temporarily_banned'])
 
-  await redis.stop()
-  clock.advance(60_000) // a new minute: without the ban the key would be admitted again
-  const during = await get('/v1/pets')
-  assert.equal(errorOf(during).code, 'temporarily_banned', 'the fallback knows the ban Redis reported')
-  assert.equal(during.headers['retry-after'], '840')
+    await redis.stop()
+    clock.advance(60_000) // a new minute: without the ban the key would be admitted again
+    const during = await get('/v1/pets')
+    assert.equal(errorOf(during).code, 'temporarily_banned', 'the fallback knows the ban Redis reported')
+    assert.equal(during.headers['retry-after'], '840')
 
-  await redis.start() // empty: a restart without persistence
-  await pollUntil('back on Redis', async () => ((await get('/readyz')).json().checks.redis === 'ok' ? true : undefined))
-  const after = await get('/v1/pets')
-  assert.equal(errorOf(after).code, 'temporarily_banned', 'the ban was written back to the restarted Redis')
-  assert.equal(after.headers['retry-after'], '840')
-  const client = createRedisClient({ url: redis.url, prefix: '', commandTimeoutMs: 2_000 })
-  await client.connect()
-  t.after(async () => client.disconnect())
-  const keys = await client.keys('*ban:key:*')
-  assert.equal(keys.length, 1)
-  const ttl = await client.pttl(keys[0]!)
-  assert.ok(ttl > 839_000 && ttl <= 840_000, `written with its remaining time: PTTL ${ttl}`)
-})
+    await redis.start() // empty: a restart without persistence
+    await pollUntil('back on Redis', async () =>
+      (await get('/readyz')).json().checks.redis === 'ok' ? true : undefined,
+    )
+    const after = await get('/v1/pets')
+    assert.equal(errorOf(after).code, 'temporarily_banned', 'the ban was written back to the restarted Redis')
+    assert.equal(after.headers['retry-after'], '840')
+    const client = createRedisClient({ url: redis.url, prefix: '', commandTimeoutMs: 2_000 })
+    await client.connect()
+    t.after(async () => client.disconnect())
+    const keys = await client.keys('*ban:key:*')
+    assert.equal(keys.length, 1)
+    const ttl = await client.pttl(keys[0]!)
+    assert.ok(ttl > 839_000 && ttl <= 840_000, `written with its remaining time: PTTL ${ttl}`)
+  },
+)
 
-test('RATE_LIMIT_FALLBACK_DIVISOR is shared by the worker processes of an instance: 60 ÷ 3 ÷ 2 workers = 10 each', async (t) => {
-  if (postgresOnly(t)) return
-  const redis = await redisServer(t)
-  const { get } = await startApp(t, redis, { PETSTORE_WORKERS: '2' })
-  const answers = []
-  for (let i = 0; i < 12; i++) answers.push(await get('/v1/pets'))
-  assert.deepEqual(
-    answers.map((r) => r.statusCode),
-    [...Array(10).fill(200), 429, 429],
-  )
-  assert.deepEqual(limitOf(answers[0]!), ['10', '9'])
-})
+test(
+  'RATE_LIMIT_FALLBACK_DIVISOR is shared by the worker processes of an instance: ' + '60 ÷ 3 ÷ 2 workers = 10 each',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const redis = await redisServer(t)
+    const { get } = await startApp(t, redis, { PETSTORE_WORKERS: '2' })
+    const answers = []
+    for (let i = 0; i < 12; i++) answers.push(await get('/v1/pets'))
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      [...Array(10).fill(200), 429, 429],
+    )
+    assert.deepEqual(limitOf(answers[0]!), ['10', '9'])
+  },
+)

@@ -77,28 +77,36 @@ async function guesses(url: string, forged: (i: number) => Record<string, string
 const LIMITED = [...Array<number>(60).fill(401), ...Array<number>(10).fill(429)]
 const rotating = (i: number) => ({ 'x-forwarded-for': `203.0.113.${i}, 198.51.100.7` })
 
-test('TRUST_PROXY=127.0.0.1, a client on 127.0.0.1 writing rotating addresses: limited as one address, the right-most untrusted', async (t) => {
-  const { h, clients } = await service(t, '127.0.0.1')
-  assert.deepEqual(await guesses(h.baseUrl, rotating), LIMITED)
-  assert.deepEqual(clients(), new Set(['198.51.100.7']), 'the log names the right-most untrusted address')
-  const plain = await service(t, '127.0.0.1')
-  assert.deepEqual(await guesses(plain.h.baseUrl, () => ({})), LIMITED, 'exactly as without the header')
-  assert.deepEqual(plain.clients(), new Set(['127.0.0.1']))
-})
+test(
+  'TRUST_PROXY=127.0.0.1, a client on 127.0.0.1 writing rotating addresses: ' +
+    'limited as one address, the right-most untrusted',
+  async (t) => {
+    const { h, clients } = await service(t, '127.0.0.1')
+    assert.deepEqual(await guesses(h.baseUrl, rotating), LIMITED)
+    assert.deepEqual(clients(), new Set(['198.51.100.7']), 'the log names the right-most untrusted address')
+    const plain = await service(t, '127.0.0.1')
+    assert.deepEqual(await guesses(plain.h.baseUrl, () => ({})), LIMITED, 'exactly as without the header')
+    assert.deepEqual(plain.clients(), new Set(['127.0.0.1']))
+  },
+)
 
 for (const trustProxy of ['127.0.0.1', '127.0.0.1/32, 10.0.0.0/8', '1']) {
-  test(`TRUST_PROXY=${trustProxy}, through a proxy that appends: forged entries, trusted-looking ones included, change nothing`, async (t) => {
-    const { h, clients } = await service(t, trustProxy)
-    const proxy = await relay(t, h.baseUrl)
-    // The client pretends to be others, and to be behind other trusted proxies (10.0.0.1, 127.0.0.1).
-    const forged = (i: number) => ({
-      'x-forwarded-for': i % 2 ? `203.0.113.${i}, 10.0.0.1` : `198.51.100.${i}, 127.0.0.1`,
-    })
-    assert.deepEqual(await guesses(proxy, forged, '127.0.0.2'), LIMITED)
-    assert.deepEqual(clients(), new Set(['127.0.0.2']), 'the address the proxy saw')
-    // Another client behind the same proxy has its own budget.
-    assert.equal(await get(`${proxy}/v1/pets`, { authorization: 'Bearer ps_test_other' }, '127.0.0.3'), 401)
-  })
+  test(
+    `TRUST_PROXY=${trustProxy}, through a proxy that appends: ` +
+      `forged entries, trusted-looking ones included, change nothing`,
+    async (t) => {
+      const { h, clients } = await service(t, trustProxy)
+      const proxy = await relay(t, h.baseUrl)
+      // The client pretends to be others, and to be behind other trusted proxies (10.0.0.1, 127.0.0.1).
+      const forged = (i: number) => ({
+        'x-forwarded-for': i % 2 ? `203.0.113.${i}, 10.0.0.1` : `198.51.100.${i}, 127.0.0.1`,
+      })
+      assert.deepEqual(await guesses(proxy, forged, '127.0.0.2'), LIMITED)
+      assert.deepEqual(clients(), new Set(['127.0.0.2']), 'the address the proxy saw')
+      // Another client behind the same proxy has its own budget.
+      assert.equal(await get(`${proxy}/v1/pets`, { authorization: 'Bearer ps_test_other' }, '127.0.0.3'), 401)
+    },
+  )
 }
 
 test('TRUST_PROXY=1 takes exactly one hop from the right: the entry the proxy wrote, not one before it', async (t) => {

@@ -16,48 +16,52 @@ function expectHeaders(res: Res, status: number, policy: string, what: string) {
   return headers
 }
 
-test('keyed requests: 200, 201, 400, 404 pet_not_found, 413 and 429 all carry the account headers, counting down', async (t) => {
-  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
-  const { key } = await h.newAccount()
-  const auth = bearer(key)
-  const json = { ...auth, 'content-type': 'application/json' }
-  const cases: [string, number, () => Promise<Res>][] = [
-    ['list', 200, () => h.app.inject({ url: '/v1/pets', headers: auth })],
-    [
-      'create',
-      201,
-      () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex","categoryId":1}' }),
-    ],
-    ['bad query', 400, () => h.app.inject({ url: '/v1/pets?limit=0', headers: auth })],
-    [
-      'bad body',
-      400,
-      () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex"}' }),
-    ],
-    ['bad path parameter', 400, () => h.app.inject({ url: '/v1/pets/abc', headers: auth })],
-    ['pet_not_found', 404, () => h.app.inject({ url: '/v1/pets/999999', headers: auth })],
-    [
-      'too large',
-      413,
-      () =>
-        h.app.inject({
-          method: 'POST',
-          url: '/v1/pets',
-          headers: json,
-          payload: JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }),
-        }),
-    ],
-  ]
-  let expected = 60
-  for (const [what, status, send] of cases) {
-    const headers = expectHeaders(await send(), status, FREE_POLICY, what)
-    assert.equal(headers.remaining, --expected, `${what}: every keyed request is counted`)
-    assert.equal(headers.limit, 60)
-  }
-  await spend(h, key, expected)
-  const refused = expectHeaders(await h.app.inject({ url: '/v1/pets', headers: auth }), 429, FREE_POLICY, '429')
-  assert.equal(refused.remaining, 0)
-})
+test(
+  'keyed requests: 200, 201, 400, 404 pet_not_found, ' + '413 and 429 all carry the account headers, counting down',
+  async (t) => {
+    const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
+    const { key } = await h.newAccount()
+    const auth = bearer(key)
+    const json = { ...auth, 'content-type': 'application/json' }
+    const cases: [string, number, () => Promise<Res>][] = [
+      ['list', 200, () => h.app.inject({ url: '/v1/pets', headers: auth })],
+      [
+        'create',
+        201,
+        () =>
+          h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex","categoryId":1}' }),
+      ],
+      ['bad query', 400, () => h.app.inject({ url: '/v1/pets?limit=0', headers: auth })],
+      [
+        'bad body',
+        400,
+        () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":"Rex"}' }),
+      ],
+      ['bad path parameter', 400, () => h.app.inject({ url: '/v1/pets/abc', headers: auth })],
+      ['pet_not_found', 404, () => h.app.inject({ url: '/v1/pets/999999', headers: auth })],
+      [
+        'too large',
+        413,
+        () =>
+          h.app.inject({
+            method: 'POST',
+            url: '/v1/pets',
+            headers: json,
+            payload: JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 }),
+          }),
+      ],
+    ]
+    let expected = 60
+    for (const [what, status, send] of cases) {
+      const headers = expectHeaders(await send(), status, FREE_POLICY, what)
+      assert.equal(headers.remaining, --expected, `${what}: every keyed request is counted`)
+      assert.equal(headers.limit, 60)
+    }
+    await spend(h, key, expected)
+    const refused = expectHeaders(await h.app.inject({ url: '/v1/pets', headers: auth }), 429, FREE_POLICY, '429')
+    assert.equal(refused.remaining, 0)
+  },
+)
 
 test('410 of the sunset getPet carries the account headers', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
@@ -86,21 +90,24 @@ test('500 carries the headers too', async (t) => {
   assert.equal(headers.remaining, 59)
 })
 
-test('requests without a valid key, unknown paths, 405 and the OpenAPI document carry the per-address headers', async (t) => {
-  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
-  const { key } = await h.newAccount()
-  const cases: [string, number, () => Promise<Res>][] = [
-    ['no key', 401, () => h.app.inject({ url: '/v1/pets' })],
-    ['unknown key', 401, () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer('ps_test_unknown') })],
-    ['malformed header', 401, () => h.app.inject({ url: '/v1/pets/1', headers: { authorization: 'Basic eDp5' } })],
-    ['unknown path', 404, () => h.app.inject({ url: '/nope' })],
-    ['unknown path under /v1 with a key', 404, () => h.app.inject({ url: '/v1/nope', headers: bearer(key) })],
-    ['wrong method', 405, () => h.app.inject({ method: 'DELETE', url: '/v1/pets', headers: bearer(key) })],
-    ['OpenAPI document', 200, () => h.app.inject({ url: '/v1/openapi.json' })],
-  ]
-  let expected = 60
-  for (const [what, status, send] of cases) {
-    const headers = expectHeaders(await send(), status, ADDRESS_POLICY, what)
-    assert.equal(headers.remaining, --expected, what)
-  }
-})
+test(
+  'requests without a valid key, unknown paths, ' + '405 and the OpenAPI document carry the per-address headers',
+  async (t) => {
+    const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
+    const { key } = await h.newAccount()
+    const cases: [string, number, () => Promise<Res>][] = [
+      ['no key', 401, () => h.app.inject({ url: '/v1/pets' })],
+      ['unknown key', 401, () => h.app.inject({ method: 'POST', url: '/v1/pets', headers: bearer('ps_test_unknown') })],
+      ['malformed header', 401, () => h.app.inject({ url: '/v1/pets/1', headers: { authorization: 'Basic eDp5' } })],
+      ['unknown path', 404, () => h.app.inject({ url: '/nope' })],
+      ['unknown path under /v1 with a key', 404, () => h.app.inject({ url: '/v1/nope', headers: bearer(key) })],
+      ['wrong method', 405, () => h.app.inject({ method: 'DELETE', url: '/v1/pets', headers: bearer(key) })],
+      ['OpenAPI document', 200, () => h.app.inject({ url: '/v1/openapi.json' })],
+    ]
+    let expected = 60
+    for (const [what, status, send] of cases) {
+      const headers = expectHeaders(await send(), status, ADDRESS_POLICY, what)
+      assert.equal(headers.remaining, --expected, what)
+    }
+  },
+)

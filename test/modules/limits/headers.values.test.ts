@@ -5,19 +5,22 @@ import { test } from 'node:test'
 import { bearer, startHarness } from '../../helpers/harness.js'
 import { epoch, expect429, FREE_POLICY, limitHeaders, list, spend } from './support.js'
 
-test('first request of a free account at 00:00:30Z: Limit 60, Remaining 59, Reset 00:01:00, both IETF headers', async (t) => {
-  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
-  const { key } = await h.newAccount()
-  const res = await list(h, key)
-  assert.equal(res.statusCode, 200)
-  assert.deepEqual(limitHeaders(res), {
-    limit: 60,
-    remaining: 59,
-    reset: epoch('2027-01-01T00:01:00Z'),
-    policy: FREE_POLICY,
-    rateLimit: '"minute";r=59;t=30',
-  })
-})
+test(
+  'first request of a free account at 00:00:30Z: ' + 'Limit 60, Remaining 59, Reset 00:01:00, both IETF headers',
+  async (t) => {
+    const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })
+    const { key } = await h.newAccount()
+    const res = await list(h, key)
+    assert.equal(res.statusCode, 200)
+    assert.deepEqual(limitHeaders(res), {
+      limit: 60,
+      remaining: 59,
+      reset: epoch('2027-01-01T00:01:00Z'),
+      policy: FREE_POLICY,
+      rateLimit: '"minute";r=59;t=30',
+    })
+  },
+)
 
 test('Remaining counts down by one per request, this one included, and stops at 0 on the 429', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T00:00:30Z') })

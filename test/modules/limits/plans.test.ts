@@ -13,22 +13,26 @@ const PLANS = [
 ]
 
 for (const { plan, perMinute, perDay } of PLANS) {
-  test(`${plan}: ${perMinute} requests per minute are admitted, the next is refused; the policy names ${perDay} per day`, async (t) => {
-    const h = await startHarness(t, { now: new Date('2027-01-01T08:00:05Z') })
-    const { key, accountId } = await h.newAccount({ plan })
-    await spend(h, key, perMinute - 1)
-    const last = await list(h, key)
-    assert.equal(last.statusCode, 200)
-    assert.deepEqual(limitHeaders(last), {
-      limit: perMinute,
-      remaining: 0,
-      reset: Date.parse('2027-01-01T08:01:00Z') / 1000,
-      policy: `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`,
-      rateLimit: '"minute";r=0;t=55',
-    })
-    expect429(await list(h, key), 'rate_limit_exceeded')
-    assert.deepEqual(await usedOf(h, accountId), [perMinute, perMinute])
-  })
+  test(
+    `${plan}: ${perMinute} requests per minute are admitted, ` +
+      `the next is refused; the policy names ${perDay} per day`,
+    async (t) => {
+      const h = await startHarness(t, { now: new Date('2027-01-01T08:00:05Z') })
+      const { key, accountId } = await h.newAccount({ plan })
+      await spend(h, key, perMinute - 1)
+      const last = await list(h, key)
+      assert.equal(last.statusCode, 200)
+      assert.deepEqual(limitHeaders(last), {
+        limit: perMinute,
+        remaining: 0,
+        reset: Date.parse('2027-01-01T08:01:00Z') / 1000,
+        policy: `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`,
+        rateLimit: '"minute";r=0;t=55',
+      })
+      expect429(await list(h, key), 'rate_limit_exceeded')
+      assert.deepEqual(await usedOf(h, accountId), [perMinute, perMinute])
+    },
+  )
 }
 
 test('free: 1,000 requests per day spread over minutes are admitted, the 1,001st is refused per day', async (t) => {

@@ -57,56 +57,64 @@ test('redis: two instances on one Redis share one quota exactly, even with their
   )
 })
 
-test('redis: every key the store writes expires: counters and refusals a grace minute after their window, bans with the ban', async (t) => {
-  if (postgresOnly(t)) return
-  const prefix = freshRedisPrefix()
-  const store = await redisStore(t, prefix)
-  t.after(() => store.close())
-  const [subject, key] = [fresh('account'), fresh('key')]
-  const now = T0 + 45_000
-  const rule = { subject: key, threshold: 1, durationMs: 10 * MINUTE }
-  for (let i = 0; i < 4; i++) await store.consume({ subject, windows: windows(1, 100), now, ban: rule })
-  assert.notEqual(await store.bannedUntil({ subject: key, now }), undefined)
+test(
+  'redis: every key the store writes expires: ' +
+    'counters and refusals a grace minute after their window, bans with the ban',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const prefix = freshRedisPrefix()
+    const store = await redisStore(t, prefix)
+    t.after(() => store.close())
+    const [subject, key] = [fresh('account'), fresh('key')]
+    const now = T0 + 45_000
+    const rule = { subject: key, threshold: 1, durationMs: 10 * MINUTE }
+    for (let i = 0; i < 4; i++) await store.consume({ subject, windows: windows(1, 100), now, ban: rule })
+    assert.notEqual(await store.bannedUntil({ subject: key, now }), undefined)
 
-  const keys = await store.client.keys(`${prefix}*`)
-  const ttl = async (part: string) => {
-    const name = keys.find((k) => k.includes(part))
-    assert.ok(name, `a key for ${part} in ${keys.join(', ')}`)
-    return store.client.pttl(name)
-  }
-  // PTTL counts down in real time from what was set: at most the rest of the window plus the grace minute, and
-  // (read at once) more than the rest of the window alone.
-  const minute = await ttl(`${subject}:minute:`)
-  assert.ok(minute > 15_000 && minute <= 15_000 + MINUTE, `minute counter: 15 s left in its window, pttl ${minute}`)
-  const day = await ttl(`${subject}:day:`)
-  assert.ok(day > 15_000 + MINUTE && day <= 86_400_000 - 45_000 + MINUTE, `day counter: pttl ${day}`)
-  const refusals = await ttl(`rf:${key}`)
-  assert.ok(refusals > 15_000 && refusals <= 15_000 + MINUTE, `refusal count: pttl ${refusals}`)
-  const ban = await ttl(`ban:${key}`)
-  assert.ok(ban > 15_000 + MINUTE && ban <= 10 * MINUTE, `ban: pttl ${ban}`)
-  for (const name of keys) assert.ok((await store.client.pttl(name)) > 0, `${name} has no expiry`)
-})
+    const keys = await store.client.keys(`${prefix}*`)
+    const ttl = async (part: string) => {
+      const name = keys.find((k) => k.includes(part))
+      assert.ok(name, `a key for ${part} in ${keys.join(', ')}`)
+      return store.client.pttl(name)
+    }
+    // PTTL counts down in real time from what was set: at most the rest of the window plus the grace minute, and
+    // (read at once) more than the rest of the window alone.
+    const minute = await ttl(`${subject}:minute:`)
+    assert.ok(minute > 15_000 && minute <= 15_000 + MINUTE, `minute counter: 15 s left in its window, pttl ${minute}`)
+    const day = await ttl(`${subject}:day:`)
+    assert.ok(day > 15_000 + MINUTE && day <= 86_400_000 - 45_000 + MINUTE, `day counter: pttl ${day}`)
+    const refusals = await ttl(`rf:${key}`)
+    assert.ok(refusals > 15_000 && refusals <= 15_000 + MINUTE, `refusal count: pttl ${refusals}`)
+    const ban = await ttl(`ban:${key}`)
+    assert.ok(ban > 15_000 + MINUTE && ban <= 10 * MINUTE, `ban: pttl ${ban}`)
+    for (const name of keys) assert.ok((await store.client.pttl(name)) > 0, `${name} has no expiry`)
+  },
+)
 
-test('redis: a count made in the last millisecond of a window is still there a moment later, for requests of that window', async (t) => {
-  if (postgresOnly(t)) return
-  const prefix = freshRedisPrefix()
-  const store = await redisStore(t, prefix)
-  t.after(() => store.close())
-  const subject = fresh('account')
-  const last = T0 + MINUTE - 1
-  assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, true)
-  const [counter] = await store.client.keys(`${prefix}rl:${subject}:minute:*`)
-  assert.ok(counter)
-  // Without the grace the key would live 1 ms (real time): any request stamped `last` that arrives a little
-  // later (another instance's clock, a slow network) would find the count gone and be admitted again.
-  assert.ok((await store.client.pttl(counter)) > 1_000, 'the counter outlives the end of its window')
-  assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, false)
-  assert.equal(
-    (await store.consume({ subject, windows: windows(1, 100), now: last + 1 })).admitted,
-    true,
-    'the next window starts from 0',
-  )
-})
+test(
+  'redis: a count made in the last millisecond of a window ' +
+    'is still there a moment later, for requests of that window',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const prefix = freshRedisPrefix()
+    const store = await redisStore(t, prefix)
+    t.after(() => store.close())
+    const subject = fresh('account')
+    const last = T0 + MINUTE - 1
+    assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, true)
+    const [counter] = await store.client.keys(`${prefix}rl:${subject}:minute:*`)
+    assert.ok(counter)
+    // Without the grace the key would live 1 ms (real time): any request stamped `last` that arrives a little
+    // later (another instance's clock, a slow network) would find the count gone and be admitted again.
+    assert.ok((await store.client.pttl(counter)) > 1_000, 'the counter outlives the end of its window')
+    assert.equal((await store.consume({ subject, windows: windows(1, 100), now: last })).admitted, false)
+    assert.equal(
+      (await store.consume({ subject, windows: windows(1, 100), now: last + 1 })).admitted,
+      true,
+      'the next window starts from 0',
+    )
+  },
+)
 
 test('redis: the decisions of one turn are one script call, and each request gets its own exact answer', async (t) => {
   if (postgresOnly(t)) return

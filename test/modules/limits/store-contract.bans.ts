@@ -74,29 +74,35 @@ export function runBanContract(setup: Setup, test: Register): void {
     assert.equal(await store.bannedUntil({ subject: key, now: T0 + 2000 }), T0 + 1000 + 10 * MINUTE)
   })
 
-  test('ban: refusals count per window of the first policy; the same number spread over two windows bans nobody', async (t) => {
-    const store = await setup(t)
-    const [subject, key] = [fresh('account'), fresh('key')]
-    const consume = (now: number) => store.consume({ subject, windows: windows(1, 100), now, ban: banRule(key) })
-    for (const start of [T0, T0 + MINUTE]) {
-      assert.equal((await consume(start)).admitted, true)
-      for (let i = 0; i < 2; i++) assert.equal((await consume(start + 1000)).bannedUntil, undefined)
-    }
-    assert.equal(await store.bannedUntil({ subject: key, now: T0 + MINUTE + 2000 }), undefined)
-  })
+  test(
+    'ban: refusals count per window of the first policy; ' + 'the same number spread over two windows bans nobody',
+    async (t) => {
+      const store = await setup(t)
+      const [subject, key] = [fresh('account'), fresh('key')]
+      const consume = (now: number) => store.consume({ subject, windows: windows(1, 100), now, ban: banRule(key) })
+      for (const start of [T0, T0 + MINUTE]) {
+        assert.equal((await consume(start)).admitted, true)
+        for (let i = 0; i < 2; i++) assert.equal((await consume(start + 1000)).bannedUntil, undefined)
+      }
+      assert.equal(await store.bannedUntil({ subject: key, now: T0 + MINUTE + 2000 }), undefined)
+    },
+  )
 
-  test('ban: it binds the ban subject only; another ban subject of the same counted subject is just limited', async (t) => {
-    const store = await setup(t)
-    const [subject, banned, other] = [fresh('account'), fresh('key'), fresh('key')]
-    await store.consume({ subject, windows: windows(1, 100), now: T0, ban: banRule(banned) })
-    for (let i = 0; i < 3; i++)
+  test(
+    'ban: it binds the ban subject only; ' + 'another ban subject of the same counted subject is just limited',
+    async (t) => {
+      const store = await setup(t)
+      const [subject, banned, other] = [fresh('account'), fresh('key'), fresh('key')]
       await store.consume({ subject, windows: windows(1, 100), now: T0, ban: banRule(banned) })
-    assert.notEqual(await store.bannedUntil({ subject: banned, now: T0 }), undefined)
-    assert.equal(await store.bannedUntil({ subject: other, now: T0 }), undefined)
-    const next = await store.consume({ subject, windows: windows(1, 100), now: T0 + MINUTE, ban: banRule(other) })
-    assert.equal(next.admitted, true)
-    assert.equal(next.bannedUntil, undefined)
-  })
+      for (let i = 0; i < 3; i++)
+        await store.consume({ subject, windows: windows(1, 100), now: T0, ban: banRule(banned) })
+      assert.notEqual(await store.bannedUntil({ subject: banned, now: T0 }), undefined)
+      assert.equal(await store.bannedUntil({ subject: other, now: T0 }), undefined)
+      const next = await store.consume({ subject, windows: windows(1, 100), now: T0 + MINUTE, ban: banRule(other) })
+      assert.equal(next.admitted, true)
+      assert.equal(next.bannedUntil, undefined)
+    },
+  )
 
   test('unban() lifts a ban in force (true) and reports false when there is none', async (t) => {
     const store = await setup(t)

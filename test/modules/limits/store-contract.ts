@@ -30,29 +30,32 @@ export function runStoreContract(
       await assert.doesNotReject(store.ping())
     })
 
-    test('admits while both windows have room, counting each request in both; refuses the one over the limit', async (t) => {
-      const store = await setup(t)
-      const subject = fresh('account')
-      const now = T0 + 30_000
-      for (let i = 1; i <= 3; i++) {
-        const r = await store.consume({ subject, windows: windows(3, 10), now })
-        assert.equal(r.admitted, true, `request ${i}`)
+    test(
+      'admits while both windows have room, counting each request in both; ' + 'refuses the one over the limit',
+      async (t) => {
+        const store = await setup(t)
+        const subject = fresh('account')
+        const now = T0 + 30_000
+        for (let i = 1; i <= 3; i++) {
+          const r = await store.consume({ subject, windows: windows(3, 10), now })
+          assert.equal(r.admitted, true, `request ${i}`)
+          assert.deepEqual(
+            r.windows.map((w) => [w.name, w.limit, w.seconds, w.used, w.resetAt]),
+            [
+              ['minute', 3, 60, i, T0 + MINUTE],
+              ['day', 10, 86_400, i, DAY_END],
+            ],
+          )
+          assert.equal(r.bannedUntil, undefined)
+        }
+        const refused = await store.consume({ subject, windows: windows(3, 10), now })
+        assert.equal(refused.admitted, false)
         assert.deepEqual(
-          r.windows.map((w) => [w.name, w.limit, w.seconds, w.used, w.resetAt]),
-          [
-            ['minute', 3, 60, i, T0 + MINUTE],
-            ['day', 10, 86_400, i, DAY_END],
-          ],
+          refused.windows.map((w) => w.used),
+          [3, 3],
         )
-        assert.equal(r.bannedUntil, undefined)
-      }
-      const refused = await store.consume({ subject, windows: windows(3, 10), now })
-      assert.equal(refused.admitted, false)
-      assert.deepEqual(
-        refused.windows.map((w) => w.used),
-        [3, 3],
-      )
-    })
+      },
+    )
 
     test('a request refused by the minute window consumes nothing from the day window', async (t) => {
       const store = await setup(t)
@@ -94,35 +97,38 @@ export function runStoreContract(
       )
     })
 
-    test('windows are aligned to the epoch and roll over: the next minute and the next UTC day start from zero', async (t) => {
-      const store = await setup(t)
-      const subject = fresh('account')
-      for (let i = 0; i < 2; i++) await store.consume({ subject, windows: windows(2, 3), now: T0 + 59_999 })
-      assert.equal((await store.consume({ subject, windows: windows(2, 3), now: T0 + 59_999 })).admitted, false)
-      const nextMinute = await store.consume({ subject, windows: windows(2, 3), now: T0 + MINUTE })
-      assert.equal(nextMinute.admitted, true)
-      assert.deepEqual(
-        nextMinute.windows.map((w) => [w.used, w.resetAt]),
-        [
-          [1, T0 + 2 * MINUTE],
-          [3, DAY_END],
-        ],
-      )
-      assert.equal(
-        (await store.consume({ subject, windows: windows(2, 3), now: T0 + 2 * MINUTE })).admitted,
-        false,
-        'the day is used up',
-      )
-      const nextDay = await store.consume({ subject, windows: windows(2, 3), now: DAY_END })
-      assert.equal(nextDay.admitted, true)
-      assert.deepEqual(
-        nextDay.windows.map((w) => [w.used, w.resetAt]),
-        [
-          [1, DAY_END + MINUTE],
-          [1, DAY_END + 86_400_000],
-        ],
-      )
-    })
+    test(
+      'windows are aligned to the epoch and roll over: ' + 'the next minute and the next UTC day start from zero',
+      async (t) => {
+        const store = await setup(t)
+        const subject = fresh('account')
+        for (let i = 0; i < 2; i++) await store.consume({ subject, windows: windows(2, 3), now: T0 + 59_999 })
+        assert.equal((await store.consume({ subject, windows: windows(2, 3), now: T0 + 59_999 })).admitted, false)
+        const nextMinute = await store.consume({ subject, windows: windows(2, 3), now: T0 + MINUTE })
+        assert.equal(nextMinute.admitted, true)
+        assert.deepEqual(
+          nextMinute.windows.map((w) => [w.used, w.resetAt]),
+          [
+            [1, T0 + 2 * MINUTE],
+            [3, DAY_END],
+          ],
+        )
+        assert.equal(
+          (await store.consume({ subject, windows: windows(2, 3), now: T0 + 2 * MINUTE })).admitted,
+          false,
+          'the day is used up',
+        )
+        const nextDay = await store.consume({ subject, windows: windows(2, 3), now: DAY_END })
+        assert.equal(nextDay.admitted, true)
+        assert.deepEqual(
+          nextDay.windows.map((w) => [w.used, w.resetAt]),
+          [
+            [1, DAY_END + MINUTE],
+            [1, DAY_END + 86_400_000],
+          ],
+        )
+      },
+    )
 
     test('subjects are counted apart', async (t) => {
       const store = await setup(t)

@@ -23,14 +23,17 @@ test('the minute window resets at the next UTC minute: 60 used at minute 0, admi
   })
 })
 
-test('windows are aligned to the clock, not to the first request: 60 at 00:00:50 leave only 10 s to wait', async (t) => {
-  const h = await startHarness(t, { now: new Date('2027-01-01T00:00:50Z') })
-  const { key } = await h.newAccount()
-  await spend(h, key, 60)
-  assert.equal(expect429(await list(h, key), 'rate_limit_exceeded').retryAfter, 10)
-  h.clock.set(new Date('2027-01-01T00:01:00Z'))
-  await spend(h, key, 60)
-})
+test(
+  'windows are aligned to the clock, not to the first request: ' + '60 at 00:00:50 leave only 10 s to wait',
+  async (t) => {
+    const h = await startHarness(t, { now: new Date('2027-01-01T00:00:50Z') })
+    const { key } = await h.newAccount()
+    await spend(h, key, 60)
+    assert.equal(expect429(await list(h, key), 'rate_limit_exceeded').retryAfter, 10)
+    h.clock.set(new Date('2027-01-01T00:01:00Z'))
+    await spend(h, key, 60)
+  },
+)
 
 test('a request refused by the minute window consumes nothing from the day window', async (t) => {
   const h = await startHarness(t, { now: new Date('2027-01-01T10:00:00Z') })

@@ -63,42 +63,46 @@ for (const [how, random] of [
   })
 }
 
-test('the default schedule: each retry within its band (full jitter between the step before and its own), about a day in all, then failed', async (t) => {
-  const bands = [
-    [0, 5 * S],
-    [5 * S, 5 * MIN],
-    [5 * MIN, 30 * MIN],
-    [30 * MIN, 2 * H],
-    [2 * H, 5 * H],
-    [5 * H, 10 * H],
-    [10 * H, 10 * H],
-  ]
-  for (const [i, [low, high]] of bands.entries()) {
-    assert.equal(
-      retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 0),
-      low,
-      `retry ${i + 1} at the earliest`,
-    )
-    assert.equal(
-      retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 1),
-      high,
-      `retry ${i + 1} at the latest`,
-    )
-  }
+test(
+  'the default schedule: each retry within its band (full jitter ' +
+    'between the step before and its own), about a day in all, then failed',
+  async (t) => {
+    const bands = [
+      [0, 5 * S],
+      [5 * S, 5 * MIN],
+      [5 * MIN, 30 * MIN],
+      [30 * MIN, 2 * H],
+      [2 * H, 5 * H],
+      [5 * H, 10 * H],
+      [10 * H, 10 * H],
+    ]
+    for (const [i, [low, high]] of bands.entries()) {
+      assert.equal(
+        retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 0),
+        low,
+        `retry ${i + 1} at the earliest`,
+      )
+      assert.equal(
+        retryDelay([5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H], i + 1, () => 1),
+        high,
+        `retry ${i + 1} at the latest`,
+      )
+    }
 
-  // Never answered: 8 attempts (MESSAGES_WEBHOOK_MAX_ATTEMPTS), the retries in their bands, then failed.
-  const { h, account, attempts } = await setup(t, Math.random, Infinity)
-  assert.deepEqual(h.config.webhookRetrySchedule, [5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H])
-  const sent = await sendMessage(h, account.key, 'never')
-  assert.equal(await driveToEnd(h, account.key, sent.id), 'failed')
-  assert.equal(attempts.length, 8)
-  const gaps = attempts.slice(1).map((at, i) => at - attempts[i]!)
-  gaps.forEach((gap, i) =>
-    assert.ok(gap >= bands[i]![0]! && gap <= bands[i]![1]!, `retry ${i + 1} after ${gap} ms, outside ${bands[i]}`),
-  )
-  const span = attempts.at(-1)! - attempts[0]!
-  assert.ok(span >= 17 * H + 35 * MIN && span <= 27 * H + 36 * MIN, `the retries span ${(span / H).toFixed(1)} h`)
-})
+    // Never answered: 8 attempts (MESSAGES_WEBHOOK_MAX_ATTEMPTS), the retries in their bands, then failed.
+    const { h, account, attempts } = await setup(t, Math.random, Infinity)
+    assert.deepEqual(h.config.webhookRetrySchedule, [5 * S, 5 * MIN, 30 * MIN, 2 * H, 5 * H, 10 * H, 10 * H])
+    const sent = await sendMessage(h, account.key, 'never')
+    assert.equal(await driveToEnd(h, account.key, sent.id), 'failed')
+    assert.equal(attempts.length, 8)
+    const gaps = attempts.slice(1).map((at, i) => at - attempts[i]!)
+    gaps.forEach((gap, i) =>
+      assert.ok(gap >= bands[i]![0]! && gap <= bands[i]![1]!, `retry ${i + 1} after ${gap} ms, outside ${bands[i]}`),
+    )
+    const span = attempts.at(-1)! - attempts[0]!
+    assert.ok(span >= 17 * H + 35 * MIN && span <= 27 * H + 36 * MIN, `the retries span ${(span / H).toFixed(1)} h`)
+  },
+)
 
 test('jitter spreads the retries of messages that failed together', async (t) => {
   const { h, account } = await setup(t, Math.random, Infinity)

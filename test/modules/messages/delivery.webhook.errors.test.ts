@@ -1,7 +1,7 @@
-// A webhook receiver that fails (issue 4): each failed attempt leaves the message `queued`, the next attempt
-// comes only after its step of MESSAGES_RETRY_SCHEDULE (1s,2s,4s here, at the full delay; driven by the manual clock), and after
-// MESSAGES_WEBHOOK_MAX_ATTEMPTS attempts the message is `failed`. Per Standard Webhooks, only a 2xx answer
-// is a success: redirects, refused connections and 4xx/5xx are failures.
+// A webhook receiver that fails (issue 4): each failed attempt leaves the message `queued`, the next attempt comes only
+// after its step of MESSAGES_RETRY_SCHEDULE (1s,2s,4s here, at the full delay; driven by the manual clock), and after
+// MESSAGES_WEBHOOK_MAX_ATTEMPTS attempts the message is `failed`. Per Standard Webhooks, only a 2xx answer is a
+// success: redirects, refused connections and 4xx/5xx are failures.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { freePort } from '../../helpers/serve.js'
@@ -37,36 +37,39 @@ async function setup(
   return { h, receiver, account }
 }
 
-test('a receiver answering 500: retried after 1 s, 2 s, 4 s (not before), then failed after the 4th attempt', async (t) => {
-  const { h, receiver, account } = await setup(t, inTurn(500), 4)
-  const sent = await sendMessage(h, account.key, 'doomed')
-  const status = async () => (await getMessage(h, account.key, sent.id)).status
+test(
+  'a receiver answering 500: retried after 1 s, 2 s, ' + '4 s (not before), then failed after the 4th attempt',
+  async (t) => {
+    const { h, receiver, account } = await setup(t, inTurn(500), 4)
+    const sent = await sendMessage(h, account.key, 'doomed')
+    const status = async () => (await getMessage(h, account.key, sent.id)).status
 
-  assert.equal(await h.worker.runOnce(), 1, 'first attempt')
-  assert.equal(receiver.received.length, 1)
-  assert.equal(await status(), 'queued')
-
-  for (const [i, delay] of [BASE_MS, 2 * BASE_MS, 4 * BASE_MS].entries()) {
-    const attempt = i + 2
-    h.clock.advance(delay - 1)
-    assert.equal(await h.worker.runOnce(), 0, `attempt ${attempt} must wait the full ${delay} ms`)
-    assert.equal(receiver.received.length, attempt - 1)
+    assert.equal(await h.worker.runOnce(), 1, 'first attempt')
+    assert.equal(receiver.received.length, 1)
     assert.equal(await status(), 'queued')
-    h.clock.advance(1)
-    assert.equal(await h.worker.runOnce(), 1, `attempt ${attempt} after ${delay} ms`)
-    assert.equal(receiver.received.length, attempt)
-    assert.equal(await status(), attempt < 4 ? 'queued' : 'failed')
-  }
 
-  // Failed is final: no attempt ever again.
-  h.clock.advance(7 * 24 * 60 * 60 * 1000)
-  assert.equal(await h.worker.runOnce(), 0)
-  assert.equal(receiver.received.length, 4)
-  assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'failed' })
-  const [row] = await messageRows(h)
-  assert.equal(Number(row!.attempts), 4)
-  assert.match(row!.last_error ?? '', /500/)
-})
+    for (const [i, delay] of [BASE_MS, 2 * BASE_MS, 4 * BASE_MS].entries()) {
+      const attempt = i + 2
+      h.clock.advance(delay - 1)
+      assert.equal(await h.worker.runOnce(), 0, `attempt ${attempt} must wait the full ${delay} ms`)
+      assert.equal(receiver.received.length, attempt - 1)
+      assert.equal(await status(), 'queued')
+      h.clock.advance(1)
+      assert.equal(await h.worker.runOnce(), 1, `attempt ${attempt} after ${delay} ms`)
+      assert.equal(receiver.received.length, attempt)
+      assert.equal(await status(), attempt < 4 ? 'queued' : 'failed')
+    }
+
+    // Failed is final: no attempt ever again.
+    h.clock.advance(7 * 24 * 60 * 60 * 1000)
+    assert.equal(await h.worker.runOnce(), 0)
+    assert.equal(receiver.received.length, 4)
+    assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'failed' })
+    const [row] = await messageRows(h)
+    assert.equal(Number(row!.attempts), 4)
+    assert.match(row!.last_error ?? '', /500/)
+  },
+)
 
 test('each failed attempt is logged as a warning; the last one says it is final', async (t) => {
   const { h, account } = await setup(t, inTurn(503), 2)

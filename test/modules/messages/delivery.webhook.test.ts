@@ -35,29 +35,32 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0], answers: Par
   return { h, receiver, secret, account }
 }
 
-test('the worker POSTs the message to the receiver, signed; the receiver verifies it with standardwebhooks', async (t) => {
-  const { h, receiver, secret, account } = await setup(t, [200])
-  const sent = await sendMessage(h, account.key, 'Hello, webhook 👋')
-  assert.equal(receiver.received.length, 0, 'nothing is sent before the worker runs')
+test(
+  'the worker POSTs the message to the receiver, signed; ' + 'the receiver verifies it with standardwebhooks',
+  async (t) => {
+    const { h, receiver, secret, account } = await setup(t, [200])
+    const sent = await sendMessage(h, account.key, 'Hello, webhook 👋')
+    assert.equal(receiver.received.length, 0, 'nothing is sent before the worker runs')
 
-  assert.equal(await h.worker.runOnce(), 1)
-  assert.equal(receiver.received.length, 1)
-  const [request] = receiver.received as [ReceivedWebhook]
-  assert.equal(request.method, 'POST')
-  assert.equal(request.url, '/hooks/messages')
-  assert.match(String(request.headers['content-type']), /^application\/json/)
+    assert.equal(await h.worker.runOnce(), 1)
+    assert.equal(receiver.received.length, 1)
+    const [request] = receiver.received as [ReceivedWebhook]
+    assert.equal(request.method, 'POST')
+    assert.equal(request.url, '/hooks/messages')
+    assert.match(String(request.headers['content-type']), /^application\/json/)
 
-  const headers = webhookHeaders(request)
-  assert.equal(headers['webhook-id'], sent.id)
-  assert.match(headers['webhook-signature']!, /^v1,[A-Za-z0-9+/]+=*$/)
-  const payload = new Webhook(secret).verify(request.body, headers) as Record<string, any>
-  assert.equal(payload.type, 'message.created')
-  assert.equal(payload.data.id, sent.id)
-  assert.equal(payload.data.message, 'Hello, webhook 👋')
-  assert.equal(payload.data.createdAt, sent.createdAt)
+    const headers = webhookHeaders(request)
+    assert.equal(headers['webhook-id'], sent.id)
+    assert.match(headers['webhook-signature']!, /^v1,[A-Za-z0-9+/]+=*$/)
+    const payload = new Webhook(secret).verify(request.body, headers) as Record<string, any>
+    assert.equal(payload.type, 'message.created')
+    assert.equal(payload.data.id, sent.id)
+    assert.equal(payload.data.message, 'Hello, webhook 👋')
+    assert.equal(payload.data.createdAt, sent.createdAt)
 
-  assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'delivered' })
-})
+    assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'delivered' })
+  },
+)
 
 test('the signature fails to verify with another secret, or once the body or id is altered', async (t) => {
   const { h, receiver, secret, account } = await setup(t, [200])
@@ -108,31 +111,35 @@ test('each message is its own webhook, in the order accepted, each with its own 
   )
 })
 
-test('a receiver that fails once then succeeds: retried after the backoff, then delivered; same webhook-id, both signed', async (t) => {
-  const { h, receiver, secret, account } = await setup(t, [500, 200])
-  const sent = await sendMessage(h, account.key, 'second time lucky')
+test(
+  'a receiver that fails once then succeeds: ' +
+    'retried after the backoff, then delivered; same webhook-id, both signed',
+  async (t) => {
+    const { h, receiver, secret, account } = await setup(t, [500, 200])
+    const sent = await sendMessage(h, account.key, 'second time lucky')
 
-  assert.equal(await h.worker.runOnce(), 1)
-  assert.equal(receiver.received.length, 1)
-  assert.equal((await getMessage(h, account.key, sent.id)).status, 'queued')
+    assert.equal(await h.worker.runOnce(), 1)
+    assert.equal(receiver.received.length, 1)
+    assert.equal((await getMessage(h, account.key, sent.id)).status, 'queued')
 
-  h.clock.advance(h.config.webhookRetrySchedule[0]!)
-  assert.equal(await h.worker.runOnce(), 1)
-  assert.equal(receiver.received.length, 2)
-  assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'delivered' })
+    h.clock.advance(h.config.webhookRetrySchedule[0]!)
+    assert.equal(await h.worker.runOnce(), 1)
+    assert.equal(receiver.received.length, 2)
+    assert.deepEqual(await getMessage(h, account.key, sent.id), { ...sent, status: 'delivered' })
 
-  for (const request of receiver.received) {
-    assert.equal(
-      request.headers['webhook-id'],
-      sent.id,
-      'the id stays the same across attempts, so receivers can drop duplicates',
-    )
-    assert.doesNotThrow(() => new Webhook(secret).verify(request.body, webhookHeaders(request)))
-  }
-  h.clock.advance(24 * 60 * 60 * 1000)
-  assert.equal(await h.worker.runOnce(), 0, 'a delivered message is not sent again')
-  assert.equal(receiver.received.length, 2)
-})
+    for (const request of receiver.received) {
+      assert.equal(
+        request.headers['webhook-id'],
+        sent.id,
+        'the id stays the same across attempts, so receivers can drop duplicates',
+      )
+      assert.doesNotThrow(() => new Webhook(secret).verify(request.body, webhookHeaders(request)))
+    }
+    h.clock.advance(24 * 60 * 60 * 1000)
+    assert.equal(await h.worker.runOnce(), 0, 'a delivered message is not sent again')
+    assert.equal(receiver.received.length, 2)
+  },
+)
 
 test('the secret may be given without its whsec_ prefix', async (t) => {
   const receiver = await startReceiver(t, inTurn(200))

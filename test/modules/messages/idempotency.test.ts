@@ -26,37 +26,43 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]): Promise<{ h
   return { h, key }
 }
 
-test('a replay with the same key and body: 202, Idempotent-Replayed: true, the same Message and Location, one row', async (t) => {
-  const { h, key } = await setup(t)
-  const idem = { 'idempotency-key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' }
-  const first = await postMessage(h, key, { message: 'only once' }, idem)
-  assert.equal(first.statusCode, 202, first.body)
-  assert.equal(first.headers['idempotent-replayed'], undefined, 'the first answer is not a replay')
+test(
+  'a replay with the same key and body: 202, Idempotent-Replayed: ' + 'true, the same Message and Location, one row',
+  async (t) => {
+    const { h, key } = await setup(t)
+    const idem = { 'idempotency-key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' }
+    const first = await postMessage(h, key, { message: 'only once' }, idem)
+    assert.equal(first.statusCode, 202, first.body)
+    assert.equal(first.headers['idempotent-replayed'], undefined, 'the first answer is not a replay')
 
-  h.clock.advance(30_000)
-  const again = await postMessage(h, key, { message: 'only once' }, idem)
-  assert.equal(again.statusCode, 202, again.body)
-  assert.equal(again.headers['idempotent-replayed'], 'true')
-  assert.deepEqual(again.json(), first.json())
-  assert.equal(again.headers.location, first.headers.location)
+    h.clock.advance(30_000)
+    const again = await postMessage(h, key, { message: 'only once' }, idem)
+    assert.equal(again.statusCode, 202, again.body)
+    assert.equal(again.headers['idempotent-replayed'], 'true')
+    assert.deepEqual(again.json(), first.json())
+    assert.equal(again.headers.location, first.headers.location)
 
-  const rows = await messageRows(h)
-  assert.deepEqual(
-    rows.map((r) => r.id),
-    [first.json<MessageJson>().id],
-  )
-})
+    const rows = await messageRows(h)
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [first.json<MessageJson>().id],
+    )
+  },
+)
 
-test('the replay matches on content, not on the bytes: other key order or white space is the same request', async (t) => {
-  const { h, key } = await setup(t)
-  const idem = { 'idempotency-key': 'same-content' }
-  const first = await postMessage(h, key, '{"message":"hi"}', idem)
-  const again = await postMessage(h, key, '{ "message" : "hi" }\n', idem)
-  assert.equal(again.statusCode, 202, again.body)
-  assert.equal(again.headers['idempotent-replayed'], 'true')
-  assert.equal(again.json<MessageJson>().id, first.json<MessageJson>().id)
-  assert.equal((await messageRows(h)).length, 1)
-})
+test(
+  'the replay matches on content, not on the bytes: ' + 'other key order or white space is the same request',
+  async (t) => {
+    const { h, key } = await setup(t)
+    const idem = { 'idempotency-key': 'same-content' }
+    const first = await postMessage(h, key, '{"message":"hi"}', idem)
+    const again = await postMessage(h, key, '{ "message" : "hi" }\n', idem)
+    assert.equal(again.statusCode, 202, again.body)
+    assert.equal(again.headers['idempotent-replayed'], 'true')
+    assert.equal(again.json<MessageJson>().id, first.json<MessageJson>().id)
+    assert.equal((await messageRows(h)).length, 1)
+  },
+)
 
 test('the replay is the stored first answer even after the message was delivered', async (t) => {
   const { h, key } = await setup(t)
@@ -119,11 +125,14 @@ test('a malformed Idempotency-Key: 400 invalid_idempotency_key naming the header
   assert.equal(longest.statusCode, 202, `255 characters are allowed: ${longest.body}`)
 })
 
-test('a refused body is not remembered under the key: fixed and resent with the same key, it is accepted', async (t) => {
-  const { h, key } = await setup(t)
-  const idem = { 'idempotency-key': 'fix-and-retry' }
-  expectError(flat(await postMessage(h, key, { message: '' }, idem)), 400, 'invalid_body')
-  const fixed = await postMessage(h, key, { message: 'fixed' }, idem)
-  assert.equal(fixed.statusCode, 202, fixed.body)
-  assert.equal(fixed.headers['idempotent-replayed'], undefined)
-})
+test(
+  'a refused body is not remembered under the key: ' + 'fixed and resent with the same key, it is accepted',
+  async (t) => {
+    const { h, key } = await setup(t)
+    const idem = { 'idempotency-key': 'fix-and-retry' }
+    expectError(flat(await postMessage(h, key, { message: '' }, idem)), 400, 'invalid_body')
+    const fixed = await postMessage(h, key, { message: 'fixed' }, idem)
+    assert.equal(fixed.statusCode, 202, fixed.body)
+    assert.equal(fixed.headers['idempotent-replayed'], undefined)
+  },
+)

@@ -48,30 +48,33 @@ test('it describes the messages interface only, at its own address without a ver
   assert.equal(doc.security.length, 1)
 })
 
-test('POST /messages: a JSON NewMessage body, a 202 answer whose Message status is queued/delivered/failed', async (t) => {
-  const doc = await documentOf(t)
-  const post = doc.paths['/messages'].post
-  assert.ok(post, 'POST /messages is documented')
+test(
+  'POST /messages: a JSON NewMessage body, ' + 'a 202 answer whose Message status is queued/delivered/failed',
+  async (t) => {
+    const doc = await documentOf(t)
+    const post = doc.paths['/messages'].post
+    assert.ok(post, 'POST /messages is documented')
 
-  const body = resolve(doc, post.requestBody.content['application/json'].schema)
-  assert.equal(post.requestBody.required, true)
-  assert.deepEqual(body.required, ['message'])
-  assert.equal(body.additionalProperties, false)
-  assert.deepEqual(
-    [body.properties.message.type, body.properties.message.minLength, body.properties.message.maxLength],
-    ['string', 1, 4096],
-  )
+    const body = resolve(doc, post.requestBody.content['application/json'].schema)
+    assert.equal(post.requestBody.required, true)
+    assert.deepEqual(body.required, ['message'])
+    assert.equal(body.additionalProperties, false)
+    assert.deepEqual(
+      [body.properties.message.type, body.properties.message.minLength, body.properties.message.maxLength],
+      ['string', 1, 4096],
+    )
 
-  assert.ok(post.responses['202'], `responses: ${Object.keys(post.responses).join(', ')}`)
-  assert.ok(!post.responses['200'] && !post.responses['201'], 'success is 202 only')
-  const accepted = post.responses['202']
-  assert.ok(accepted.headers?.Location ?? accepted.headers?.location, 'the 202 documents Location')
-  const message = resolve(doc, accepted.content['application/json'].schema)
-  assert.deepEqual(Object.keys(message.properties).sort(), ['createdAt', 'id', 'message', 'status'])
-  assert.deepEqual(message.properties.status.enum, ['queued', 'delivered', 'failed'])
-  assert.equal(message.properties.createdAt.format, 'date-time')
-  assert.equal(doc.components.schemas.Message.properties.status.enum.length, 3)
-})
+    assert.ok(post.responses['202'], `responses: ${Object.keys(post.responses).join(', ')}`)
+    assert.ok(!post.responses['200'] && !post.responses['201'], 'success is 202 only')
+    const accepted = post.responses['202']
+    assert.ok(accepted.headers?.Location ?? accepted.headers?.location, 'the 202 documents Location')
+    const message = resolve(doc, accepted.content['application/json'].schema)
+    assert.deepEqual(Object.keys(message.properties).sort(), ['createdAt', 'id', 'message', 'status'])
+    assert.deepEqual(message.properties.status.enum, ['queued', 'delivered', 'failed'])
+    assert.equal(message.properties.createdAt.format, 'date-time')
+    assert.equal(doc.components.schemas.Message.properties.status.enum.length, 3)
+  },
+)
 
 test('POST /messages documents 400, 401, 413 and 429 with the Error body', async (t) => {
   const doc = await documentOf(t)

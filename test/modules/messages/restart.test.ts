@@ -47,27 +47,30 @@ test('accepted with no worker, app and database closed, reopened: the worker del
   assert.equal(await after.worker.runOnce(), 0)
 })
 
-test('a message whose worker died mid-delivery (lease held) is delivered after a restart once the lease runs out', async (t) => {
-  const { dir } = tempDir(t, 'petstore-messages-lease-')
-  const file = join(dir, 'petstore.db')
+test(
+  'a message whose worker died mid-delivery (lease held) ' + 'is delivered after a restart once the lease runs out',
+  async (t) => {
+    const { dir } = tempDir(t, 'petstore-messages-lease-')
+    const file = join(dir, 'petstore.db')
 
-  const before = await startMessagesHarness(t, { config: { databaseUrl: file } })
-  const account = await before.newAccount()
-  const sent = await sendMessage(before, account.key, 'claimed, then the process died')
-  // A worker claims the message and the process dies before it settles it.
-  const claimed = await before.services.messages.claimDue({ limit: 10, leaseMs: 60_000 })
-  assert.deepEqual(
-    claimed.map((m) => m.id),
-    [sent.id],
-  )
-  await before.close()
+    const before = await startMessagesHarness(t, { config: { databaseUrl: file } })
+    const account = await before.newAccount()
+    const sent = await sendMessage(before, account.key, 'claimed, then the process died')
+    // A worker claims the message and the process dies before it settles it.
+    const claimed = await before.services.messages.claimDue({ limit: 10, leaseMs: 60_000 })
+    assert.deepEqual(
+      claimed.map((m) => m.id),
+      [sent.id],
+    )
+    await before.close()
 
-  const after = await startMessagesHarness(t, { config: { databaseUrl: file }, now: before.clock.now() + 1_000 })
-  assert.equal(await after.worker.runOnce(), 0, 'the lease still holds: no second worker takes it')
-  after.clock.advance(60_000)
-  assert.equal(await after.worker.runOnce(), 1)
-  assert.equal((await getMessage(after, account.key, sent.id)).status, 'delivered')
-})
+    const after = await startMessagesHarness(t, { config: { databaseUrl: file }, now: before.clock.now() + 1_000 })
+    assert.equal(await after.worker.runOnce(), 0, 'the lease still holds: no second worker takes it')
+    after.clock.advance(60_000)
+    assert.equal(await after.worker.runOnce(), 1)
+    assert.equal((await getMessage(after, account.key, sent.id)).status, 'delivered')
+  },
+)
 
 test('a message in backoff keeps its schedule across a restart', async (t) => {
   const { dir } = tempDir(t, 'petstore-messages-backoff-')

@@ -16,20 +16,23 @@ import {
 
 const NOW = new Date('2027-03-04T05:06:07.089Z')
 
-test('202 with exactly {id, message, status: "queued", createdAt}, createdAt = the clock in ISO 8601 UTC', async (t) => {
-  const h = await startMessagesHarness(t, { now: NOW })
-  const { key } = await h.newAccount()
-  const response = await postMessage(h, key, { message: 'Hello, world' })
-  assert.equal(response.statusCode, 202, response.body)
-  assert.match(String(response.headers['content-type']), /^application\/json/)
-  const body = response.json<MessageJson>()
-  assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'id', 'message', 'status'])
-  assert.equal(body.message, 'Hello, world')
-  assert.equal(body.status, 'queued')
-  assert.match(body.id, /^msg_[A-Za-z0-9]+$/)
-  assert.match(body.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/)
-  assert.equal(body.createdAt, NOW.toISOString())
-})
+test(
+  '202 with exactly {id, message, status: ' + '"queued", createdAt}, createdAt = the clock in ISO 8601 UTC',
+  async (t) => {
+    const h = await startMessagesHarness(t, { now: NOW })
+    const { key } = await h.newAccount()
+    const response = await postMessage(h, key, { message: 'Hello, world' })
+    assert.equal(response.statusCode, 202, response.body)
+    assert.match(String(response.headers['content-type']), /^application\/json/)
+    const body = response.json<MessageJson>()
+    assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'id', 'message', 'status'])
+    assert.equal(body.message, 'Hello, world')
+    assert.equal(body.status, 'queued')
+    assert.match(body.id, /^msg_[A-Za-z0-9]+$/)
+    assert.match(body.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/)
+    assert.equal(body.createdAt, NOW.toISOString())
+  },
+)
 
 test('Location: /messages/{id}, and following it shows the same message', async (t) => {
   const h = await startMessagesHarness(t)
@@ -83,15 +86,18 @@ test('text round-trips exactly: Unicode, quotes, newlines, surrounding spaces, 4
   }
 })
 
-test("4096 emoji sent as \\uXXXX escapes (as Python's json.dumps does) are accepted, not refused as too large", async (t) => {
-  const h = await startMessagesHarness(t)
-  const { key } = await h.newAccount()
-  const escaped = `{"message":"${'\\ud83d\\udc36'.repeat(4096)}"}`
-  assert.ok(Buffer.byteLength(escaped) > 16 * 1024)
-  const response = await postMessage(h, key, escaped)
-  assert.equal(response.statusCode, 202, response.body.slice(0, 200))
-  assert.equal(response.json<MessageJson>().message, '🐶'.repeat(4096))
-})
+test(
+  "4096 emoji sent as \\uXXXX escapes (as Python's " + 'json.dumps does) are accepted, not refused as too large',
+  async (t) => {
+    const h = await startMessagesHarness(t)
+    const { key } = await h.newAccount()
+    const escaped = `{"message":"${'\\ud83d\\udc36'.repeat(4096)}"}`
+    assert.ok(Buffer.byteLength(escaped) > 16 * 1024)
+    const response = await postMessage(h, key, escaped)
+    assert.equal(response.statusCode, 202, response.body.slice(0, 200))
+    assert.equal(response.json<MessageJson>().message, '🐶'.repeat(4096))
+  },
+)
 
 test('Content-Type: application/json; charset=utf-8 is accepted', async (t) => {
   const h = await startMessagesHarness(t)

@@ -35,22 +35,25 @@ async function setup(t: Parameters<typeof startMessagesHarness>[0]) {
   return { h, account, listPets, send }
 }
 
-test('30 on the pet store + 30 on messages use up the 60; the 61st on messages is 429 with the limit headers', async (t) => {
-  const { h, listPets, send } = await setup(t)
-  for (let i = 0; i < 30; i++) {
-    const response = await listPets()
-    assert.equal(response.statusCode, 200, `pets request ${i + 1}: ${response.body}`)
-    assert.equal(response.headers['x-ratelimit-remaining'], String(59 - i))
-  }
-  for (let i = 0; i < 30; i++) {
-    const response = await send(i)
-    assert.equal(response.statusCode, 202, `messages request ${i + 1}: ${response.body}`)
-    // The count goes on from where the pet store left it.
-    assert.equal(response.headers['x-ratelimit-remaining'], String(29 - i))
-  }
-  assert429(await send(60))
-  assert.equal((await messageRows(h)).length, 30, 'the refused message is not stored')
-})
+test(
+  '30 on the pet store + 30 on messages use up the 60; ' + 'the 61st on messages is 429 with the limit headers',
+  async (t) => {
+    const { h, listPets, send } = await setup(t)
+    for (let i = 0; i < 30; i++) {
+      const response = await listPets()
+      assert.equal(response.statusCode, 200, `pets request ${i + 1}: ${response.body}`)
+      assert.equal(response.headers['x-ratelimit-remaining'], String(59 - i))
+    }
+    for (let i = 0; i < 30; i++) {
+      const response = await send(i)
+      assert.equal(response.statusCode, 202, `messages request ${i + 1}: ${response.body}`)
+      // The count goes on from where the pet store left it.
+      assert.equal(response.headers['x-ratelimit-remaining'], String(29 - i))
+    }
+    assert429(await send(60))
+    assert.equal((await messageRows(h)).length, 30, 'the refused message is not stored')
+  },
+)
 
 test('30 on messages + 30 on the pet store; the 61st on the pet store is 429 with the limit headers', async (t) => {
   const { listPets, send } = await setup(t)

@@ -55,82 +55,86 @@ test('create: a setup link, the address normalised and unique, and operator.crea
   await assert.rejects(operators.create({ email: 'OPS@xn--bcher-kva.example', role: 'admin', actor: cli }), /exists/)
 })
 
-test('setup: looking makes nothing; each password gets a secret of its own, voiding the earlier; completed once, from its browser; dead after 24 hours', async (t) => {
-  const h = await consoleHarness(t)
-  const operators = h.services.operators!
-  const { operator, setupToken } = await operators.create({ email: 'setup@example.com', role: 'admin', actor: cli })
-  assert.equal((await operators.setupLink(setupToken))?.id, operator.id)
-  assert.deepEqual(
-    await operators.offered(setupToken, undefined),
-    { operator: await operators.get(operator.id) },
-    'looking made no secret',
-  )
-  const first = await operators.offerSecret(setupToken, { passwordHash: 'scrypt$first', browser: 'browser-a' })
-  const second = await operators.offerSecret(setupToken, { passwordHash: 'scrypt$second', browser: 'browser-b' })
-  assert.ok(first && second && first.secret !== second.secret)
-  assert.equal((await operators.offered(setupToken, 'browser-a'))?.secret, undefined, 'the earlier offer is void')
-  assert.equal((await operators.offered(setupToken, 'browser-b'))?.secret, second.secret)
-  const step = totpStep(h.clock.now())
-  const input = { browser: 'browser-b', secret: second.secret, step, address: '192.0.2.1' }
-  assert.equal(
-    await operators.completeSetup(setupToken, { ...input, secret: first.secret }),
-    undefined,
-    'only the current offer',
-  )
-  assert.equal(
-    await operators.completeSetup(setupToken, { ...input, browser: 'browser-a' }),
-    undefined,
-    'only from its own browser',
-  )
-  assert.equal(
-    await operators.completeSetup(setupToken, { ...input, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }),
-    undefined,
-    'only the offered secret',
-  )
-  const [a, b] = await Promise.all([
-    operators.completeSetup(setupToken, input),
-    operators.completeSetup(setupToken, input),
-  ])
-  assert.equal([a, b].filter(Boolean).length, 1, 'two submissions race: one completes')
-  const done = (a ?? b)!
-  assert.equal(done.recoveryCodes.length, 10)
-  assert.equal(new Set(done.recoveryCodes).size, 10)
-  assert.ok(done.operator.setUp)
-  assert.equal(
-    (await operators.credentials('setup@example.com'))?.passwordHash,
-    'scrypt$second',
-    'the password sent with the confirmed offer',
-  )
-  assert.equal(await operators.setupLink(setupToken), undefined, 'used up')
-  assert.equal(
-    await operators.offerSecret(setupToken, { passwordHash: 'scrypt$late', browser: 'browser-c' }),
-    undefined,
-  )
-  const [token] = await h.handle.db.selectFrom('operator_tokens').selectAll().execute()
-  assert.deepEqual(
-    [token!.pending_secret, token!.pending_password_hash, token!.pending_browser],
-    [null, null, null],
-    'the used token keeps none of it',
-  )
-  const [entry] = await h.services.audit.list({ action: 'operator.setup_completed', limit: 5 })
-  assert.equal(entry?.actor.address, '192.0.2.1')
+test(
+  'setup: looking makes nothing; each password gets a secret of its own, ' +
+    'voiding the earlier; completed once, from its browser; dead after 24 hours',
+  async (t) => {
+    const h = await consoleHarness(t)
+    const operators = h.services.operators!
+    const { operator, setupToken } = await operators.create({ email: 'setup@example.com', role: 'admin', actor: cli })
+    assert.equal((await operators.setupLink(setupToken))?.id, operator.id)
+    assert.deepEqual(
+      await operators.offered(setupToken, undefined),
+      { operator: await operators.get(operator.id) },
+      'looking made no secret',
+    )
+    const first = await operators.offerSecret(setupToken, { passwordHash: 'scrypt$first', browser: 'browser-a' })
+    const second = await operators.offerSecret(setupToken, { passwordHash: 'scrypt$second', browser: 'browser-b' })
+    assert.ok(first && second && first.secret !== second.secret)
+    assert.equal((await operators.offered(setupToken, 'browser-a'))?.secret, undefined, 'the earlier offer is void')
+    assert.equal((await operators.offered(setupToken, 'browser-b'))?.secret, second.secret)
+    const step = totpStep(h.clock.now())
+    const input = { browser: 'browser-b', secret: second.secret, step, address: '192.0.2.1' }
+    assert.equal(
+      await operators.completeSetup(setupToken, { ...input, secret: first.secret }),
+      undefined,
+      'only the current offer',
+    )
+    assert.equal(
+      await operators.completeSetup(setupToken, { ...input, browser: 'browser-a' }),
+      undefined,
+      'only from its own browser',
+    )
+    assert.equal(
+      await operators.completeSetup(setupToken, { ...input, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }),
+      undefined,
+      'only the offered secret',
+    )
+    const [a, b] = await Promise.all([
+      operators.completeSetup(setupToken, input),
+      operators.completeSetup(setupToken, input),
+    ])
+    assert.equal([a, b].filter(Boolean).length, 1, 'two submissions race: one completes')
+    const done = (a ?? b)!
+    assert.equal(done.recoveryCodes.length, 10)
+    assert.equal(new Set(done.recoveryCodes).size, 10)
+    assert.ok(done.operator.setUp)
+    assert.equal(
+      (await operators.credentials('setup@example.com'))?.passwordHash,
+      'scrypt$second',
+      'the password sent with the confirmed offer',
+    )
+    assert.equal(await operators.setupLink(setupToken), undefined, 'used up')
+    assert.equal(
+      await operators.offerSecret(setupToken, { passwordHash: 'scrypt$late', browser: 'browser-c' }),
+      undefined,
+    )
+    const [token] = await h.handle.db.selectFrom('operator_tokens').selectAll().execute()
+    assert.deepEqual(
+      [token!.pending_secret, token!.pending_password_hash, token!.pending_browser],
+      [null, null, null],
+      'the used token keeps none of it',
+    )
+    const [entry] = await h.services.audit.list({ action: 'operator.setup_completed', limit: 5 })
+    assert.equal(entry?.actor.address, '192.0.2.1')
 
-  const late = await operators.create({ email: 'late@example.com', role: 'support', actor: cli })
-  const offer = await operators.offerSecret(late.setupToken, { passwordHash: 'scrypt$x', browser: 'b' })
-  h.clock.advance(SETUP_LINK_TTL_MS - 1000)
-  assert.ok(await operators.setupLink(late.setupToken))
-  h.clock.advance(1000)
-  assert.equal(await operators.setupLink(late.setupToken), undefined, 'expired after 24 hours')
-  assert.equal(
-    await operators.completeSetup(late.setupToken, {
-      browser: 'b',
-      secret: offer!.secret,
-      step: totpStep(h.clock.now()),
-      address: '192.0.2.1',
-    }),
-    undefined,
-  )
-})
+    const late = await operators.create({ email: 'late@example.com', role: 'support', actor: cli })
+    const offer = await operators.offerSecret(late.setupToken, { passwordHash: 'scrypt$x', browser: 'b' })
+    h.clock.advance(SETUP_LINK_TTL_MS - 1000)
+    assert.ok(await operators.setupLink(late.setupToken))
+    h.clock.advance(1000)
+    assert.equal(await operators.setupLink(late.setupToken), undefined, 'expired after 24 hours')
+    assert.equal(
+      await operators.completeSetup(late.setupToken, {
+        browser: 'b',
+        secret: offer!.secret,
+        step: totpStep(h.clock.now()),
+        address: '192.0.2.1',
+      }),
+      undefined,
+    )
+  },
+)
 
 test('a TOTP step is accepted once, also by two requests at the same time; an earlier step never again', async (t) => {
   const h = await consoleHarness(t)

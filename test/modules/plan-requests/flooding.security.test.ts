@@ -48,76 +48,86 @@ const askFrom = (h: Harness, c: Client, address: string, plan: string) =>
     payload: new URLSearchParams({ _csrf: c.csrf, plan, note: '' }).toString(),
   })
 
-test('throwaway accounts that never verified their address are refused: a 403 page that says how to verify, nothing stored', async (t) => {
-  const h = await portalHarness(t)
-  for (let i = 0; i < 12; i++) {
-    const c = await throwaway(h, `throwaway${i}@example.com`)
-    const usage = await c.get('/portal/usage')
-    assert.doesNotMatch(usage.body, /Request a higher plan<\/button>/, 'no form before the address is verified')
-    assert.match(usage.body, /Verify your email address to ask for a higher plan/)
-    const refused = await ask(c, i % 2 ? 'enterprise' : 'pro')
-    assert.equal(refused.statusCode, 403, `throwaway ${i}`)
-    assert.match(refused.headers['content-type'] as string, /^text\/html/)
-    assert.match(refused.body, /role="alert"[^]*Verify your email address before asking for a higher plan/)
-    assert.match(refused.body, /<form method="post" action="\/portal\/verify\/resend">[^]*Send the link again/)
-  }
-  assert.equal(await stored(h), 0)
+test(
+  'throwaway accounts that never verified their address are refused: ' +
+    'a 403 page that says how to verify, nothing stored',
+  async (t) => {
+    const h = await portalHarness(t)
+    for (let i = 0; i < 12; i++) {
+      const c = await throwaway(h, `throwaway${i}@example.com`)
+      const usage = await c.get('/portal/usage')
+      assert.doesNotMatch(usage.body, /Request a higher plan<\/button>/, 'no form before the address is verified')
+      assert.match(usage.body, /Verify your email address to ask for a higher plan/)
+      const refused = await ask(c, i % 2 ? 'enterprise' : 'pro')
+      assert.equal(refused.statusCode, 403, `throwaway ${i}`)
+      assert.match(refused.headers['content-type'] as string, /^text\/html/)
+      assert.match(refused.body, /role="alert"[^]*Verify your email address before asking for a higher plan/)
+      assert.match(refused.body, /<form method="post" action="\/portal\/verify\/resend">[^]*Send the link again/)
+    }
+    assert.equal(await stored(h), 0)
 
-  // Once verified (the mailed link), the same account may ask.
-  const c = await throwaway(h, 'late@example.com')
-  const mail = (await mails(h, h.outbox)).findLast(
-    (m) => m.includes('late@example.com') && m.includes('/portal/verify'),
-  )!
-  const link = new URL(linkIn(mail, '/portal/verify'))
-  await c.get(link.pathname)
-  assert.equal((await c.post('/portal/verify', { token: tokenOf(link.href) })).statusCode, 200)
-  await c.get('/portal/login')
-  assert.equal((await c.post('/portal/login', { email: 'late@example.com', password: GOOD_PASSWORD })).statusCode, 303)
-  await c.get('/portal/usage')
-  assert.equal((await ask(c, 'pro')).statusCode, 303)
-  assert.equal(await stored(h), 1)
-})
+    // Once verified (the mailed link), the same account may ask.
+    const c = await throwaway(h, 'late@example.com')
+    const mail = (await mails(h, h.outbox)).findLast(
+      (m) => m.includes('late@example.com') && m.includes('/portal/verify'),
+    )!
+    const link = new URL(linkIn(mail, '/portal/verify'))
+    await c.get(link.pathname)
+    assert.equal((await c.post('/portal/verify', { token: tokenOf(link.href) })).statusCode, 200)
+    await c.get('/portal/login')
+    assert.equal(
+      (await c.post('/portal/login', { email: 'late@example.com', password: GOOD_PASSWORD })).statusCode,
+      303,
+    )
+    await c.get('/portal/usage')
+    assert.equal((await ask(c, 'pro')).statusCode, 303)
+    assert.equal(await stored(h), 1)
+  },
+)
 
-test('verified accounts: at most 3 requests waiting each, and 10 requests an hour from one client address (then 429)', async (t) => {
-  const h = await portalHarness(t)
-  const [a, b, c, d] = [
-    await signedUpUser(h, 'a@example.com'),
-    await signedUpUser(h, 'b@example.com'),
-    await signedUpUser(h, 'c@example.com'),
-    await signedUpUser(h, 'd@example.com'),
-  ]
-  for (const user of [a, b, c, d]) await user.get('/portal/usage')
-  h.clock.advance(20 * MINUTE)
+test(
+  'verified accounts: at most 3 requests waiting each, ' + 'and 10 requests an hour from one client address (then 429)',
+  async (t) => {
+    const h = await portalHarness(t)
+    const [a, b, c, d] = [
+      await signedUpUser(h, 'a@example.com'),
+      await signedUpUser(h, 'b@example.com'),
+      await signedUpUser(h, 'c@example.com'),
+      await signedUpUser(h, 'd@example.com'),
+    ]
+    for (const user of [a, b, c, d]) await user.get('/portal/usage')
+    h.clock.advance(20 * MINUTE)
 
-  for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(a!, plan)).statusCode, 303, plan)
-  const fourth = await ask(a!, 'pro')
-  assert.equal(fourth.statusCode, 400)
-  assert.match(fourth.body, /Your account has 3 requests waiting for an operator, the most it may have/)
-  // Requests 4 to 10 from this address (the refused one above is not counted).
-  for (const user of [b, c])
-    for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(user!, plan)).statusCode, 303, plan)
-  assert.equal((await ask(d!, 'pro')).statusCode, 303)
-  assert.equal(await stored(h), 10)
+    for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(a!, plan)).statusCode, 303, plan)
+    const fourth = await ask(a!, 'pro')
+    assert.equal(fourth.statusCode, 400)
+    assert.match(fourth.body, /Your account has 3 requests waiting for an operator, the most it may have/)
+    // Requests 4 to 10 from this address (the refused one above is not counted).
+    for (const user of [b, c])
+      for (const plan of ['pro', 'business', 'enterprise']) assert.equal((await ask(user!, plan)).statusCode, 303, plan)
+    assert.equal((await ask(d!, 'pro')).statusCode, 303)
+    assert.equal(await stored(h), 10)
 
-  const throttled = await ask(d!, 'business')
-  assert.equal(throttled.statusCode, 429)
-  assert.match(throttled.headers['content-type'] as string, /^text\/html/)
-  assert.equal(throttled.headers['retry-after'], String(40 * 60), 'until the hour is over')
-  assert.match(
-    throttled.body,
-    /role="alert"[^]*Too many plan requests from your network: at most 10 an hour\. Try again in 40 minutes\./,
-  )
-  assert.equal(await stored(h), 10)
+    const throttled = await ask(d!, 'business')
+    assert.equal(throttled.statusCode, 429)
+    assert.match(throttled.headers['content-type'] as string, /^text\/html/)
+    assert.equal(throttled.headers['retry-after'], String(40 * 60), 'until the hour is over')
+    assert.match(
+      throttled.body,
+      /role="alert"[^]*Too many plan requests from your network: at most 10 an hour\. Try again in 40 minutes\./,
+    )
+    assert.equal(await stored(h), 10)
 
-  // Another client address is not affected; this one is admitted again in the next hour.
-  assert.equal((await askFrom(h, d!, '203.0.113.9', 'enterprise')).statusCode, 303)
-  // (A visit halfway keeps the session, which ends after 30 idle minutes.)
-  h.clock.advance(20 * MINUTE)
-  await d!.get('/portal/usage')
-  h.clock.advance(20 * MINUTE)
-  assert.equal((await ask(d!, 'business')).statusCode, 303)
-  assert.equal(await stored(h), 12)
-})
+    // Another client address is not affected; this one is admitted again in the next hour.
+    assert.equal((await askFrom(h, d!, '203.0.113.9', 'enterprise')).statusCode, 303)
+    // (A visit halfway keeps the session, which ends after 30 idle minutes.)
+    h.clock.advance(20 * MINUTE)
+    await d!.get('/portal/usage')
+    h.clock.advance(20 * MINUTE)
+    assert.equal((await ask(d!, 'business')).statusCode, 303)
+    assert.equal(await stored(h), 12)
+  },
+)
 
 test('twelve requests sent at once from one address: ten are stored, two get 429', async (t) => {
   const h = await portalHarness(t)

@@ -75,60 +75,70 @@ test('an integrator asks for a higher plan on the usage page, which then shows t
   })
 })
 
-test('refused with a reason on the page, and nothing stored: a plan not above the current one, a plan that waits, a fourth request, a bad note', async (t) => {
-  const h = await portalHarness(t)
-  const c = await signedUpUser(h, 'refused@example.com')
-  const accountId = await accountOf(h, 'refused@example.com')
-  await c.get('/portal/usage')
+test(
+  'refused with a reason on the page, and nothing stored: ' +
+    'a plan not above the current one, a plan that waits, a fourth request, a bad note',
+  async (t) => {
+    const h = await portalHarness(t)
+    const c = await signedUpUser(h, 'refused@example.com')
+    const accountId = await accountOf(h, 'refused@example.com')
+    await c.get('/portal/usage')
 
-  const refusals: Array<[{ plan: string; note?: string }, RegExp]> = [
-    [{ plan: 'free' }, /Your account is on the free plan: ask for a higher one \(pro, business, enterprise\)\./],
-    [{ plan: 'gold' }, /There is no plan called &quot;gold&quot;/],
-    [{ plan: 'pro', note: 'x'.repeat(1001) }, /The note has at most 1000 characters; this one has 1001\./],
-    [{ plan: 'pro', note: 'fine\u202Eenif' }, /The note cannot hold control characters[^<]*U\+202E/],
-    [{ plan: 'pro', note: 'tab\there' }, /U\+0009/],
-  ]
-  for (const [fields, message] of refusals) {
-    const refused = await ask(c, fields)
-    assert.equal(refused.statusCode, 400, JSON.stringify(fields))
-    assert.match(refused.body, message)
-    assert.match(refused.body, /role="alert"/)
-    assert.ok(hasForm(refused.body), 'the form again, to correct')
-  }
-  // What was typed comes back (escaped), and the chosen plan stays chosen.
-  const kept = await ask(c, { plan: 'business', note: '<b>bold</b>\u200B' })
-  assert.match(kept.body, /<option value="business" selected>/)
-  assert.match(kept.body, /&lt;b&gt;bold&lt;\/b&gt;/)
-  assert.equal((await requestsOf(h, accountId)).length, 0)
+    const refusals: Array<[{ plan: string; note?: string }, RegExp]> = [
+      [{ plan: 'free' }, /Your account is on the free plan: ask for a higher one \(pro, business, enterprise\)\./],
+      [{ plan: 'gold' }, /There is no plan called &quot;gold&quot;/],
+      [{ plan: 'pro', note: 'x'.repeat(1001) }, /The note has at most 1000 characters; this one has 1001\./],
+      [{ plan: 'pro', note: 'fine\u202Eenif' }, /The note cannot hold control characters[^<]*U\+202E/],
+      [{ plan: 'pro', note: 'tab\there' }, /U\+0009/],
+    ]
+    for (const [fields, message] of refusals) {
+      const refused = await ask(c, fields)
+      assert.equal(refused.statusCode, 400, JSON.stringify(fields))
+      assert.match(refused.body, message)
+      assert.match(refused.body, /role="alert"/)
+      assert.ok(hasForm(refused.body), 'the form again, to correct')
+    }
+    // What was typed comes back (escaped), and the chosen plan stays chosen.
+    const kept = await ask(c, { plan: 'business', note: '<b>bold</b>\u200B' })
+    assert.match(kept.body, /<option value="business" selected>/)
+    assert.match(kept.body, /&lt;b&gt;bold&lt;\/b&gt;/)
+    assert.equal((await requestsOf(h, accountId)).length, 0)
 
-  // A 1000-character note (in characters, not UTF-16 units) is fine.
-  assert.equal((await ask(c, { plan: 'pro', note: '🐕'.repeat(1000) })).statusCode, 303)
-  const again = await ask(c, { plan: 'pro' })
-  assert.equal(again.statusCode, 400)
-  assert.match(
-    again.body,
-    /Your request for the pro plan, sent on 2027-01-01, is still waiting for an operator\. You can ask again once it is decided\./,
-  )
-  assert.equal((await requestsOf(h, accountId)).length, 1)
-  // Other plans may be asked for meanwhile, up to three requests waiting; then the form is gone and a fourth refused.
-  assert.equal((await ask(c, { plan: 'business' })).statusCode, 303)
-  assert.equal((await ask(c, { plan: 'enterprise' })).statusCode, 303)
-  const usage = await c.get('/portal/usage')
-  assert.ok(!hasForm(usage.body))
-  assert.match(usage.body, /3 requests are waiting, the most an account may have/)
-  const fourth = await ask(c, { plan: 'pro' })
-  assert.equal(fourth.statusCode, 400)
-  assert.match(
-    fourth.body,
-    /Your account has 3 requests waiting for an operator, the most it may have\. You can ask again once one is decided\./,
-  )
-  assert.equal((await requestsOf(h, accountId)).length, 3)
+    // A 1000-character note (in characters, not UTF-16 units) is fine.
+    assert.equal((await ask(c, { plan: 'pro', note: '🐕'.repeat(1000) })).statusCode, 303)
+    const again = await ask(c, { plan: 'pro' })
+    assert.equal(again.statusCode, 400)
+    assert.match(
+      again.body,
+      new RegExp(
+        'Your request for the pro plan, sent on 2027-01-01, is still waiting for an operator\\. ' +
+          'You can ask again once it is decided\\.',
+      ),
+    )
+    assert.equal((await requestsOf(h, accountId)).length, 1)
+    // Other plans may be asked for meanwhile, up to three requests waiting; then the form is gone and a fourth refused.
+    assert.equal((await ask(c, { plan: 'business' })).statusCode, 303)
+    assert.equal((await ask(c, { plan: 'enterprise' })).statusCode, 303)
+    const usage = await c.get('/portal/usage')
+    assert.ok(!hasForm(usage.body))
+    assert.match(usage.body, /3 requests are waiting, the most an account may have/)
+    const fourth = await ask(c, { plan: 'pro' })
+    assert.equal(fourth.statusCode, 400)
+    assert.match(
+      fourth.body,
+      new RegExp(
+        'Your account has 3 requests waiting for an operator, the most it may have\\. ' +
+          'You can ask again once one is decided\\.',
+      ),
+    )
+    assert.equal((await requestsOf(h, accountId)).length, 3)
 
-  // A form without its token is refused by the portal, as every POST.
-  const forged = await c.post('/portal/plan-requests', { plan: 'business', note: '', _csrf: 'forged' })
-  assert.equal(forged.statusCode, 403)
-  assert.equal((await requestsOf(h, accountId)).length, 3)
-})
+    // A form without its token is refused by the portal, as every POST.
+    const forged = await c.post('/portal/plan-requests', { plan: 'business', note: '', _csrf: 'forged' })
+    assert.equal(forged.statusCode, 403)
+    assert.equal((await requestsOf(h, accountId)).length, 3)
+  },
+)
 
 test('each account sees only its own request, and a visitor who is not signed in is sent to log in', async (t) => {
   const h = await portalHarness(t)

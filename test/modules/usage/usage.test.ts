@@ -41,76 +41,79 @@ async function anotherApp(t: { after: (fn: () => Promise<void>) => void }, h: Ha
 
 const last = <T>(list: T[]) => list[list.length - 1]!
 
-test('requests are counted per key and per account, successes and refused (429) apart, in zero-filled series', async (t) => {
-  const h = await startHarness(t, { now: T0 })
-  const a = await h.newAccount({ plan: 'enterprise', perMinute: 3, perDay: 100 })
-  const second = await h.services.accounts.createApiKey({
-    actor: testActor,
-    accountId: a.accountId,
-    environment: 'test',
-    name: 'second',
-  })
-  const other = await h.newAccount()
+test(
+  'requests are counted per key and per account, ' + 'successes and refused (429) apart, in zero-filled series',
+  async (t) => {
+    const h = await startHarness(t, { now: T0 })
+    const a = await h.newAccount({ plan: 'enterprise', perMinute: 3, perDay: 100 })
+    const second = await h.services.accounts.createApiKey({
+      actor: testActor,
+      accountId: a.accountId,
+      environment: 'test',
+      name: 'second',
+    })
+    const other = await h.newAccount()
 
-  await calls(h.app, a.key, 3, 200)
-  await calls(h.app, second.key, 2, 429)
-  await calls(h.app, other.key, 1, 200)
-  await calls(h.app, `${a.key}x`, 2, 401) // no valid key: not counted
-  h.clock.advance(MINUTE)
-  await calls(h.app, second.key, 1, 200)
+    await calls(h.app, a.key, 3, 200)
+    await calls(h.app, second.key, 2, 429)
+    await calls(h.app, other.key, 1, 200)
+    await calls(h.app, `${a.key}x`, 2, 401) // no valid key: not counted
+    h.clock.advance(MINUTE)
+    await calls(h.app, second.key, 1, 200)
 
-  const now = h.clock.now()
-  const account = await h.services.usage.perMinute({ accountId: a.accountId, now })
-  assert.equal(account.length, 60)
-  assert.equal(account[0]!.at, '2027-01-10T11:02:00.000Z', 'the oldest of the last 60 minutes')
-  assert.deepEqual(account.slice(-2), [
-    { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 2, serverErrors: 0 },
-    { at: '2027-01-10T12:01:00.000Z', success: 1, clientErrors: 0, refused: 0, serverErrors: 0 },
-  ])
-  assert.ok(
-    account.slice(0, -2).every((p) => p.success + p.clientErrors + p.refused + p.serverErrors === 0),
-    'zero-filled',
-  )
-  assert.deepEqual(
-    (await h.services.usage.perMinute({ accountId: a.accountId, keyId: second.id, now }))
-      .slice(-2)
-      .map((p) => [p.success, p.refused]),
-    [
-      [0, 2],
-      [1, 0],
-    ],
-  )
-  assert.deepEqual((await h.services.usage.perMinute({ accountId: a.accountId, keyId: a.keyId, now })).slice(-2), [
-    { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 0, serverErrors: 0 },
-    { at: '2027-01-10T12:01:00.000Z', success: 0, clientErrors: 0, refused: 0, serverErrors: 0 },
-  ])
+    const now = h.clock.now()
+    const account = await h.services.usage.perMinute({ accountId: a.accountId, now })
+    assert.equal(account.length, 60)
+    assert.equal(account[0]!.at, '2027-01-10T11:02:00.000Z', 'the oldest of the last 60 minutes')
+    assert.deepEqual(account.slice(-2), [
+      { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 2, serverErrors: 0 },
+      { at: '2027-01-10T12:01:00.000Z', success: 1, clientErrors: 0, refused: 0, serverErrors: 0 },
+    ])
+    assert.ok(
+      account.slice(0, -2).every((p) => p.success + p.clientErrors + p.refused + p.serverErrors === 0),
+      'zero-filled',
+    )
+    assert.deepEqual(
+      (await h.services.usage.perMinute({ accountId: a.accountId, keyId: second.id, now }))
+        .slice(-2)
+        .map((p) => [p.success, p.refused]),
+      [
+        [0, 2],
+        [1, 0],
+      ],
+    )
+    assert.deepEqual((await h.services.usage.perMinute({ accountId: a.accountId, keyId: a.keyId, now })).slice(-2), [
+      { at: '2027-01-10T12:00:00.000Z', success: 3, clientErrors: 0, refused: 0, serverErrors: 0 },
+      { at: '2027-01-10T12:01:00.000Z', success: 0, clientErrors: 0, refused: 0, serverErrors: 0 },
+    ])
 
-  const days = await h.services.usage.perDay({ accountId: a.accountId, now })
-  assert.equal(days.length, 30)
-  assert.equal(days[0]!.at, '2026-12-12T00:00:00.000Z')
-  assert.deepEqual(last(days), {
-    at: '2027-01-10T00:00:00.000Z',
-    success: 4,
-    clientErrors: 0,
-    refused: 2,
-    serverErrors: 0,
-  })
-  assert.deepEqual(last(await h.services.usage.perDay({ accountId: other.accountId, now })), {
-    at: '2027-01-10T00:00:00.000Z',
-    success: 1,
-    clientErrors: 0,
-    refused: 0,
-    serverErrors: 0,
-  })
-  // Another account's key id under this account: nothing.
-  assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, keyId: other.keyId, now })), {
-    at: '2027-01-10T00:00:00.000Z',
-    success: 0,
-    clientErrors: 0,
-    refused: 0,
-    serverErrors: 0,
-  })
-})
+    const days = await h.services.usage.perDay({ accountId: a.accountId, now })
+    assert.equal(days.length, 30)
+    assert.equal(days[0]!.at, '2026-12-12T00:00:00.000Z')
+    assert.deepEqual(last(days), {
+      at: '2027-01-10T00:00:00.000Z',
+      success: 4,
+      clientErrors: 0,
+      refused: 2,
+      serverErrors: 0,
+    })
+    assert.deepEqual(last(await h.services.usage.perDay({ accountId: other.accountId, now })), {
+      at: '2027-01-10T00:00:00.000Z',
+      success: 1,
+      clientErrors: 0,
+      refused: 0,
+      serverErrors: 0,
+    })
+    // Another account's key id under this account: nothing.
+    assert.deepEqual(last(await h.services.usage.perDay({ accountId: a.accountId, keyId: other.keyId, now })), {
+      at: '2027-01-10T00:00:00.000Z',
+      success: 0,
+      clientErrors: 0,
+      refused: 0,
+      serverErrors: 0,
+    })
+  },
+)
 
 test('current: the plan and its limits beside the live minute and day counts', async (t) => {
   const h = await startHarness(t, { now: T0 })
@@ -126,23 +129,26 @@ test('current: the plan and its limits beside the live minute and day counts', a
   })
 })
 
-test('counts survive a restart: an app closing writes its buffer, a new app on the same database reads it', async (t) => {
-  const h = await startHarness(t, { now: T0 })
-  const a = await h.newAccount()
-  const first = await anotherApp(t, h)
-  await calls(first.app, a.key, 5, 200)
-  // No explicit flush: closing writes what is buffered (the server closes its services after its apps).
-  await first.app.close()
-  await first.services.close()
-  const restarted = await anotherApp(t, h)
-  assert.deepEqual(last(await restarted.services.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
-    at: '2027-01-10T12:00:00.000Z',
-    success: 5,
-    clientErrors: 0,
-    refused: 0,
-    serverErrors: 0,
-  })
-})
+test(
+  'counts survive a restart: an app closing writes its buffer, ' + 'a new app on the same database reads it',
+  async (t) => {
+    const h = await startHarness(t, { now: T0 })
+    const a = await h.newAccount()
+    const first = await anotherApp(t, h)
+    await calls(first.app, a.key, 5, 200)
+    // No explicit flush: closing writes what is buffered (the server closes its services after its apps).
+    await first.app.close()
+    await first.services.close()
+    const restarted = await anotherApp(t, h)
+    assert.deepEqual(last(await restarted.services.usage.perMinute({ accountId: a.accountId, now: h.clock.now() })), {
+      at: '2027-01-10T12:00:00.000Z',
+      success: 5,
+      clientErrors: 0,
+      refused: 0,
+      serverErrors: 0,
+    })
+  },
+)
 
 test('two apps on one database add up, each flushing its own counts at the same time', async (t) => {
   const h = await startHarness(t, { now: T0 })
