@@ -53,70 +53,80 @@ async function scene(h: ConsoleHarness) {
   return { accountId, key, adminPosts, supportPosts, unchanged }
 }
 
-test('support: no admin control on the page; admin GETs and POSTs (with its valid CSRF token) are 403 and change nothing', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const s = await scene(h)
-  const support = await signedInOperator(h, { role: 'support' })
+test(
+  'support: no admin control on the page; ' +
+    'admin GETs and POSTs (with its valid CSRF token) are 403 and change nothing',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const s = await scene(h)
+    const support = await signedInOperator(h, { role: 'support' })
 
-  const page = await support.get(`/console/accounts/${s.accountId}`)
-  assert.equal(page.statusCode, 200)
-  assert.deepEqual(
-    buttonsOf(page.body).filter((b) => b !== 'Log out'),
-    ['Resend verification', 'Lift ban'],
-  )
-  for (const path of ['/plan"', '/suspend"', '/reactivate"', '/revoke"', '/delete"'])
-    assert.ok(!page.body.includes(path), `no ${path} control`)
+    const page = await support.get(`/console/accounts/${s.accountId}`)
+    assert.equal(page.statusCode, 200)
+    assert.deepEqual(
+      buttonsOf(page.body).filter((b) => b !== 'Log out'),
+      ['Resend verification', 'Lift ban'],
+    )
+    for (const path of ['/plan"', '/suspend"', '/reactivate"', '/revoke"', '/delete"'])
+      assert.ok(!page.body.includes(path), `no ${path} control`)
 
-  for (const [path] of s.adminPosts) {
-    const step = await support.get(path)
-    assert.equal(step.statusCode, 403, `GET ${path}`)
-    assert.match(step.body, /Your role \(support\) may not do this/)
-  }
-  await support.get(`/console/accounts/${s.accountId}`) // the support's own, valid token
-  assert.ok(support.csrf)
-  for (const [path, fields] of s.adminPosts) {
-    const response = await support.post(path, fields)
-    assert.equal(response.statusCode, 403, `POST ${path}`)
-    assert.match(response.headers['content-type'] as string, /^text\/html/)
-    assert.match(response.body, /Your role \(support\) may not do this/)
-  }
-  // An admin's token in the support's session is refused too.
-  const admin = await signedInOperator(h, { role: 'admin' })
-  await admin.get(`/console/accounts/${s.accountId}`)
-  for (const [path, fields] of s.adminPosts)
-    assert.equal((await support.post(path, { ...fields, _csrf: admin.csrf })).statusCode, 403, path)
-  await s.unchanged()
-
-  // What support may do, it can: lift the ban and resend the verification, each recorded with its email.
-  for (const [path, fields] of s.supportPosts) {
-    assert.equal((await support.get(path)).statusCode, 200, `GET ${path}`)
-    locationOf(await support.post(path, fields))
-  }
-  assert.equal((await api(h, s.key.key)).statusCode, 200)
-  assert.equal((await entriesOf(h, s.accountId, 'ban.lifted'))[0]!.actor.email, support.operator.email)
-  assert.equal((await entriesOf(h, s.accountId, 'account.verification_resent'))[0]!.actor.email, support.operator.email)
-})
-
-test('an admin POST without the CSRF token, with a wrong one, or from another origin is 403 and changes nothing', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const s = await scene(h)
-  const admin = await signedInOperator(h, { role: 'admin' })
-  await admin.get(`/console/accounts/${s.accountId}`)
-  const good = admin.csrf
-  for (const [path, fields] of [...s.adminPosts, ...s.supportPosts]) {
-    const attempts = [
-      admin.post(path, { ...fields, _csrf: '' }),
-      admin.post(path, { ...fields, _csrf: `${good.slice(0, -2)}AA` }),
-      admin.post(path, fields, { origin: 'https://evil.example' }),
-      admin.post(path, fields, {}),
-    ]
-    for (const response of await Promise.all(attempts)) {
-      assert.equal(response.statusCode, 403, `${path}: ${response.body.slice(0, 200)}`)
-      assert.match(response.body, /Request refused/)
+    for (const [path] of s.adminPosts) {
+      const step = await support.get(path)
+      assert.equal(step.statusCode, 403, `GET ${path}`)
+      assert.match(step.body, /Your role \(support\) may not do this/)
     }
-  }
-  await s.unchanged()
-})
+    await support.get(`/console/accounts/${s.accountId}`) // the support's own, valid token
+    assert.ok(support.csrf)
+    for (const [path, fields] of s.adminPosts) {
+      const response = await support.post(path, fields)
+      assert.equal(response.statusCode, 403, `POST ${path}`)
+      assert.match(response.headers['content-type'] as string, /^text\/html/)
+      assert.match(response.body, /Your role \(support\) may not do this/)
+    }
+    // An admin's token in the support's session is refused too.
+    const admin = await signedInOperator(h, { role: 'admin' })
+    await admin.get(`/console/accounts/${s.accountId}`)
+    for (const [path, fields] of s.adminPosts)
+      assert.equal((await support.post(path, { ...fields, _csrf: admin.csrf })).statusCode, 403, path)
+    await s.unchanged()
+
+    // What support may do, it can: lift the ban and resend the verification, each recorded with its email.
+    for (const [path, fields] of s.supportPosts) {
+      assert.equal((await support.get(path)).statusCode, 200, `GET ${path}`)
+      locationOf(await support.post(path, fields))
+    }
+    assert.equal((await api(h, s.key.key)).statusCode, 200)
+    assert.equal((await entriesOf(h, s.accountId, 'ban.lifted'))[0]!.actor.email, support.operator.email)
+    assert.equal(
+      (await entriesOf(h, s.accountId, 'account.verification_resent'))[0]!.actor.email,
+      support.operator.email,
+    )
+  },
+)
+
+test(
+  'an admin POST without the CSRF token, with a wrong one, ' + 'or from another origin is 403 and changes nothing',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const s = await scene(h)
+    const admin = await signedInOperator(h, { role: 'admin' })
+    await admin.get(`/console/accounts/${s.accountId}`)
+    const good = admin.csrf
+    for (const [path, fields] of [...s.adminPosts, ...s.supportPosts]) {
+      const attempts = [
+        admin.post(path, { ...fields, _csrf: '' }),
+        admin.post(path, { ...fields, _csrf: `${good.slice(0, -2)}AA` }),
+        admin.post(path, fields, { origin: 'https://evil.example' }),
+        admin.post(path, fields, {}),
+      ]
+      for (const response of await Promise.all(attempts)) {
+        assert.equal(response.statusCode, 403, `${path}: ${response.body.slice(0, 200)}`)
+        assert.match(response.body, /Request refused/)
+      }
+    }
+    await s.unchanged()
+  },
+)
 
 test('a signed-out browser, and one that logged out, are refused: nothing changes', async (t) => {
   const h = await consoleHarness(t, { now: T0 })

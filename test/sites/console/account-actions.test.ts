@@ -24,35 +24,38 @@ async function confirm(operator: Client, accountId: string, action: string, fiel
 
 const notice = (body: string) => /<div class="notice notice-success" role="status">([^<]*)<\/div>/.exec(body)?.[1]
 
-test('Change plan: the next API response carries the new limit; the audit entry has before, after and the operator', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const { accountId, key } = await h.newAccount()
-  assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
-  const admin = await signedInOperator(h, { role: 'admin' })
+test(
+  'Change plan: the next API response carries the new limit; ' + 'the audit entry has before, after and the operator',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const { accountId, key } = await h.newAccount()
+    assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
+    const admin = await signedInOperator(h, { role: 'admin' })
 
-  const page = await confirm(admin, accountId, 'plan', { plan: 'pro', per_minute: '', per_day: '' })
-  assert.match(notice(page.body)!, /The plan was changed/)
-  assert.match(page.body, /pro: 300 per minute, 10,000 per day/)
-  assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '300')
+    const page = await confirm(admin, accountId, 'plan', { plan: 'pro', per_minute: '', per_day: '' })
+    assert.match(notice(page.body)!, /The plan was changed/)
+    assert.match(page.body, /pro: 300 per minute, 10,000 per day/)
+    assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '300')
 
-  await confirm(admin, accountId, 'plan', { plan: 'enterprise', per_minute: '7', per_day: '5000' })
-  assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '7')
-  const [enterprise, pro] = await entriesOf(h, accountId, 'account.plan_changed')
-  assert.equal(pro!.actor.email, admin.operator.email)
-  assert.equal(pro!.actor.kind, 'operator')
-  assert.deepEqual(pro!.changes, {
-    before: { plan: 'free', perMinute: 60, perDay: 1000 },
-    after: { plan: 'pro', perMinute: 300, perDay: 10000 },
-  })
-  assert.deepEqual(enterprise!.changes!.after, { plan: 'enterprise', perMinute: 7, perDay: 5000 })
+    await confirm(admin, accountId, 'plan', { plan: 'enterprise', per_minute: '7', per_day: '5000' })
+    assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '7')
+    const [enterprise, pro] = await entriesOf(h, accountId, 'account.plan_changed')
+    assert.equal(pro!.actor.email, admin.operator.email)
+    assert.equal(pro!.actor.kind, 'operator')
+    assert.deepEqual(pro!.changes, {
+      before: { plan: 'free', perMinute: 60, perDay: 1000 },
+      after: { plan: 'pro', perMinute: 300, perDay: 10000 },
+    })
+    assert.deepEqual(enterprise!.changes!.after, { plan: 'enterprise', perMinute: 7, perDay: 5000 })
 
-  // The same plan again changes nothing and records nothing.
-  assert.match(
-    notice((await confirm(admin, accountId, 'plan', { plan: 'enterprise', per_minute: '7', per_day: '5000' })).body)!,
-    /Nothing changed/,
-  )
-  assert.equal((await entriesOf(h, accountId, 'account.plan_changed')).length, 2)
-})
+    // The same plan again changes nothing and records nothing.
+    assert.match(
+      notice((await confirm(admin, accountId, 'plan', { plan: 'enterprise', per_minute: '7', per_day: '5000' })).body)!,
+      /Nothing changed/,
+    )
+    assert.equal((await entriesOf(h, accountId, 'account.plan_changed')).length, 2)
+  },
+)
 
 test('Suspend with a reason: 403 account_suspended on the API; Reactivate: 200 again; both audited', async (t) => {
   const h = await consoleHarness(t, { now: T0 })
@@ -99,92 +102,103 @@ test("Revoke: the key is refused with 401 from its next request; the account's o
   assert.deepEqual(revoked!.target, { kind: 'key', id: keyId })
 })
 
-test('Lift ban: a key banned for too many refusals is admitted again; the entry is recorded only when there was a ban', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const { accountId, keyId, key } = await h.newAccount()
-  await banKey(h, key)
-  h.clock.advance(60_000) // a new minute: only the ban refuses the key now
-  assert.equal((await api(h, key)).statusCode, 429)
-  const admin = await signedInOperator(h, { role: 'admin' })
+test(
+  'Lift ban: a key banned for too many refusals is admitted again; ' +
+    'the entry is recorded only when there was a ban',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const { accountId, keyId, key } = await h.newAccount()
+    await banKey(h, key)
+    h.clock.advance(60_000) // a new minute: only the ban refuses the key now
+    assert.equal((await api(h, key)).statusCode, 429)
+    const admin = await signedInOperator(h, { role: 'admin' })
 
-  const step = await admin.get(`/console/accounts/${accountId}/keys/${keyId}/unban`)
-  assert.match(step.body, /banned until 2027-03-01 10:15 UTC/)
-  const page = await confirm(admin, accountId, `keys/${keyId}/unban`)
-  assert.match(notice(page.body)!, /The ban was lifted/)
-  assert.match(page.body, /No key is banned now/)
-  assert.equal((await api(h, key)).statusCode, 200)
-  const [lifted] = await entriesOf(h, accountId, 'ban.lifted')
-  assert.equal(lifted!.actor.email, admin.operator.email)
-  assert.deepEqual(lifted!.target, { kind: 'key', id: keyId })
+    const step = await admin.get(`/console/accounts/${accountId}/keys/${keyId}/unban`)
+    assert.match(step.body, /banned until 2027-03-01 10:15 UTC/)
+    const page = await confirm(admin, accountId, `keys/${keyId}/unban`)
+    assert.match(notice(page.body)!, /The ban was lifted/)
+    assert.match(page.body, /No key is banned now/)
+    assert.equal((await api(h, key)).statusCode, 200)
+    const [lifted] = await entriesOf(h, accountId, 'ban.lifted')
+    assert.equal(lifted!.actor.email, admin.operator.email)
+    assert.deepEqual(lifted!.target, { kind: 'key', id: keyId })
 
-  assert.match(notice((await confirm(admin, accountId, `keys/${keyId}/unban`)).body)!, /was not banned/)
-  assert.equal((await entriesOf(h, accountId, 'ban.lifted')).length, 1)
-})
+    assert.match(notice((await confirm(admin, accountId, `keys/${keyId}/unban`)).body)!, /was not banned/)
+    assert.equal((await entriesOf(h, accountId, 'ban.lifted')).length, 1)
+  },
+)
 
-test('Resend verification: a fresh link is mailed (the older one stops working) and verifies the address; at most one a minute', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const { accountId, mails } = await unverifiedSignUp(h, 'late@example.com')
-  h.clock.advance(5 * 60_000)
-  const admin = await signedInOperator(h, { role: 'admin' })
+test(
+  'Resend verification: a fresh link is mailed (the older one ' +
+    'stops working) and verifies the address; at most one a minute',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const { accountId, mails } = await unverifiedSignUp(h, 'late@example.com')
+    h.clock.advance(5 * 60_000)
+    const admin = await signedInOperator(h, { role: 'admin' })
 
-  const step = await admin.get(`/console/accounts/${accountId}/verification`)
-  assert.match(step.body, /mailed to <strong>late@example.com<\/strong>/)
-  const page = await confirm(admin, accountId, 'verification')
-  assert.match(notice(page.body)!, /A fresh verification link was mailed/)
-  const [first, second] = await mails()
-  assert.ok(second, 'a second verification mail')
-  assert.match(second, /Subject: Verify your email address/)
-  const [resent] = await entriesOf(h, accountId, 'account.verification_resent')
-  assert.equal(resent!.actor.email, admin.operator.email)
-  assert.ok(!JSON.stringify(resent).includes(tokenOf(linkIn(second, '/portal/verify/'))), 'the token is not recorded')
+    const step = await admin.get(`/console/accounts/${accountId}/verification`)
+    assert.match(step.body, /mailed to <strong>late@example.com<\/strong>/)
+    const page = await confirm(admin, accountId, 'verification')
+    assert.match(notice(page.body)!, /A fresh verification link was mailed/)
+    const [first, second] = await mails()
+    assert.ok(second, 'a second verification mail')
+    assert.match(second, /Subject: Verify your email address/)
+    const [resent] = await entriesOf(h, accountId, 'account.verification_resent')
+    assert.equal(resent!.actor.email, admin.operator.email)
+    assert.ok(!JSON.stringify(resent).includes(tokenOf(linkIn(second, '/portal/verify/'))), 'the token is not recorded')
 
-  // Within the minute: nothing is sent, and the operator is told so.
-  assert.match(notice((await confirm(admin, accountId, 'verification')).body)!, /less than a minute ago/)
-  assert.equal((await mails()).length, 2)
-  assert.equal((await entriesOf(h, accountId, 'account.verification_resent')).length, 1)
+    // Within the minute: nothing is sent, and the operator is told so.
+    assert.match(notice((await confirm(admin, accountId, 'verification')).body)!, /less than a minute ago/)
+    assert.equal((await mails()).length, 2)
+    assert.equal((await entriesOf(h, accountId, 'account.verification_resent')).length, 1)
 
-  // The new link verifies the address; the first no longer works.
-  const owner = client(h.app)
-  await owner.get('/portal/login')
-  assert.equal(
-    (await owner.post('/portal/verify', { token: tokenOf(linkIn(first!, '/portal/verify/')) })).statusCode,
-    400,
-  )
-  assert.equal(
-    (await owner.post('/portal/verify', { token: tokenOf(linkIn(second, '/portal/verify/')) })).statusCode,
-    200,
-  )
-  const verified = await admin.get(`/console/accounts/${accountId}`)
-  assert.match(verified.body, /late@example.com \(verified on 2027-03-01 10:05 UTC\)/)
-  assert.ok(!verified.body.includes('>Resend verification<'))
-  assert.equal((await admin.post(`/console/accounts/${accountId}/verification`, {})).statusCode, 400)
-})
+    // The new link verifies the address; the first no longer works.
+    const owner = client(h.app)
+    await owner.get('/portal/login')
+    assert.equal(
+      (await owner.post('/portal/verify', { token: tokenOf(linkIn(first!, '/portal/verify/')) })).statusCode,
+      400,
+    )
+    assert.equal(
+      (await owner.post('/portal/verify', { token: tokenOf(linkIn(second, '/portal/verify/')) })).statusCode,
+      200,
+    )
+    const verified = await admin.get(`/console/accounts/${accountId}`)
+    assert.match(verified.body, /late@example.com \(verified on 2027-03-01 10:05 UTC\)/)
+    assert.ok(!verified.body.includes('>Resend verification<'))
+    assert.equal((await admin.post(`/console/accounts/${accountId}/verification`, {})).statusCode, 400)
+  },
+)
 
-test('Delete account with a reason: its keys get 401, its page says deleted; the reason is in the audit entry', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const { accountId, mails } = await unverifiedSignUp(h, 'gone@example.com')
-  const key = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
-  const admin = await signedInOperator(h, { role: 'admin' })
+test(
+  'Delete account with a reason: its keys get 401, ' + 'its page says deleted; the reason is in the audit entry',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const { accountId, mails } = await unverifiedSignUp(h, 'gone@example.com')
+    const key = await h.services.accounts.createApiKey({ actor: testActor, accountId, environment: 'test' })
+    const admin = await signedInOperator(h, { role: 'admin' })
 
-  const step = await admin.get(`/console/accounts/${accountId}/delete`)
-  assert.match(step.body, /cannot be undone/)
-  const page = await confirm(admin, accountId, 'delete', { reason: 'Owner asked by phone' })
-  assert.match(notice(page.body)!, /The account was deleted/)
-  assert.match(page.body, /<strong>Deleted<\/strong>/)
-  assert.equal((await api(h, key.key)).statusCode, 401)
-  assert.equal(
-    await h.handle.db.selectFrom('portal_users').select('id').where('account_id', '=', accountId).executeTakeFirst(),
-    undefined,
-  )
-  const [deleted] = await entriesOf(h, accountId, 'account.deleted')
-  assert.equal(deleted!.actor.email, admin.operator.email)
-  assert.deepEqual(deleted!.changes, { reason: 'Owner asked by phone' })
-  assert.equal((await mails()).length, 1)
-  // Nothing more can be done to it.
-  const again = await admin.post(`/console/accounts/${accountId}/suspend`, { reason: 'x' })
-  assert.equal(again.statusCode, 400)
-  assert.match(again.body, /was deleted/)
-})
+    const step = await admin.get(`/console/accounts/${accountId}/delete`)
+    assert.match(step.body, /cannot be undone/)
+    const page = await confirm(admin, accountId, 'delete', { reason: 'Owner asked by phone' })
+    assert.match(notice(page.body)!, /The account was deleted/)
+    assert.match(page.body, /<strong>Deleted<\/strong>/)
+    assert.equal((await api(h, key.key)).statusCode, 401)
+    assert.equal(
+      await h.handle.db.selectFrom('portal_users').select('id').where('account_id', '=', accountId).executeTakeFirst(),
+      undefined,
+    )
+    const [deleted] = await entriesOf(h, accountId, 'account.deleted')
+    assert.equal(deleted!.actor.email, admin.operator.email)
+    assert.deepEqual(deleted!.changes, { reason: 'Owner asked by phone' })
+    assert.equal((await mails()).length, 1)
+    // Nothing more can be done to it.
+    const again = await admin.post(`/console/accounts/${accountId}/suspend`, { reason: 'x' })
+    assert.equal(again.statusCode, 400)
+    assert.match(again.body, /was deleted/)
+  },
+)
 
 test('bad input: a 400 page saying what is wrong, and nothing changed', async (t) => {
   const h = await consoleHarness(t, { now: T0 })

@@ -25,7 +25,8 @@ const OWNER = 'shop-owner@example.com'
 const ADMIN = 'admin@ops.example'
 const REASON = 'Card payments failed three times'
 
-test('an admin finds an account, changes its plan, suspends, reactivates, revokes and deletes in Chromium; all on record', {
+test('an admin finds an account, changes its plan, suspends, ' +
+  'reactivates, revokes and deletes in Chromium; all on record', {
   timeout: 180_000,
 }, async (t) => {
   const browser = await launchChromium(t)

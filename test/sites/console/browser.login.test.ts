@@ -19,7 +19,8 @@ import { OPERATOR_PASSWORD } from '../../helpers/console.js'
 const EMAIL = 'grace@ops.example'
 const FAILED = 'Email, password or code is incorrect.'
 
-test('an operator made by the CLI sets up TOTP in Chromium, logs in with a code and a recovery code; replays are refused', {
+test('an operator made by the CLI sets up TOTP in Chromium, ' +
+  'logs in with a code and a recovery code; replays are refused', {
   timeout: 120_000,
 }, async (t) => {
   const browser = await launchChromium(t)

@@ -13,7 +13,8 @@ const OWNER = 'growing@example.com'
 const ADMIN = 'approver@ops.example'
 const DECLINED = 'Business needs a signed contract first: write to sales.'
 
-test('a plan request from the portal is approved in the console (plan changed, owner mailed); the next is declined with a reason', {
+test('a plan request from the portal is approved in the console (plan changed, ' +
+  'owner mailed); the next is declined with a reason', {
   timeout: 180_000,
 }, async (t) => {
   const browser = await launchChromium(t)

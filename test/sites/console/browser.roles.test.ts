@@ -14,7 +14,8 @@ const UNVERIFIED = 'late-reader@example.com'
 const SUPPORT = 'support@ops.example'
 const ADMIN_CONTROLS = ['Change plan', 'Suspend', 'Reactivate', 'Revoke', 'Delete account', 'Approve', 'Decline']
 
-test('support lifts a real ban and resends a verification; admin controls are absent and a replayed admin POST is 403', {
+test('support lifts a real ban and resends a verification; ' +
+  'admin controls are absent and a replayed admin POST is 403', {
   timeout: 180_000,
 }, async (t) => {
   const browser = await launchChromium(t)

@@ -108,93 +108,100 @@ test('an admin creates an operator: the setup link is shown once, from the publi
   )
 })
 
-test("change role and disable: the disabled operator's session ends; self-disable and last-admin self-demotion refused", async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const admin = await signedInOperator(h, { role: 'admin' })
-  const other = await signedInOperator(h, { role: 'support' })
-  const id = other.operator.id
+test(
+  "change role and disable: the disabled operator's session ends; " +
+    'self-disable and last-admin self-demotion refused',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const admin = await signedInOperator(h, { role: 'admin' })
+    const other = await signedInOperator(h, { role: 'support' })
+    const id = other.operator.id
 
-  // Change role: support -> admin, who then sees the Operators link.
-  assert.equal(
-    locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
-    '/console/operators?done=role',
-  )
-  assert.equal((await h.services.operators!.get(id))!.role, 'admin')
-  assert.match((await admin.get('/console/operators?done=role')).body, /role="status">The role was changed/)
-  assert.ok((await other.get('/console')).body.includes(NAV_LINK), 'the promoted operator sees the link')
-  assert.equal(
-    locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
-    '/console/operators?done=unchanged',
-  )
-  assert.equal((await admin.post(`/console/operators/${id}/role`, { role: 'owner' })).statusCode, 400)
-  assert.equal((await admin.post('/console/operators/op_nobody/role', { role: 'admin' })).statusCode, 404)
+    // Change role: support -> admin, who then sees the Operators link.
+    assert.equal(
+      locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
+      '/console/operators?done=role',
+    )
+    assert.equal((await h.services.operators!.get(id))!.role, 'admin')
+    assert.match((await admin.get('/console/operators?done=role')).body, /role="status">The role was changed/)
+    assert.ok((await other.get('/console')).body.includes(NAV_LINK), 'the promoted operator sees the link')
+    assert.equal(
+      locationOf(await admin.post(`/console/operators/${id}/role`, { role: 'admin' })),
+      '/console/operators?done=unchanged',
+    )
+    assert.equal((await admin.post(`/console/operators/${id}/role`, { role: 'owner' })).statusCode, 400)
+    assert.equal((await admin.post('/console/operators/op_nobody/role', { role: 'admin' })).statusCode, 404)
 
-  // Two active admins: one may demote itself; then the last one may not.
-  assert.equal(
-    locationOf(await other.post(`/console/operators/${id}/role`, { role: 'support' })),
-    '/console/operators?done=role',
-  )
-  const last = await admin.post(`/console/operators/${admin.operator.id}/role`, { role: 'support' })
-  assert.equal(last.statusCode, 400)
-  assert.match(
-    last.body,
-    /You are the last active admin: make another operator admin before you change your own role\./,
-  )
-  assert.equal((await h.services.operators!.get(admin.operator.id))!.role, 'admin')
+    // Two active admins: one may demote itself; then the last one may not.
+    assert.equal(
+      locationOf(await other.post(`/console/operators/${id}/role`, { role: 'support' })),
+      '/console/operators?done=role',
+    )
+    const last = await admin.post(`/console/operators/${admin.operator.id}/role`, { role: 'support' })
+    assert.equal(last.statusCode, 400)
+    assert.match(
+      last.body,
+      /You are the last active admin: make another operator admin before you change your own role\./,
+    )
+    assert.equal((await h.services.operators!.get(admin.operator.id))!.role, 'admin')
 
-  // Self-disable: no button, the confirmation step and the POST refused.
-  const selfStep = await admin.get(`/console/operators/${admin.operator.id}/disable`)
-  assert.equal(selfStep.statusCode, 400)
-  assert.match(selfStep.body, /You cannot disable yourself/)
-  const self = await admin.post(`/console/operators/${admin.operator.id}/disable`, {})
-  assert.equal(self.statusCode, 400)
-  assert.match(self.body, /You cannot disable yourself/)
-  assert.equal((await h.services.operators!.get(admin.operator.id))!.disabledAt, null)
+    // Self-disable: no button, the confirmation step and the POST refused.
+    const selfStep = await admin.get(`/console/operators/${admin.operator.id}/disable`)
+    assert.equal(selfStep.statusCode, 400)
+    assert.match(selfStep.body, /You cannot disable yourself/)
+    const self = await admin.post(`/console/operators/${admin.operator.id}/disable`, {})
+    assert.equal(self.statusCode, 400)
+    assert.match(self.body, /You cannot disable yourself/)
+    assert.equal((await h.services.operators!.get(admin.operator.id))!.disabledAt, null)
 
-  // Disable another, through its confirmation step: its session ends on its next request.
-  const step = await admin.get(`/console/operators/${id}/disable`)
-  assert.equal(step.statusCode, 200)
-  assert.ok(step.body.includes(`<form method="post" action="/console/operators/${id}/disable"`))
-  assert.deepEqual(buttonsOf(step.body).slice(-1), ['Disable'])
-  assert.equal((await other.get('/console')).statusCode, 200)
-  assert.equal(locationOf(await admin.post(`/console/operators/${id}/disable`, {})), '/console/operators?done=disabled')
-  const ended = await other.get('/console/accounts')
-  assert.equal(ended.statusCode, 303)
-  assert.match(String(ended.headers.location), /^\/console\/login/)
-  const list = (await admin.get('/console/operators?done=disabled')).body
-  assert.match(list, /role="status">The operator was disabled/)
-  assert.match(rowOf(list, other.operator.email), /state-revoked">disabled<\/span> 2027-05-03/)
-  assert.deepEqual(buttonsOf(rowOf(list, other.operator.email)), [], 'no control on a disabled operator')
-  assert.equal(
-    locationOf(await admin.post(`/console/operators/${id}/disable`, {})),
-    '/console/operators?done=unchanged',
-  )
-  assert.equal(
-    (await admin.post(`/console/operators/${id}/role`, { role: 'admin' })).statusCode,
-    400,
-    'a disabled operator gets no role',
-  )
+    // Disable another, through its confirmation step: its session ends on its next request.
+    const step = await admin.get(`/console/operators/${id}/disable`)
+    assert.equal(step.statusCode, 200)
+    assert.ok(step.body.includes(`<form method="post" action="/console/operators/${id}/disable"`))
+    assert.deepEqual(buttonsOf(step.body).slice(-1), ['Disable'])
+    assert.equal((await other.get('/console')).statusCode, 200)
+    assert.equal(
+      locationOf(await admin.post(`/console/operators/${id}/disable`, {})),
+      '/console/operators?done=disabled',
+    )
+    const ended = await other.get('/console/accounts')
+    assert.equal(ended.statusCode, 303)
+    assert.match(String(ended.headers.location), /^\/console\/login/)
+    const list = (await admin.get('/console/operators?done=disabled')).body
+    assert.match(list, /role="status">The operator was disabled/)
+    assert.match(rowOf(list, other.operator.email), /state-revoked">disabled<\/span> 2027-05-03/)
+    assert.deepEqual(buttonsOf(rowOf(list, other.operator.email)), [], 'no control on a disabled operator')
+    assert.equal(
+      locationOf(await admin.post(`/console/operators/${id}/disable`, {})),
+      '/console/operators?done=unchanged',
+    )
+    assert.equal(
+      (await admin.post(`/console/operators/${id}/role`, { role: 'admin' })).statusCode,
+      400,
+      'a disabled operator gets no role',
+    )
 
-  // On record with the admin's email (the self-demotion with the other's).
-  const byAdmin = await h.services.audit.list({ actor: admin.operator.email, limit: 20 })
-  const changes = byAdmin
-    .filter((e) => e.action === 'operator.role_changed' || e.action === 'operator.disabled')
-    .map((e) => [e.action, e.target?.id, e.actor.kind])
-  assert.deepEqual(changes, [
-    ['operator.disabled', id, 'operator'],
-    ['operator.role_changed', id, 'operator'],
-  ])
-  const [demoted] = await h.services.audit.list({
-    actor: other.operator.email,
-    action: 'operator.role_changed',
-    limit: 5,
-  })
-  assert.deepEqual(demoted!.changes, {
-    email: other.operator.email,
-    before: { role: 'admin' },
-    after: { role: 'support' },
-  })
-})
+    // On record with the admin's email (the self-demotion with the other's).
+    const byAdmin = await h.services.audit.list({ actor: admin.operator.email, limit: 20 })
+    const changes = byAdmin
+      .filter((e) => e.action === 'operator.role_changed' || e.action === 'operator.disabled')
+      .map((e) => [e.action, e.target?.id, e.actor.kind])
+    assert.deepEqual(changes, [
+      ['operator.disabled', id, 'operator'],
+      ['operator.role_changed', id, 'operator'],
+    ])
+    const [demoted] = await h.services.audit.list({
+      actor: other.operator.email,
+      action: 'operator.role_changed',
+      limit: 5,
+    })
+    assert.deepEqual(demoted!.changes, {
+      email: other.operator.email,
+      before: { role: 'admin' },
+      after: { role: 'support' },
+    })
+  },
+)
 
 test('support: no Operators link, 403 on the page and on every POST, nothing changed', async (t) => {
   const h = await consoleHarness(t, { now: T0 })

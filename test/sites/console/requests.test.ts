@@ -67,75 +67,82 @@ async function decide(
   return operator.post(path, fields)
 }
 
-test('an admin sees the request with its account and approves it: the plan changes on the next request and the owner is mailed', async (t) => {
-  const h = await consoleHarness(t, { now: T0 })
-  const { accountId, key, id, portal } = await asking(
-    h,
-    'grow@example.com',
-    'pro',
-    'Launch in April.\nAbout 200 calls a minute.',
-  )
-  const older = await asking(h, 'first@example.com', 'business')
-  await h.handle.db
-    .updateTable('plan_requests')
-    .set({ created_at: '2027-02-27T09:00:00.000Z' })
-    .where('id', '=', older.id)
-    .execute()
-  assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
-  const admin = await signedInOperator(h, { role: 'admin' })
+test(
+  'an admin sees the request with its account and approves it: ' +
+    'the plan changes on the next request and the owner is mailed',
+  async (t) => {
+    const h = await consoleHarness(t, { now: T0 })
+    const { accountId, key, id, portal } = await asking(
+      h,
+      'grow@example.com',
+      'pro',
+      'Launch in April.\nAbout 200 calls a minute.',
+    )
+    const older = await asking(h, 'first@example.com', 'business')
+    await h.handle.db
+      .updateTable('plan_requests')
+      .set({ created_at: '2027-02-27T09:00:00.000Z' })
+      .where('id', '=', older.id)
+      .execute()
+    assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '60')
+    const admin = await signedInOperator(h, { role: 'admin' })
 
-  const list = await admin.get('/console/requests')
-  assert.equal(list.statusCode, 200)
-  assert.match(list.body, /<a href="\/console\/requests" aria-current="page">Plan requests<\/a>/)
-  const waiting = section(list.body, 'Waiting for a decision')
-  assert.ok(waiting.indexOf(older.accountId) < waiting.indexOf(accountId), 'oldest first')
-  assert.match(waiting, new RegExp(`<a href="/console/accounts/${accountId}">grow@example.com</a>`))
-  assert.match(
-    waiting,
-    /<td data-label="Email">grow@example.com<\/td><td data-label="Current plan">free \(60\/min, 1,000\/day\)<\/td>/,
-  )
-  assert.match(
-    waiting,
-    /<td data-label="Requested"><strong>pro<\/strong><\/td><td class="note" data-label="Note">Launch in April\.<br>About 200 calls a minute\.<\/td>/,
-  )
-  assert.match(waiting, /2027-03-01<\/span> <span class="time">10:00 UTC/)
-  assert.deepEqual(buttonsOf(waiting), ['Approve', 'Decline', 'Approve', 'Decline'])
+    const list = await admin.get('/console/requests')
+    assert.equal(list.statusCode, 200)
+    assert.match(list.body, /<a href="\/console\/requests" aria-current="page">Plan requests<\/a>/)
+    const waiting = section(list.body, 'Waiting for a decision')
+    assert.ok(waiting.indexOf(older.accountId) < waiting.indexOf(accountId), 'oldest first')
+    assert.match(waiting, new RegExp(`<a href="/console/accounts/${accountId}">grow@example.com</a>`))
+    assert.match(
+      waiting,
+      /<td data-label="Email">grow@example.com<\/td><td data-label="Current plan">free \(60\/min, 1,000\/day\)<\/td>/,
+    )
+    assert.match(
+      waiting,
+      new RegExp(
+        '<td data-label="Requested"><strong>pro<\\/strong><\\/td>' +
+          '<td class="note" data-label="Note">Launch in April\\.<br>About 200 calls a minute\\.<\\/td>',
+      ),
+    )
+    assert.match(waiting, /2027-03-01<\/span> <span class="time">10:00 UTC/)
+    assert.deepEqual(buttonsOf(waiting), ['Approve', 'Decline', 'Approve', 'Decline'])
 
-  const step = await admin.get(`/console/requests/${id}/approve`)
-  assert.match(step.body, /asks for the <strong>pro<\/strong> plan/)
-  assert.doesNotMatch(step.body, /per_minute/, 'no quota fields but for enterprise')
-  const approved = await decide(admin, id, 'approve')
-  assert.equal(locationOf(approved), '/console/requests?done=approved')
-  const after = await admin.get('/console/requests?done=approved')
-  assert.match(after.body, /role="status">Approved: the account is on its new plan/)
-  assert.doesNotMatch(section(after.body, 'Waiting for a decision'), new RegExp(accountId))
-  assert.match(
-    section(after.body, 'Recent decisions'),
-    new RegExp(`Approved</span> by ${admin.operator.email.replace(/\./g, '\\.')}, 2027-03-01 10:00 UTC`),
-  )
+    const step = await admin.get(`/console/requests/${id}/approve`)
+    assert.match(step.body, /asks for the <strong>pro<\/strong> plan/)
+    assert.doesNotMatch(step.body, /per_minute/, 'no quota fields but for enterprise')
+    const approved = await decide(admin, id, 'approve')
+    assert.equal(locationOf(approved), '/console/requests?done=approved')
+    const after = await admin.get('/console/requests?done=approved')
+    assert.match(after.body, /role="status">Approved: the account is on its new plan/)
+    assert.doesNotMatch(section(after.body, 'Waiting for a decision'), new RegExp(accountId))
+    assert.match(
+      section(after.body, 'Recent decisions'),
+      new RegExp(`Approved</span> by ${admin.operator.email.replace(/\./g, '\\.')}, 2027-03-01 10:00 UTC`),
+    )
 
-  assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '300', 'the new limit on the next API request')
-  assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'pro')
-  const [mail] = await decisionMails(h, 'grow@example.com')
-  assert.ok(mail, 'the owner is mailed')
-  assert.match(mail, /Subject: Your plan request was approved: pro/)
-  assert.equal(linkIn(mail, '/portal/usage'), `${ORIGIN}/portal/usage`)
+    assert.equal((await api(h, key)).headers['x-ratelimit-limit'], '300', 'the new limit on the next API request')
+    assert.equal((await h.services.accounts.getAccount(accountId)).plan, 'pro')
+    const [mail] = await decisionMails(h, 'grow@example.com')
+    assert.ok(mail, 'the owner is mailed')
+    assert.match(mail, /Subject: Your plan request was approved: pro/)
+    assert.equal(linkIn(mail, '/portal/usage'), `${ORIGIN}/portal/usage`)
 
-  const [entry] = await entriesOf(h, accountId, 'plan_request.approved')
-  assert.equal(entry!.actor.kind, 'operator')
-  assert.equal(entry!.actor.email, admin.operator.email)
-  assert.equal((await entriesOf(h, accountId, 'account.plan_changed'))[0]!.actor.email, admin.operator.email)
-  assert.match((await portal.get('/portal/usage')).body, /Your request for the pro plan was approved/)
+    const [entry] = await entriesOf(h, accountId, 'plan_request.approved')
+    assert.equal(entry!.actor.kind, 'operator')
+    assert.equal(entry!.actor.email, admin.operator.email)
+    assert.equal((await entriesOf(h, accountId, 'account.plan_changed'))[0]!.actor.email, admin.operator.email)
+    assert.match((await portal.get('/portal/usage')).body, /Your request for the pro plan was approved/)
 
-  // Deciding it again is refused, and changes nothing.
-  const again = await admin.post(`/console/requests/${id}/decline`, { reason: 'changed my mind' })
-  assert.equal(again.statusCode, 409)
-  assert.match(again.body, /already approved by [^ ]+; nothing was changed/)
-  assert.equal((await admin.get(`/console/requests/${id}/approve`)).statusCode, 409)
-  assert.equal((await stateOf(h, id)).state, 'approved')
-  assert.equal((await decisionMails(h, 'grow@example.com')).length, 1)
-  assert.equal((await admin.get('/console/requests/preq_unknown/approve')).statusCode, 404)
-})
+    // Deciding it again is refused, and changes nothing.
+    const again = await admin.post(`/console/requests/${id}/decline`, { reason: 'changed my mind' })
+    assert.equal(again.statusCode, 409)
+    assert.match(again.body, /already approved by [^ ]+; nothing was changed/)
+    assert.equal((await admin.get(`/console/requests/${id}/approve`)).statusCode, 409)
+    assert.equal((await stateOf(h, id)).state, 'approved')
+    assert.equal((await decisionMails(h, 'grow@example.com')).length, 1)
+    assert.equal((await admin.get('/console/requests/preq_unknown/approve')).statusCode, 404)
+  },
+)
 
 test('an enterprise approval asks for the quotas; a decline needs a Reason, which is mailed', async (t) => {
   const h = await consoleHarness(t, { now: T0 })

@@ -10,95 +10,102 @@ import { client, ORIGIN, portalHarness, signedUpUser } from '../../helpers/porta
 const setCookies = (response: { headers: Record<string, unknown> }) =>
   [response.headers['set-cookie'] ?? []].flat() as string[]
 
-test('the session cookie: Path=/console, HttpOnly, SameSite=Strict over http; Secure and __Secure- with an https public URL', async (t) => {
-  const h = await consoleHarness(t)
-  const operator = await setUpOperator(h, { role: 'support' })
-  const c = client(h.app)
-  const login = await logIn(c, operator, operator.codeAt(h.clock.now() + 30_000))
-  const session = setCookies(login).find((s) => s.startsWith('console_session='))!
-  assert.match(session, /^console_session=[\w-]{43}; Path=\/console; HttpOnly; SameSite=Strict$/)
-  assert.ok(!c.jar.has('portal_session'))
+test(
+  'the session cookie: Path=/console, HttpOnly, SameSite=Strict over http; ' +
+    'Secure and __Secure- with an https public URL',
+  async (t) => {
+    const h = await consoleHarness(t)
+    const operator = await setUpOperator(h, { role: 'support' })
+    const c = client(h.app)
+    const login = await logIn(c, operator, operator.codeAt(h.clock.now() + 30_000))
+    const session = setCookies(login).find((s) => s.startsWith('console_session='))!
+    assert.match(session, /^console_session=[\w-]{43}; Path=\/console; HttpOnly; SameSite=Strict$/)
+    assert.ok(!c.jar.has('portal_session'))
 
-  // Whatever the request says about its scheme and host: the public URL alone decides.
-  const https = await consoleHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://console.test' } })
-  const op = await setUpOperator(https, { role: 'support' })
-  const s = client(https.app, 'https://console.test')
-  const form = await s.get('/console/login')
-  assert.match(
-    setCookies(form).find((x) => x.startsWith('__Secure-console_pre='))!,
-    /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/,
-  )
-  const secureLogin = await s.post('/console/login', {
-    email: op.email,
-    password: op.password,
-    code: op.codeAt(https.clock.now() + 30_000),
-  })
-  assert.equal(secureLogin.statusCode, 303)
-  assert.match(
-    setCookies(secureLogin).find((x) => x.startsWith('__Secure-console_session='))!,
-    /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/,
-  )
-  const plain = await https.app.inject({
-    url: '/console/login',
-    headers: { 'x-forwarded-proto': 'http', host: 'evil.example' },
-  })
-  assert.ok(setCookies(plain).every((x) => x.startsWith('__Secure-')))
-  assert.ok(!plain.body.includes('evil.example'))
-})
+    // Whatever the request says about its scheme and host: the public URL alone decides.
+    const https = await consoleHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://console.test' } })
+    const op = await setUpOperator(https, { role: 'support' })
+    const s = client(https.app, 'https://console.test')
+    const form = await s.get('/console/login')
+    assert.match(
+      setCookies(form).find((x) => x.startsWith('__Secure-console_pre='))!,
+      /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/,
+    )
+    const secureLogin = await s.post('/console/login', {
+      email: op.email,
+      password: op.password,
+      code: op.codeAt(https.clock.now() + 30_000),
+    })
+    assert.equal(secureLogin.statusCode, 303)
+    assert.match(
+      setCookies(secureLogin).find((x) => x.startsWith('__Secure-console_session='))!,
+      /; Path=\/console; HttpOnly; Secure; SameSite=Strict$/,
+    )
+    const plain = await https.app.inject({
+      url: '/console/login',
+      headers: { 'x-forwarded-proto': 'http', host: 'evil.example' },
+    })
+    assert.ok(setCookies(plain).every((x) => x.startsWith('__Secure-')))
+    assert.ok(!plain.body.includes('evil.example'))
+  },
+)
 
-test('a new session id at log-in; log-out ends it on the server; the portal session is not a console session', async (t) => {
-  const h = await consoleHarness(t)
-  const c = await signedInOperator(h, { role: 'support' })
-  const first = c.jar.get('console_session')!
-  assert.equal((await c.get('/console')).statusCode, 200)
-  const again = await c.post('/console/login', {
-    email: c.operator.email,
-    password: c.operator.password,
-    code: c.operator.codeAt(h.clock.now() + 30_000 - 1),
-  })
-  assert.equal(again.statusCode, 400, 'that step is used')
-  h.clock.advance(30_000)
-  await c.get('/console/login')
-  assert.equal(
-    (
-      await c.post('/console/login', {
-        email: c.operator.email,
-        password: c.operator.password,
-        code: c.operator.codeAt(h.clock.now() + 30_000),
-      })
-    ).statusCode,
-    303,
-  )
-  const second = c.jar.get('console_session')!
-  assert.notEqual(second, first)
-  assert.equal(
-    (await h.app.inject({ url: '/console', headers: { cookie: `console_session=${first}` } })).statusCode,
-    303,
-    'the replaced id no longer works',
-  )
+test(
+  'a new session id at log-in; log-out ends it on the server; ' + 'the portal session is not a console session',
+  async (t) => {
+    const h = await consoleHarness(t)
+    const c = await signedInOperator(h, { role: 'support' })
+    const first = c.jar.get('console_session')!
+    assert.equal((await c.get('/console')).statusCode, 200)
+    const again = await c.post('/console/login', {
+      email: c.operator.email,
+      password: c.operator.password,
+      code: c.operator.codeAt(h.clock.now() + 30_000 - 1),
+    })
+    assert.equal(again.statusCode, 400, 'that step is used')
+    h.clock.advance(30_000)
+    await c.get('/console/login')
+    assert.equal(
+      (
+        await c.post('/console/login', {
+          email: c.operator.email,
+          password: c.operator.password,
+          code: c.operator.codeAt(h.clock.now() + 30_000),
+        })
+      ).statusCode,
+      303,
+    )
+    const second = c.jar.get('console_session')!
+    assert.notEqual(second, first)
+    assert.equal(
+      (await h.app.inject({ url: '/console', headers: { cookie: `console_session=${first}` } })).statusCode,
+      303,
+      'the replaced id no longer works',
+    )
 
-  await c.get('/console')
-  const out = await c.post('/console/logout', {})
-  assert.equal(out.statusCode, 303)
-  assert.equal(out.headers.location, '/console/login')
-  assert.equal(
-    (await h.app.inject({ url: '/console', headers: { cookie: `console_session=${second}` } })).statusCode,
-    303,
-  )
-  assert.equal((await h.handle.db.selectFrom('operator_sessions').selectAll().execute()).length, 0)
+    await c.get('/console')
+    const out = await c.post('/console/logout', {})
+    assert.equal(out.statusCode, 303)
+    assert.equal(out.headers.location, '/console/login')
+    assert.equal(
+      (await h.app.inject({ url: '/console', headers: { cookie: `console_session=${second}` } })).statusCode,
+      303,
+    )
+    assert.equal((await h.handle.db.selectFrom('operator_sessions').selectAll().execute()).length, 0)
 
-  const integrator = await signedUpUser(h, 'integrator@example.com')
-  const portalSession = integrator.jar.get('portal_session')!
-  assert.equal(
-    (
-      await h.app.inject({
-        url: '/console',
-        headers: { cookie: `console_session=${portalSession}; portal_session=${portalSession}` },
-      })
-    ).statusCode,
-    303,
-  )
-})
+    const integrator = await signedUpUser(h, 'integrator@example.com')
+    const portalSession = integrator.jar.get('portal_session')!
+    assert.equal(
+      (
+        await h.app.inject({
+          url: '/console',
+          headers: { cookie: `console_session=${portalSession}; portal_session=${portalSession}` },
+        })
+      ).statusCode,
+      303,
+    )
+  },
+)
 
 test('a console session ends after 30 idle minutes, and after 12 hours however busy', async (t) => {
   const h = await consoleHarness(t)
@@ -172,29 +179,33 @@ test('a support operator is refused an admin action with 403, and nothing change
   assert.equal((await h.services.accounts.getAccount(account.accountId)).plan, 'free')
 })
 
-test("console pages carry the portal's security headers, errors are console pages, and CONSOLE=off turns the console off alone", async (t) => {
-  const h = await consoleHarness(t)
-  const c = await signedInOperator(h, { role: 'support' })
-  for (const r of [await c.get('/console'), await c.get('/console/login'), await c.get('/console/no-such-page')]) {
-    assert.match(String(r.headers['content-security-policy']), /default-src 'none'.*frame-ancestors 'none'/)
-    assert.equal(r.headers['x-frame-options'], 'DENY')
-    assert.equal(r.headers['x-content-type-options'], 'nosniff')
-    assert.equal(r.headers['cache-control'], 'no-store')
-  }
-  const missing = await c.get('/console/no-such-page')
-  assert.equal(missing.statusCode, 404)
-  assert.match(missing.body, /<title>Page not found · Petstore operator console<\/title>/)
-  assert.match(missing.body, /<button type="submit" class="secondary">Log out<\/button>/)
-  assert.match(
-    missing.body,
-    new RegExp(`${c.operator.email.replace(/[.]/g, '\\.')}</span><span class="role">support</span>`),
-  )
-  const css = await c.get('/console/assets/console.css')
-  assert.equal(css.statusCode, 200)
-  assert.match(String(css.headers['content-type']), /^text\/css/)
+test(
+  "console pages carry the portal's security headers, " +
+    'errors are console pages, and CONSOLE=off turns the console off alone',
+  async (t) => {
+    const h = await consoleHarness(t)
+    const c = await signedInOperator(h, { role: 'support' })
+    for (const r of [await c.get('/console'), await c.get('/console/login'), await c.get('/console/no-such-page')]) {
+      assert.match(String(r.headers['content-security-policy']), /default-src 'none'.*frame-ancestors 'none'/)
+      assert.equal(r.headers['x-frame-options'], 'DENY')
+      assert.equal(r.headers['x-content-type-options'], 'nosniff')
+      assert.equal(r.headers['cache-control'], 'no-store')
+    }
+    const missing = await c.get('/console/no-such-page')
+    assert.equal(missing.statusCode, 404)
+    assert.match(missing.body, /<title>Page not found · Petstore operator console<\/title>/)
+    assert.match(missing.body, /<button type="submit" class="secondary">Log out<\/button>/)
+    assert.match(
+      missing.body,
+      new RegExp(`${c.operator.email.replace(/[.]/g, '\\.')}</span><span class="role">support</span>`),
+    )
+    const css = await c.get('/console/assets/console.css')
+    assert.equal(css.statusCode, 200)
+    assert.match(String(css.headers['content-type']), /^text\/css/)
 
-  const off = await portalHarness(t, { env: { CONSOLE: 'off' } })
-  assert.equal(off.services.operators, undefined)
-  assert.equal((await off.app.inject({ url: '/console/login' })).statusCode, 404)
-  assert.equal((await off.app.inject({ url: '/portal/login' })).statusCode, 200)
-})
+    const off = await portalHarness(t, { env: { CONSOLE: 'off' } })
+    assert.equal(off.services.operators, undefined)
+    assert.equal((await off.app.inject({ url: '/console/login' })).statusCode, 404)
+    assert.equal((await off.app.inject({ url: '/portal/login' })).statusCode, 200)
+  },
+)

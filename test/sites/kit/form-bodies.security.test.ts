@@ -57,64 +57,72 @@ async function requestCounts(app: FastifyInstance): Promise<Map<string, number>>
   return counts
 }
 
-test('every portal and console POST route answers a body it does not take with a 4xx page of its site, no error logged', async (t) => {
-  const lines: { level: number; msg: string }[] = []
-  const stream = { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) }
-  const h = await portalHarness(t, { logger: { level: 'info', stream } })
-  const sites = [
-    { name: 'portal', prefix: '/portal', form: '/portal/login', home: '/portal/keys' },
-    { name: 'console', prefix: '/console', form: '/console/login', home: '/console' },
-  ]
-  let sent = 0
-  for (const site of sites) {
-    const routes = routesWith(h.app, 'POST', `${site.prefix}/`)
-    assert.ok(routes.length >= 8, `${site.name}: only ${routes.length} POST routes found`)
-    assert.ok(routes.includes(site.form), `${site.form} is among ${routes.join(', ')}`)
-    const c = client(h.app)
-    await c.get(site.form)
-    const cookie = [...c.jar].map(([k, v]) => `${k}=${v}`).join('; ')
-    for (const route of routes) {
-      const url = route.replace(/:\w+/g, 'x1')
-      for (const body of badBodies(c.csrf)) {
-        const response = await h.app.inject({
-          method: 'POST',
-          url,
-          headers: { origin: ORIGIN, cookie, ...(body.type ? { 'content-type': body.type } : {}) },
-          payload: body.payload,
-        })
-        sent++
-        const what = `${site.name} POST ${url} with ${body.what}`
-        assert.equal(response.statusCode, body.status, `${what}: ${response.body.slice(0, 300)}`)
-        assert.match(String(response.headers['content-type']), /^text\/html/, what)
-        assert.ok(response.body.includes(`href="${site.home}"`), `${what}: not the ${site.name}'s own page`)
-        assert.equal(response.headers['x-frame-options'], 'DENY', what)
+test(
+  'every portal and console POST route answers a body it ' +
+    'does not take with a 4xx page of its site, no error logged',
+  async (t) => {
+    const lines: { level: number; msg: string }[] = []
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) }
+    const h = await portalHarness(t, { logger: { level: 'info', stream } })
+    const sites = [
+      { name: 'portal', prefix: '/portal', form: '/portal/login', home: '/portal/keys' },
+      { name: 'console', prefix: '/console', form: '/console/login', home: '/console' },
+    ]
+    let sent = 0
+    for (const site of sites) {
+      const routes = routesWith(h.app, 'POST', `${site.prefix}/`)
+      assert.ok(routes.length >= 8, `${site.name}: only ${routes.length} POST routes found`)
+      assert.ok(routes.includes(site.form), `${site.form} is among ${routes.join(', ')}`)
+      const c = client(h.app)
+      await c.get(site.form)
+      const cookie = [...c.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+      for (const route of routes) {
+        const url = route.replace(/:\w+/g, 'x1')
+        for (const body of badBodies(c.csrf)) {
+          const response = await h.app.inject({
+            method: 'POST',
+            url,
+            headers: { origin: ORIGIN, cookie, ...(body.type ? { 'content-type': body.type } : {}) },
+            payload: body.payload,
+          })
+          sent++
+          const what = `${site.name} POST ${url} with ${body.what}`
+          assert.equal(response.statusCode, body.status, `${what}: ${response.body.slice(0, 300)}`)
+          assert.match(String(response.headers['content-type']), /^text\/html/, what)
+          assert.ok(response.body.includes(`href="${site.home}"`), `${what}: not the ${site.name}'s own page`)
+          assert.equal(response.headers['x-frame-options'], 'DENY', what)
+        }
       }
     }
-  }
-  const errors = lines.filter((l) => l.level >= 50)
-  assert.deepEqual(
-    errors.map((l) => l.msg),
-    [],
-    'nothing is logged above a warning',
-  )
-  const counts = await requestCounts(h.app)
-  const serverErrors = [...counts].filter(([key]) => /\s5\d\d$/.test(key))
-  assert.deepEqual(serverErrors, [], 'no 5xx is counted for a form route')
-  const clientErrors = [...counts].filter(([key]) => /^POST .* 4\d\d$/.test(key)).reduce((sum, [, n]) => sum + n, 0)
-  assert.equal(clientErrors, sent, 'each is counted as a client error')
-})
+    const errors = lines.filter((l) => l.level >= 50)
+    assert.deepEqual(
+      errors.map((l) => l.msg),
+      [],
+      'nothing is logged above a warning',
+    )
+    const counts = await requestCounts(h.app)
+    const serverErrors = [...counts].filter(([key]) => /\s5\d\d$/.test(key))
+    assert.deepEqual(serverErrors, [], 'no 5xx is counted for a form route')
+    const clientErrors = [...counts].filter(([key]) => /^POST .* 4\d\d$/.test(key)).reduce((sum, [, n]) => sum + n, 0)
+    assert.equal(clientErrors, sent, 'each is counted as a client error')
+  },
+)
 
-test("a page's refusals made before its route (a repeated query parameter, an address out of requests) are its site's pages, not 500s", async (t) => {
-  const h = await portalHarness(t, { env: { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2' } })
-  for (const url of ['/portal/login?next=/a&next=/b', '/console/login?next=/a&next=/b']) {
-    const response = await h.app.inject({ url })
-    assert.equal(response.statusCode, 400, url)
-    assert.match(String(response.headers['content-type']), /^text\/html/, url)
-  }
-  // Unknown pages count against the client's address (as unknown API paths do): the third is refused.
-  for (let i = 0; i < 2; i++) assert.equal((await h.app.inject({ url: '/portal/nothing' })).statusCode, 404)
-  const limited = await h.app.inject({ url: '/portal/nothing' })
-  assert.equal(limited.statusCode, 429, limited.body.slice(0, 300))
-  assert.match(String(limited.headers['content-type']), /^text\/html/)
-  assert.ok(Number(limited.headers['retry-after']) > 0)
-})
+test(
+  "a page's refusals made before its route (a repeated query parameter, " +
+    "an address out of requests) are its site's pages, not 500s",
+  async (t) => {
+    const h = await portalHarness(t, { env: { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2' } })
+    for (const url of ['/portal/login?next=/a&next=/b', '/console/login?next=/a&next=/b']) {
+      const response = await h.app.inject({ url })
+      assert.equal(response.statusCode, 400, url)
+      assert.match(String(response.headers['content-type']), /^text\/html/, url)
+    }
+    // Unknown pages count against the client's address (as unknown API paths do): the third is refused.
+    for (let i = 0; i < 2; i++) assert.equal((await h.app.inject({ url: '/portal/nothing' })).statusCode, 404)
+    const limited = await h.app.inject({ url: '/portal/nothing' })
+    assert.equal(limited.statusCode, 429, limited.body.slice(0, 300))
+    assert.match(String(limited.headers['content-type']), /^text\/html/)
+    assert.ok(Number(limited.headers['retry-after']) > 0)
+  },
+)

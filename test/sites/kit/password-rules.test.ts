@@ -89,7 +89,8 @@ test("the product's name is refused, in any case and spelling", () => {
 test('zxcvbn-ts below 3 is refused with its warning and suggestion', () => {
   assert.equal(
     passwordProblem('iloveyou12345678'),
-    'This password is too easy to guess: This is similar to a commonly used password. Add more words that are less common. A few unrelated words make a strong one.',
+    'This password is too easy to guess: This is similar to a commonly used password. ' +
+      'Add more words that are less common. A few unrelated words make a strong one.',
   )
   refused(
     ['Password12345678', 'monkey-monkey-99', '1q2w3e4r5t6y7u8i', 'l3tm31n!l3tm31n!x'],

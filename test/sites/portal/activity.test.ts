@@ -48,62 +48,72 @@ async function createKeyInPortal(c: Client, name: string) {
   assert.equal(created.statusCode, 303, created.body)
 }
 
-test('the activity page lists the account\'s own entries in words: its own with its address, operators as "Operator"', async (t) => {
-  const h = await portalHarness(t, { now: T0 })
-  const alice = await signedUpUser(h, 'alice@example.com')
-  const accountId = await accountOf(h, 'alice@example.com')
-  await createKeyInPortal(alice, 'production server')
-  await alice.get('/portal/usage')
-  assert.equal((await alice.post('/portal/plan-requests', { plan: 'business', note: 'Black Friday' })).statusCode, 303)
-  h.clock.advance(60_000)
-  const request = await h.services.planRequests!.pendingOf(accountId)
-  await h.services.planRequests!.approve({ id: request!.id, actor: operator })
-  h.clock.advance(60_000)
-  await h.services.accounts.suspend({ accountId, reason: 'Unpaid invoice 2027-04', actor: shell })
-  await h.services.accounts.reactivate({ accountId, actor: operator })
+test(
+  "the activity page lists the account's own entries in words: " + 'its own with its address, operators as "Operator"',
+  async (t) => {
+    const h = await portalHarness(t, { now: T0 })
+    const alice = await signedUpUser(h, 'alice@example.com')
+    const accountId = await accountOf(h, 'alice@example.com')
+    await createKeyInPortal(alice, 'production server')
+    await alice.get('/portal/usage')
+    assert.equal(
+      (await alice.post('/portal/plan-requests', { plan: 'business', note: 'Black Friday' })).statusCode,
+      303,
+    )
+    h.clock.advance(60_000)
+    const request = await h.services.planRequests!.pendingOf(accountId)
+    await h.services.planRequests!.approve({ id: request!.id, actor: operator })
+    h.clock.advance(60_000)
+    await h.services.accounts.suspend({ accountId, reason: 'Unpaid invoice 2027-04', actor: shell })
+    await h.services.accounts.reactivate({ accountId, actor: operator })
 
-  const page = await alice.get('/portal/activity')
-  assert.equal(page.statusCode, 200)
-  assert.match(page.body, /<a href="\/portal\/activity" aria-current="page">Activity<\/a>/, 'in the navigation, marked')
-  const rows = rowsOf(page.body)
-  const what = rows.map((r) => r[1])
-  assert.deepEqual(
-    what.slice(0, 5),
-    ['Account reactivated', 'Account suspended', 'Plan changed', 'Plan request approved', 'Higher plan requested'],
-    'newest first',
-  )
-  assert.ok(what.includes('Key created'))
-  assert.ok(what.includes('Email address verified'))
-  assert.ok(what.includes('Account created'))
+    const page = await alice.get('/portal/activity')
+    assert.equal(page.statusCode, 200)
+    assert.match(
+      page.body,
+      /<a href="\/portal\/activity" aria-current="page">Activity<\/a>/,
+      'in the navigation, marked',
+    )
+    const rows = rowsOf(page.body)
+    const what = rows.map((r) => r[1])
+    assert.deepEqual(
+      what.slice(0, 5),
+      ['Account reactivated', 'Account suspended', 'Plan changed', 'Plan request approved', 'Higher plan requested'],
+      'newest first',
+    )
+    assert.ok(what.includes('Key created'))
+    assert.ok(what.includes('Email address verified'))
+    assert.ok(what.includes('Account created'))
 
-  const row = (action: string) => rows.find((r) => r[1] === action)!
-  assert.deepEqual(row('Account reactivated').slice(3), ['Operator', '—'])
-  assert.deepEqual(
-    row('Account suspended').slice(2),
-    ['Reason: Unpaid invoice 2027-04', 'Operator', '—'],
-    'the command line is an operator too',
-  )
-  assert.deepEqual(row('Plan changed').slice(2), [
-    'From free (60 per minute, 1,000 per day) to business (1,000 per minute, 100,000 per day)',
-    'Operator',
-    '—',
-  ])
-  assert.deepEqual(row('Higher plan requested').slice(2), [
-    'The business plan, from free | Note: Black Friday',
-    'alice@example.com',
-    '127.0.0.1',
-  ])
-  assert.deepEqual(row('Key created').slice(2, 4), [
-    '"production server" (' + (await h.services.accounts.listApiKeys(accountId))[0]!.prefix + '…)',
-    'alice@example.com',
-  ])
-  assert.equal(row('Key created')[4], '127.0.0.1', 'its own changes show the address they came from')
-  assert.match(rows[0]![0]!, /^2027-05-02 08:32 UTC$/)
+    const row = (action: string) => rows.find((r) => r[1] === action)!
+    assert.deepEqual(row('Account reactivated').slice(3), ['Operator', '—'])
+    assert.deepEqual(
+      row('Account suspended').slice(2),
+      ['Reason: Unpaid invoice 2027-04', 'Operator', '—'],
+      'the command line is an operator too',
+    )
+    assert.deepEqual(row('Plan changed').slice(2), [
+      'From free (60 per minute, 1,000 per day) to business (1,000 per minute, 100,000 per day)',
+      'Operator',
+      '—',
+    ])
+    assert.deepEqual(row('Higher plan requested').slice(2), [
+      'The business plan, from free | Note: Black Friday',
+      'alice@example.com',
+      '127.0.0.1',
+    ])
+    assert.deepEqual(row('Key created').slice(2, 4), [
+      '"production server" (' + (await h.services.accounts.listApiKeys(accountId))[0]!.prefix + '…)',
+      'alice@example.com',
+    ])
+    assert.equal(row('Key created')[4], '127.0.0.1', 'its own changes show the address they came from')
+    assert.match(rows[0]![0]!, /^2027-05-02 08:32 UTC$/)
 
-  // Nothing names an operator or the shell's user.
-  for (const secret of ['night-shift@ops.example', '203.0.113.77', 'op_7', 'rootuser42'])
-    assert.ok(!page.body.includes(secret), secret)
-})
+    // Nothing names an operator or the shell's user.
+    for (const secret of ['night-shift@ops.example', '203.0.113.77', 'op_7', 'rootuser42'])
+      assert.ok(!page.body.includes(secret), secret)
+  },
+)
 
 test("never another account's entries, and only for a signed-in integrator", async (t) => {
   const h = await portalHarness(t, { now: T0 })

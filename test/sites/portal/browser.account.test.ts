@@ -12,7 +12,8 @@ const EMAIL = 'grace@example.com'
 const NEW_PASSWORD = 'violet-harbor-quartz-lantern'
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0'
 
-test('account settings in Chromium: sessions, log out others, change password and address, delete; axe at 1100 and 375 px', {
+test('account settings in Chromium: sessions, log out others, ' +
+  'change password and address, delete; axe at 1100 and 375 px', {
   timeout: 240_000,
 }, async (t) => {
   const browser = await launchChromium(t)

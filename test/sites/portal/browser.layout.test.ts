@@ -144,7 +144,8 @@ test('every portal page has the frame and fits a phone, with a 254-character add
     `favicon answers: ${favicons.join(', ')}`,
   )
   const icon = (await page.evaluate(
-    "(async () => { const image = new Image(); image.src = '/portal/assets/favicon.svg'; await image.decode(); return image.naturalWidth })()",
+    "(async () => { const image = new Image(); image.src = '/portal/assets/favicon.svg'; " +
+      'await image.decode(); return image.naturalWidth })()',
   )) as number
   assert.ok(icon > 0, 'the favicon is an image the page may show (img-src)')
 })

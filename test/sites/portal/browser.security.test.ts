@@ -46,7 +46,8 @@ async function signUp(browser: Browser, base: string, email: string, password: s
   return page
 }
 
-test('in Chromium: raw mail links, one mailbox per field, no foothold from a sign-up in another name, return to the page', {
+test('in Chromium: raw mail links, one mailbox per field, ' +
+  'no foothold from a sign-up in another name, return to the page', {
   timeout: 240_000,
 }, async (t) => {
   const browser = await launchChromium(t)
@@ -115,7 +116,8 @@ async function logIn(page: Page, base: string, email: string, password: string, 
   await page.getByRole('heading', { name: landing }).waitFor()
 }
 
-test('in Chromium: pre-hijacking (issue 32): no change of address before verifying, and no earlier link survives the owner', {
+test('in Chromium: pre-hijacking (issue 32): ' +
+  'no change of address before verifying, and no earlier link survives the owner', {
   timeout: 240_000,
 }, async (t) => {
   const browser = await launchChromium(t)
@@ -132,12 +134,15 @@ test('in Chromium: pre-hijacking (issue 32): no change of address before verifyi
   // The form the page no longer offers, posted from the page with its real CSRF token (as a script on it could).
   const csrf = await attacker.locator('input[name=_csrf]').first().inputValue()
   const fields = { _csrf: csrf, new_email: 'attacker@evil.example', password: 'attacker-chosen-harbor-lantern' }
-  await attacker.evaluate(`(() => {
+  await attacker.evaluate(
+    `(() => {
     const form = Object.assign(document.createElement('form'), { method: 'post', action: '/portal/account/email' })
-    for (const [name, value] of Object.entries(${JSON.stringify(fields)})) form.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }))
+    for (const [name, value] of Object.entries(${JSON.stringify(fields)})) ` +
+      `form.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }))
     document.body.append(form)
     form.submit()
-  })()`)
+  })()`,
+  )
   await attacker.getByRole('alert').filter({ hasText: 'not verified yet' }).waitFor()
   await h.services.portal!.mailer.settled()
   const sent = await Promise.all((await readdir(h.outbox)).map((n) => readFile(join(h.outbox, n), 'latin1')))

@@ -156,7 +156,9 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   const attacker = createServer((_request, response) => {
     response.setHeader('content-type', 'text/html')
     response.end(
-      `<form method="post" action="${base}/portal/keys"><input name="_csrf" value="guess"><input name="name" value="stolen"><input name="expires" value=""></form><script>document.forms[0].submit()</script>`,
+      `<form method="post" action="${base}/portal/keys"><input name="_csrf" value="guess">` +
+        '<input name="name" value="stolen"><input name="expires" value=""></form>' +
+        '<script>document.forms[0].submit()</script>',
     )
   })
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))

@@ -102,7 +102,8 @@ test('the usage page shows requests by outcome in Chromium, for the account and 
   ])
   // Evaluated in the page (a string: this project's TypeScript has no DOM types).
   const fills = await page.evaluate(
-    `Object.fromEntries([...document.querySelectorAll('svg rect')].map((rect) => [rect.getAttribute('class'), getComputedStyle(rect).fill]))`,
+    "Object.fromEntries([...document.querySelectorAll('svg rect')]" +
+      ".map((rect) => [rect.getAttribute('class'), getComputedStyle(rect).fill]))",
   )
   assert.deepEqual(fills, FILLS, 'every outcome has its own colour')
   assert.deepEqual(await tableRows(page, 'minute'), [

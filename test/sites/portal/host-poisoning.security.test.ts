@@ -26,73 +26,83 @@ const SETUPS = [
 ]
 for (const trustProxy of ['false', '127.0.0.1'])
   for (const { what, env, origin: ORIGIN } of SETUPS) {
-    test(`a reset request with a poisoned header mails only the configured origin (${what}, TRUST_PROXY=${trustProxy})`, async (t) => {
-      const h = await portalHarness(t, { env: { TRUST_PROXY: trustProxy, ...env } })
-      const victim = client(h.app, ORIGIN)
-      await victim.get('/portal/signup')
-      assert.equal(
-        (
-          await victim.post(
-            '/portal/signup',
-            { email: 'victim@example.com', password: 'violet-harbor-quartz-lantern' },
-            { origin: ORIGIN },
-          )
-        ).statusCode,
-        200,
-      )
-      for (const [name, headers] of Object.entries(POISONED)) {
-        h.clock.advance(61_000) // one reset link a minute per address
-        const before = (await mails(h, h.outbox)).length
-        const attacker = client(h.app, ORIGIN)
-        await attacker.get('/portal/reset-request')
-        const response = await attacker.post(
-          '/portal/reset-request',
-          { email: 'victim@example.com' },
-          { origin: ORIGIN, ...headers },
+    test(
+      `a reset request with a poisoned header mails only the ` +
+        `configured origin (${what}, TRUST_PROXY=${trustProxy})`,
+      async (t) => {
+        const h = await portalHarness(t, { env: { TRUST_PROXY: trustProxy, ...env } })
+        const victim = client(h.app, ORIGIN)
+        await victim.get('/portal/signup')
+        assert.equal(
+          (
+            await victim.post(
+              '/portal/signup',
+              { email: 'victim@example.com', password: 'violet-harbor-quartz-lantern' },
+              { origin: ORIGIN },
+            )
+          ).statusCode,
+          200,
         )
-        assert.equal(response.statusCode, 200, name)
-        const sent = (await mails(h, h.outbox)).slice(before)
-        assert.equal(sent.length, 1, name)
-        assert.doesNotMatch(sent[0]!, /evil/, name)
-        const urls = urlsIn(sent[0]!)
-        assert.ok(urls.length > 0, name)
-        for (const url of urls) assert.ok(url.startsWith(`${ORIGIN}/portal/`), `${name}: ${url}`)
-      }
-    })
+        for (const [name, headers] of Object.entries(POISONED)) {
+          h.clock.advance(61_000) // one reset link a minute per address
+          const before = (await mails(h, h.outbox)).length
+          const attacker = client(h.app, ORIGIN)
+          await attacker.get('/portal/reset-request')
+          const response = await attacker.post(
+            '/portal/reset-request',
+            { email: 'victim@example.com' },
+            { origin: ORIGIN, ...headers },
+          )
+          assert.equal(response.statusCode, 200, name)
+          const sent = (await mails(h, h.outbox)).slice(before)
+          assert.equal(sent.length, 1, name)
+          assert.doesNotMatch(sent[0]!, /evil/, name)
+          const urls = urlsIn(sent[0]!)
+          assert.ok(urls.length > 0, name)
+          for (const url of urls) assert.ok(url.startsWith(`${ORIGIN}/portal/`), `${name}: ${url}`)
+        }
+      },
+    )
   }
 
-test("without PETSTORE_PUBLIC_URL (outside production) links are the listener's own origin, whatever the Host says", async (t) => {
-  const h = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: '', HOST: '127.0.0.1', PORT: '8123' } })
-  assert.equal(h.config.publicUrl, 'http://127.0.0.1:8123')
-  const c = client(h.app, 'http://127.0.0.1:8123')
-  await c.get('/portal/signup')
-  const signup = await c.post(
-    '/portal/signup',
-    { email: 'own@example.com', password: 'violet-harbor-quartz-lantern' },
-    { origin: 'http://127.0.0.1:8123', host: 'evil.example' },
-  )
-  assert.equal(signup.statusCode, 200)
-  const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
-  assert.ok(link.startsWith('http://127.0.0.1:8123/portal/verify/'), link)
-})
+test(
+  'without PETSTORE_PUBLIC_URL (outside production) links ' + "are the listener's own origin, whatever the Host says",
+  async (t) => {
+    const h = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: '', HOST: '127.0.0.1', PORT: '8123' } })
+    assert.equal(h.config.publicUrl, 'http://127.0.0.1:8123')
+    const c = client(h.app, 'http://127.0.0.1:8123')
+    await c.get('/portal/signup')
+    const signup = await c.post(
+      '/portal/signup',
+      { email: 'own@example.com', password: 'violet-harbor-quartz-lantern' },
+      { origin: 'http://127.0.0.1:8123', host: 'evil.example' },
+    )
+    assert.equal(signup.statusCode, 200)
+    const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
+    assert.ok(link.startsWith('http://127.0.0.1:8123/portal/verify/'), link)
+  },
+)
 
-test('the origin check compares with the configured origin: a form from the Host the request names is refused', async (t) => {
-  const h = await portalHarness(t)
-  const c = client(h.app, 'http://evil.example')
-  await c.get('/portal/signup')
-  const forged = await c.post(
-    '/portal/signup',
-    { email: 'x@example.com', password: 'violet-harbor-quartz-lantern' },
-    { origin: 'http://evil.example', host: 'evil.example' },
-  )
-  assert.equal(forged.statusCode, 403)
-  const forwarded = await c.post(
-    '/portal/signup',
-    { email: 'x@example.com', password: 'violet-harbor-quartz-lantern' },
-    { origin: 'https://evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
-  )
-  assert.equal(forwarded.statusCode, 403)
-})
+test(
+  'the origin check compares with the configured origin: ' + 'a form from the Host the request names is refused',
+  async (t) => {
+    const h = await portalHarness(t)
+    const c = client(h.app, 'http://evil.example')
+    await c.get('/portal/signup')
+    const forged = await c.post(
+      '/portal/signup',
+      { email: 'x@example.com', password: 'violet-harbor-quartz-lantern' },
+      { origin: 'http://evil.example', host: 'evil.example' },
+    )
+    assert.equal(forged.statusCode, 403)
+    const forwarded = await c.post(
+      '/portal/signup',
+      { email: 'x@example.com', password: 'violet-harbor-quartz-lantern' },
+      { origin: 'https://evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    )
+    assert.equal(forwarded.statusCode, 403)
+  },
+)
 
 test('redirects are relative paths and API Link headers use the configured origin, whatever the Host', async (t) => {
   const h = await portalHarness(t)
@@ -120,22 +130,27 @@ test('redirects are relative paths and API Link headers use the configured origi
   assert.match(String(list.headers.link), new RegExp(`^<${ORIGIN}/v1/pets\\?`))
 })
 
-test('behind a TLS proxy (public URL https, the hop http) the session cookie is Secure and __Host- prefixed', async (t) => {
-  const h = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://portal.example', TRUST_PROXY: '127.0.0.1' } })
-  const c = client(h.app, 'https://portal.example')
-  await c.get('/portal/login')
-  const login = await c.post(
-    '/portal/login',
-    { email: 'nobody@example.com', password: 'violet-harbor-quartz-lantern' },
-    { origin: 'https://portal.example', 'x-forwarded-proto': 'http' },
-  )
-  assert.equal(login.statusCode, 400)
-  const form = await h.app.inject({ method: 'GET', url: '/portal/signup', headers: { 'x-forwarded-proto': 'http' } })
-  const cookie = String(form.headers['set-cookie'])
-  assert.match(cookie, /^__Host-portal_pre=/)
-  assert.match(cookie, /; Secure/)
-  assert.match(cookie, /; Path=\//)
-})
+test(
+  'behind a TLS proxy (public URL https, ' + 'the hop http) the session cookie is Secure and __Host- prefixed',
+  async (t) => {
+    const h = await portalHarness(t, {
+      env: { PETSTORE_PUBLIC_URL: 'https://portal.example', TRUST_PROXY: '127.0.0.1' },
+    })
+    const c = client(h.app, 'https://portal.example')
+    await c.get('/portal/login')
+    const login = await c.post(
+      '/portal/login',
+      { email: 'nobody@example.com', password: 'violet-harbor-quartz-lantern' },
+      { origin: 'https://portal.example', 'x-forwarded-proto': 'http' },
+    )
+    assert.equal(login.statusCode, 400)
+    const form = await h.app.inject({ method: 'GET', url: '/portal/signup', headers: { 'x-forwarded-proto': 'http' } })
+    const cookie = String(form.headers['set-cookie'])
+    assert.match(cookie, /^__Host-portal_pre=/)
+    assert.match(cookie, /; Secure/)
+    assert.match(cookie, /; Path=\//)
+  },
+)
 
 test('in production the portal needs PETSTORE_PUBLIC_URL: a start-up error names both variables', () => {
   const production = { PETSTORE_ENV: 'production', MAIL_URL: 'smtp://mail.example:587' }

@@ -31,133 +31,147 @@ async function madeKey(c: Client, url: string, fields: Record<string, string>) {
   return { response, location, keyId }
 }
 
-test('create: 303 to a page with the secret once, a curl call and the SDK; a reload creates nothing and shows no secret', async (t) => {
-  const h = await portalHarness(t)
-  const c = await signedUpUser(h, 'prg@example.com')
-  const accountId = (await h.services.portal!.repo.findUserByEmail('prg@example.com'))!.account_id
-  await c.get('/portal/keys/new')
-  const { response, location, keyId } = await madeKey(c, '/portal/keys', { name: 'ci server', expires: '' })
-  assert.equal(response.body, '', 'the POST answer carries no secret')
-  const flash = (
-    response.cookies as { name: string; path?: string; httpOnly?: boolean; sameSite?: string; maxAge?: number }[]
-  ).find((k) => k.name === 'portal_new_key')!
-  assert.deepEqual([flash.path, flash.httpOnly, flash.sameSite, flash.maxAge], [location, true, 'Strict', 120])
+test(
+  'create: 303 to a page with the secret once, a curl call and the SDK; ' +
+    'a reload creates nothing and shows no secret',
+  async (t) => {
+    const h = await portalHarness(t)
+    const c = await signedUpUser(h, 'prg@example.com')
+    const accountId = (await h.services.portal!.repo.findUserByEmail('prg@example.com'))!.account_id
+    await c.get('/portal/keys/new')
+    const { response, location, keyId } = await madeKey(c, '/portal/keys', { name: 'ci server', expires: '' })
+    assert.equal(response.body, '', 'the POST answer carries no secret')
+    const flash = (
+      response.cookies as { name: string; path?: string; httpOnly?: boolean; sameSite?: string; maxAge?: number }[]
+    ).find((k) => k.name === 'portal_new_key')!
+    assert.deepEqual([flash.path, flash.httpOnly, flash.sameSite, flash.maxAge], [location, true, 'Strict', 120])
 
-  const page = await c.get(location)
-  assert.equal(page.statusCode, 200)
-  assert.equal(page.headers['cache-control'], 'no-store')
-  const secret = secretOf(page.body)!
-  assert.ok(secret, page.body)
-  assert.ok(!c.jar.has('portal_new_key'), 'the page cleared the cookie')
-  const text = shown(page.body)
-  assert.ok(text.includes(`curl -H "Authorization: Bearer ${secret}" ${ORIGIN}/v1/pets`), text)
-  assert.ok(text.includes(`new Petstore({ apiKey: '${secret}', baseUrl: '${ORIGIN}/v1' })`), text)
-  assert.ok(text.includes('await ps.pets.listPage('))
-  assert.equal(
-    (await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode,
-    200,
-    'the curl call works',
-  )
+    const page = await c.get(location)
+    assert.equal(page.statusCode, 200)
+    assert.equal(page.headers['cache-control'], 'no-store')
+    const secret = secretOf(page.body)!
+    assert.ok(secret, page.body)
+    assert.ok(!c.jar.has('portal_new_key'), 'the page cleared the cookie')
+    const text = shown(page.body)
+    assert.ok(text.includes(`curl -H "Authorization: Bearer ${secret}" ${ORIGIN}/v1/pets`), text)
+    assert.ok(text.includes(`new Petstore({ apiKey: '${secret}', baseUrl: '${ORIGIN}/v1' })`), text)
+    assert.ok(text.includes('await ps.pets.listPage('))
+    assert.equal(
+      (await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode,
+      200,
+      'the curl call works',
+    )
 
-  const reload = await c.get(location)
-  assert.equal(reload.statusCode, 200)
-  assert.equal(secretOf(reload.body), undefined)
-  assert.match(reload.body, /This secret was shown once/)
-  assert.match(reload.body, /ci server/)
-  assert.ok(reload.body.includes(`${secret.slice(0, 12)}…`), 'the key is named by its prefix')
-  assert.deepEqual(
-    (await h.services.accounts.listApiKeys(accountId)).map((k) => k.id),
-    [keyId],
-    'one key, however often the page is opened',
-  )
-  assert.ok(!(await c.get('/portal/keys')).body.includes(secret), 'the list never shows the secret')
-})
+    const reload = await c.get(location)
+    assert.equal(reload.statusCode, 200)
+    assert.equal(secretOf(reload.body), undefined)
+    assert.match(reload.body, /This secret was shown once/)
+    assert.match(reload.body, /ci server/)
+    assert.ok(reload.body.includes(`${secret.slice(0, 12)}…`), 'the key is named by its prefix')
+    assert.deepEqual(
+      (await h.services.accounts.listApiKeys(accountId)).map((k) => k.id),
+      [keyId],
+      'one key, however often the page is opened',
+    )
+    assert.ok(!(await c.get('/portal/keys')).body.includes(secret), 'the list never shows the secret')
+  },
+)
 
-test('roll: 303 to the new key shown once; the old one reads `rolled` with the end of its grace; the new one keeps the name', async (t) => {
-  const h = await portalHarness(t)
-  const c = await signedUpUser(h, 'roll@example.com')
-  await c.get('/portal/keys/new')
-  const first = await madeKey(c, '/portal/keys', { name: 'deploy bot', expires: '30' })
-  const oldSecret = secretOf((await c.get(first.location)).body)!
-  const forever = await madeKey(c, '/portal/keys', { name: 'forever', expires: '' })
-  const foreverSecret = secretOf((await c.get(forever.location)).body)!
+test(
+  'roll: 303 to the new key shown once; ' +
+    'the old one reads `rolled` with the end of its grace; the new one keeps the name',
+  async (t) => {
+    const h = await portalHarness(t)
+    const c = await signedUpUser(h, 'roll@example.com')
+    await c.get('/portal/keys/new')
+    const first = await madeKey(c, '/portal/keys', { name: 'deploy bot', expires: '30' })
+    const oldSecret = secretOf((await c.get(first.location)).body)!
+    const forever = await madeKey(c, '/portal/keys', { name: 'forever', expires: '' })
+    const foreverSecret = secretOf((await c.get(forever.location)).body)!
 
-  assert.match((await c.get(`/portal/keys/${first.keyId}/roll`)).body, /Grace period/)
-  const rolled = await madeKey(c, `/portal/keys/${first.keyId}/roll`, { grace: '3600' })
-  const page = await c.get(rolled.location)
-  const newSecret = secretOf(page.body)!
-  assert.notEqual(newSecret, oldSecret)
-  assert.match(page.body, /keeps working until 2027-01-01 01:00 UTC/)
-  assert.ok(shown(page.body).includes(`Bearer ${newSecret}`))
-  const reload = await c.get(rolled.location)
-  assert.equal(secretOf(reload.body), undefined)
-  assert.match(reload.body, /This secret was shown once/)
-  await c.get(`/portal/keys/${forever.keyId}/roll`)
-  await madeKey(c, `/portal/keys/${forever.keyId}/roll`, { grace: '86400' })
+    assert.match((await c.get(`/portal/keys/${first.keyId}/roll`)).body, /Grace period/)
+    const rolled = await madeKey(c, `/portal/keys/${first.keyId}/roll`, { grace: '3600' })
+    const page = await c.get(rolled.location)
+    const newSecret = secretOf(page.body)!
+    assert.notEqual(newSecret, oldSecret)
+    assert.match(page.body, /keeps working until 2027-01-01 01:00 UTC/)
+    assert.ok(shown(page.body).includes(`Bearer ${newSecret}`))
+    const reload = await c.get(rolled.location)
+    assert.equal(secretOf(reload.body), undefined)
+    assert.match(reload.body, /This secret was shown once/)
+    await c.get(`/portal/keys/${forever.keyId}/roll`)
+    await madeKey(c, `/portal/keys/${forever.keyId}/roll`, { grace: '86400' })
 
-  const list = (await c.get('/portal/keys')).body
-  const oldRow = rowOf(list, oldSecret.slice(0, 12))
-  assert.match(oldRow, /class="state-rolled">rolled</)
-  assert.equal(cell(oldRow, 'Expires'), '2027-01-01 01:00 UTC', 'expires at the end of the grace period')
-  const newRow = rowOf(list, newSecret.slice(0, 12))
-  assert.match(newRow, /deploy bot/)
-  assert.match(newRow, /class="state-active">active</)
-  assert.equal(cell(newRow, 'Expires'), '2027-01-31 00:00 UTC', 'a roll never extends a key')
-  const foreverRow = rowOf(list, foreverSecret.slice(0, 12))
-  assert.match(foreverRow, /rolled/)
-  assert.equal(cell(foreverRow, 'Expires'), '2027-01-02 00:00 UTC', 'no "never" on a key that will stop working')
-  assert.equal(
-    (await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).statusCode,
-    200,
-    'the old key works during the grace period',
-  )
+    const list = (await c.get('/portal/keys')).body
+    const oldRow = rowOf(list, oldSecret.slice(0, 12))
+    assert.match(oldRow, /class="state-rolled">rolled</)
+    assert.equal(cell(oldRow, 'Expires'), '2027-01-01 01:00 UTC', 'expires at the end of the grace period')
+    const newRow = rowOf(list, newSecret.slice(0, 12))
+    assert.match(newRow, /deploy bot/)
+    assert.match(newRow, /class="state-active">active</)
+    assert.equal(cell(newRow, 'Expires'), '2027-01-31 00:00 UTC', 'a roll never extends a key')
+    const foreverRow = rowOf(list, foreverSecret.slice(0, 12))
+    assert.match(foreverRow, /rolled/)
+    assert.equal(cell(foreverRow, 'Expires'), '2027-01-02 00:00 UTC', 'no "never" on a key that will stop working')
+    assert.equal(
+      (await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).statusCode,
+      200,
+      'the old key works during the grace period',
+    )
 
-  h.clock.advance(3600 * 1000)
-  assert.equal(errorOf(await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).code, 'invalid_api_key')
-  // The hour ended the idle session too: log in again.
-  await c.get('/portal/login')
-  assert.equal((await c.post('/portal/login', { email: 'roll@example.com', password: GOOD_PASSWORD })).statusCode, 303)
-  const after = rowOf((await c.get('/portal/keys')).body, oldSecret.slice(0, 12))
-  assert.match(after, /class="state-expired">expired</)
-  assert.equal(cell(after, 'Expires'), '2027-01-01 01:00 UTC')
-})
+    h.clock.advance(3600 * 1000)
+    assert.equal(errorOf(await h.app.inject({ url: '/v1/pets', headers: bearer(oldSecret) })).code, 'invalid_api_key')
+    // The hour ended the idle session too: log in again.
+    await c.get('/portal/login')
+    assert.equal(
+      (await c.post('/portal/login', { email: 'roll@example.com', password: GOOD_PASSWORD })).statusCode,
+      303,
+    )
+    const after = rowOf((await c.get('/portal/keys')).body, oldSecret.slice(0, 12))
+    assert.match(after, /class="state-expired">expired</)
+    assert.equal(cell(after, 'Expires'), '2027-01-01 01:00 UTC')
+  },
+)
 
-test('the secret cookie opens only in its own session, for its own key, unaltered and within two minutes', async (t) => {
-  const h = await portalHarness(t)
-  const a = await signedUpUser(h, 'flash@example.com')
-  await a.get('/portal/keys/new')
-  const first = await madeKey(a, '/portal/keys', { name: 'one', expires: '' })
-  const sealed = a.jar.get('portal_new_key')!
-  assert.ok(sealed && !sealed.includes('ps_test_'))
+test(
+  'the secret cookie opens only in its own session, ' + 'for its own key, unaltered and within two minutes',
+  async (t) => {
+    const h = await portalHarness(t)
+    const a = await signedUpUser(h, 'flash@example.com')
+    await a.get('/portal/keys/new')
+    const first = await madeKey(a, '/portal/keys', { name: 'one', expires: '' })
+    const sealed = a.jar.get('portal_new_key')!
+    assert.ok(sealed && !sealed.includes('ps_test_'))
 
-  // The same user in another browser (another session), with the first browser's cookie.
-  const b = await signedUpUserAgain(h, 'flash@example.com')
-  b.jar.set('portal_new_key', sealed)
-  const other = await b.get(first.location)
-  assert.equal(other.statusCode, 200)
-  assert.equal(secretOf(other.body), undefined, 'another session reads nothing')
-  assert.match(other.body, /This secret was shown once/)
+    // The same user in another browser (another session), with the first browser's cookie.
+    const b = await signedUpUserAgain(h, 'flash@example.com')
+    b.jar.set('portal_new_key', sealed)
+    const other = await b.get(first.location)
+    assert.equal(other.statusCode, 200)
+    assert.equal(secretOf(other.body), undefined, 'another session reads nothing')
+    assert.match(other.body, /This secret was shown once/)
 
-  // Altered: nothing; the genuine cookie still opens (so nothing else was wrong).
-  const flipped = Buffer.from(sealed, 'base64url')
-  flipped[20] = flipped[20]! ^ 1
-  a.jar.set('portal_new_key', flipped.toString('base64url'))
-  assert.equal(secretOf((await a.get(first.location)).body), undefined, 'an altered cookie shows nothing')
-  a.jar.set('portal_new_key', sealed)
-  // For another key of the same session: nothing.
-  await a.get('/portal/keys/new')
-  const second = await madeKey(a, '/portal/keys', { name: 'two', expires: '' })
-  const secondSealed = a.jar.get('portal_new_key')!
-  a.jar.set('portal_new_key', sealed)
-  assert.equal(secretOf((await a.get(second.location)).body), undefined, "another key's cookie shows nothing")
-  a.jar.set('portal_new_key', sealed)
-  assert.ok(secretOf((await a.get(first.location)).body), 'its own page, in its own session')
+    // Altered: nothing; the genuine cookie still opens (so nothing else was wrong).
+    const flipped = Buffer.from(sealed, 'base64url')
+    flipped[20] = flipped[20]! ^ 1
+    a.jar.set('portal_new_key', flipped.toString('base64url'))
+    assert.equal(secretOf((await a.get(first.location)).body), undefined, 'an altered cookie shows nothing')
+    a.jar.set('portal_new_key', sealed)
+    // For another key of the same session: nothing.
+    await a.get('/portal/keys/new')
+    const second = await madeKey(a, '/portal/keys', { name: 'two', expires: '' })
+    const secondSealed = a.jar.get('portal_new_key')!
+    a.jar.set('portal_new_key', sealed)
+    assert.equal(secretOf((await a.get(second.location)).body), undefined, "another key's cookie shows nothing")
+    a.jar.set('portal_new_key', sealed)
+    assert.ok(secretOf((await a.get(first.location)).body), 'its own page, in its own session')
 
-  // Two minutes later: nothing, even if a browser kept the cookie.
-  h.clock.advance(121_000)
-  a.jar.set('portal_new_key', secondSealed)
-  assert.equal(secretOf((await a.get(second.location)).body), undefined, 'an expired cookie shows nothing')
-})
+    // Two minutes later: nothing, even if a browser kept the cookie.
+    h.clock.advance(121_000)
+    a.jar.set('portal_new_key', secondSealed)
+    assert.equal(secretOf((await a.get(second.location)).body), undefined, 'an expired cookie shows nothing')
+  },
+)
 
 /** A second session of an existing user (another browser). */
 async function signedUpUserAgain(h: Awaited<ReturnType<typeof portalHarness>>, email: string): Promise<Client> {

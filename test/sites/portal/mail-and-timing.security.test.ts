@@ -42,41 +42,44 @@ test('a reset request takes the same time for an address with an account and one
   )
 })
 
-test('mail is 7-bit text with lines under 78 characters; each link stands whole on its own line, token in the path', async (t) => {
-  const h = await portalHarness(t, {
-    env: { PETSTORE_PUBLIC_URL: 'https://a-rather-long-host-name-for-the-portal.petstore.example' },
-  })
-  const c = client(h.app, 'https://a-rather-long-host-name-for-the-portal.petstore.example')
-  await c.get('/portal/signup')
-  // Each request's mail job runs after its answer: let each finish before the next request, as a person's pace
-  // would (on PostgreSQL the reset's job could otherwise look for the account before the sign-up's job made it).
-  const settled = () => h.services.portal!.mailer.settled()
-  await c.post('/portal/signup', { email: 'raw@example.com', password: GOOD_PASSWORD })
-  await settled()
-  await c.post('/portal/signup', { email: 'raw@example.com', password: GOOD_PASSWORD })
-  await settled()
-  await c.post('/portal/reset-request', { email: 'raw@example.com' })
-  const sent = await mails(h, h.outbox)
-  assert.equal(sent.length, 2)
-  for (const mail of sent) {
-    assert.match(mail, /^Content-Transfer-Encoding: 7bit$/m)
-    assert.match(mail, /^Content-Type: text\/plain; charset=us-ascii$/m)
-    assert.ok(/^[\x20-\x7e\n]*$/.test(mail), 'printable ASCII only')
-    assert.doesNotMatch(mail, /=\n/, 'no quoted-printable soft line breaks')
-    const body = mail.slice(mail.indexOf('\n\n') + 2)
-    for (const line of body.split('\n')) {
-      if (/https?:\/\//.test(line)) assert.match(line, /^https:\/\/\S+$/, `a link alone on its line: ${line}`)
-      else assert.ok(line.length < 78, `line under 78 characters: ${line}`)
+test(
+  'mail is 7-bit text with lines under 78 characters; ' + 'each link stands whole on its own line, token in the path',
+  async (t) => {
+    const h = await portalHarness(t, {
+      env: { PETSTORE_PUBLIC_URL: 'https://a-rather-long-host-name-for-the-portal.petstore.example' },
+    })
+    const c = client(h.app, 'https://a-rather-long-host-name-for-the-portal.petstore.example')
+    await c.get('/portal/signup')
+    // Each request's mail job runs after its answer: let each finish before the next request, as a person's pace
+    // would (on PostgreSQL the reset's job could otherwise look for the account before the sign-up's job made it).
+    const settled = () => h.services.portal!.mailer.settled()
+    await c.post('/portal/signup', { email: 'raw@example.com', password: GOOD_PASSWORD })
+    await settled()
+    await c.post('/portal/signup', { email: 'raw@example.com', password: GOOD_PASSWORD })
+    await settled()
+    await c.post('/portal/reset-request', { email: 'raw@example.com' })
+    const sent = await mails(h, h.outbox)
+    assert.equal(sent.length, 2)
+    for (const mail of sent) {
+      assert.match(mail, /^Content-Transfer-Encoding: 7bit$/m)
+      assert.match(mail, /^Content-Type: text\/plain; charset=us-ascii$/m)
+      assert.ok(/^[\x20-\x7e\n]*$/.test(mail), 'printable ASCII only')
+      assert.doesNotMatch(mail, /=\n/, 'no quoted-printable soft line breaks')
+      const body = mail.slice(mail.indexOf('\n\n') + 2)
+      for (const line of body.split('\n')) {
+        if (/https?:\/\//.test(line)) assert.match(line, /^https:\/\/\S+$/, `a link alone on its line: ${line}`)
+        else assert.ok(line.length < 78, `line under 78 characters: ${line}`)
+      }
     }
-  }
-  const link = linkIn(sent[0]!, '/portal/verify/')
-  assert.ok(link.length > 78, 'the link is longer than a wrapped line')
-  assert.match(link, /\/portal\/verify\/[A-Za-z0-9_-]{43}$/)
-  // Copied out of the raw file, the link works as it is.
-  const opened = await c.get(new URL(link).pathname)
-  assert.equal(opened.statusCode, 200)
-  assert.match(opened.body, /Verify email address/)
-})
+    const link = linkIn(sent[0]!, '/portal/verify/')
+    assert.ok(link.length > 78, 'the link is longer than a wrapped line')
+    assert.match(link, /\/portal\/verify\/[A-Za-z0-9_-]{43}$/)
+    // Copied out of the raw file, the link works as it is.
+    const opened = await c.get(new URL(link).pathname)
+    assert.equal(opened.statusCode, 200)
+    assert.match(opened.body, /Verify email address/)
+  },
+)
 
 test('opening a portal page logged out leads to log-in and back there afterwards', async (t) => {
   const h = await portalHarness(t)

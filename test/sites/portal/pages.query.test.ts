@@ -35,7 +35,8 @@ function target(location: string | string[] | undefined): string | undefined {
   if (typeof location !== 'string') return undefined
   const url = new URL(location, 'http://portal.invalid')
   if (url.pathname !== '/portal/login') return url.pathname
-  return `/portal/login then ${new URL(url.searchParams.get('next') ?? '/portal/keys', 'http://portal.invalid').pathname}`
+  const next = new URL(url.searchParams.get('next') ?? '/portal/keys', 'http://portal.invalid')
+  return `/portal/login then ${next.pathname}`
 }
 
 const heading = (response: LightMyRequestResponse) => /<h1>(.*?)<\/h1>/s.exec(response.body)?.[1]

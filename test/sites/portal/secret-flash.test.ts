@@ -29,37 +29,40 @@ async function flashApp(t: { after: (fn: () => Promise<void>) => void }, publicU
   return app
 }
 
-test('over https the cookie is __Secure-, Secure, HttpOnly, SameSite=Strict, for the one page, for two minutes', async (t) => {
-  const app = await flashApp(t, 'https://portal.example')
-  const given = await app.inject({ method: 'POST', url: '/give/key_abc' })
-  const setCookie = String(given.headers['set-cookie'])
-  assert.match(setCookie, /^__Secure-portal_new_key=[\w-]+; /)
-  for (const attribute of [
-    `Max-Age=${FLASH_SECONDS}`,
-    'Path=/portal/keys/key_abc/created',
-    'HttpOnly',
-    'Secure',
-    'SameSite=Strict',
-  ]) {
-    assert.ok(setCookie.split('; ').includes(attribute), `${attribute} in ${setCookie}`)
-  }
-  assert.ok(
-    !setCookie.includes('ps_test_secret') && !setCookie.includes(Buffer.from('ps_test_secret').toString('base64url')),
-    'sealed, not encoded',
-  )
-  const value = /=([\w-]+);/.exec(setCookie)![1]!
-  const taken = await app.inject({ url: '/take/key_abc', cookies: { '__Secure-portal_new_key': value } })
-  assert.deepEqual(taken.json(), { secret: 'ps_test_secret' })
-  assert.match(
-    String(taken.headers['set-cookie']),
-    /^__Secure-portal_new_key=; .*Path=\/portal\/keys\/key_abc\/created/,
-    'cleared on the path it was set for',
-  )
-  // The plain name is not read over https (a cookie an http page could have set).
-  assert.deepEqual((await app.inject({ url: '/take/key_abc', cookies: { portal_new_key: value } })).json(), {
-    secret: null,
-  })
-})
+test(
+  'over https the cookie is __Secure-, Secure, HttpOnly, ' + 'SameSite=Strict, for the one page, for two minutes',
+  async (t) => {
+    const app = await flashApp(t, 'https://portal.example')
+    const given = await app.inject({ method: 'POST', url: '/give/key_abc' })
+    const setCookie = String(given.headers['set-cookie'])
+    assert.match(setCookie, /^__Secure-portal_new_key=[\w-]+; /)
+    for (const attribute of [
+      `Max-Age=${FLASH_SECONDS}`,
+      'Path=/portal/keys/key_abc/created',
+      'HttpOnly',
+      'Secure',
+      'SameSite=Strict',
+    ]) {
+      assert.ok(setCookie.split('; ').includes(attribute), `${attribute} in ${setCookie}`)
+    }
+    assert.ok(
+      !setCookie.includes('ps_test_secret') && !setCookie.includes(Buffer.from('ps_test_secret').toString('base64url')),
+      'sealed, not encoded',
+    )
+    const value = /=([\w-]+);/.exec(setCookie)![1]!
+    const taken = await app.inject({ url: '/take/key_abc', cookies: { '__Secure-portal_new_key': value } })
+    assert.deepEqual(taken.json(), { secret: 'ps_test_secret' })
+    assert.match(
+      String(taken.headers['set-cookie']),
+      /^__Secure-portal_new_key=; .*Path=\/portal\/keys\/key_abc\/created/,
+      'cleared on the path it was set for',
+    )
+    // The plain name is not read over https (a cookie an http page could have set).
+    assert.deepEqual((await app.inject({ url: '/take/key_abc', cookies: { portal_new_key: value } })).json(), {
+      secret: null,
+    })
+  },
+)
 
 test('over http (development) the cookie has a plain name and no Secure attribute', async (t) => {
   const app = await flashApp(t, 'http://127.0.0.1:8080')

@@ -8,25 +8,28 @@ import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, toke
 const setCookies = (response: { headers: Record<string, unknown> }) =>
   [response.headers['set-cookie'] ?? []].flat() as string[]
 
-test('the session cookie is HttpOnly and SameSite=Lax over http, and Secure with the __Host- prefix over https', async (t) => {
-  const h = await portalHarness(t)
-  const c = client(h.app)
-  await c.get('/portal/signup')
-  await signedUpUser(h, 'cookie@example.com')
-  await c.get('/portal/login')
-  const login = await c.post('/portal/login', { email: 'cookie@example.com', password: GOOD_PASSWORD })
-  const session = setCookies(login).find((s) => s.startsWith('portal_session='))!
-  assert.match(session, /; HttpOnly/)
-  assert.match(session, /; SameSite=Lax/)
-  assert.doesNotMatch(session, /Secure/)
-  assert.match(session, /^portal_session=[\w-]{43};/)
+test(
+  'the session cookie is HttpOnly and SameSite=Lax over http, ' + 'and Secure with the __Host- prefix over https',
+  async (t) => {
+    const h = await portalHarness(t)
+    const c = client(h.app)
+    await c.get('/portal/signup')
+    await signedUpUser(h, 'cookie@example.com')
+    await c.get('/portal/login')
+    const login = await c.post('/portal/login', { email: 'cookie@example.com', password: GOOD_PASSWORD })
+    const session = setCookies(login).find((s) => s.startsWith('portal_session='))!
+    assert.match(session, /; HttpOnly/)
+    assert.match(session, /; SameSite=Lax/)
+    assert.doesNotMatch(session, /Secure/)
+    assert.match(session, /^portal_session=[\w-]{43};/)
 
-  const https = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://portal.test' } })
-  const s = client(https.app, 'https://portal.test')
-  const form = await s.get('/portal/login')
-  const pre = setCookies(form).find((x) => x.startsWith('__Host-portal_pre='))!
-  assert.match(pre, /; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
-})
+    const https = await portalHarness(t, { env: { PETSTORE_PUBLIC_URL: 'https://portal.test' } })
+    const s = client(https.app, 'https://portal.test')
+    const form = await s.get('/portal/login')
+    const pre = setCookies(form).find((x) => x.startsWith('__Host-portal_pre='))!
+    assert.match(pre, /; Path=\/; HttpOnly; Secure; SameSite=Lax$/)
+  },
+)
 
 test('a new session id at log-in; log-out ends it on the server, so a copied cookie stops working', async (t) => {
   const h = await portalHarness(t)

@@ -19,39 +19,42 @@ async function signUpAndLogIn(h: Pick<Harness, 'services'>, c: Client, password:
   return c.post('/portal/login', { email: VICTIM, password })
 }
 
-test('a new sign-up of an unverified address replaces its password, ends its sessions and voids older links', async (t) => {
-  const h = await portalHarness(t)
-  const attacker = client(h.app)
-  assert.equal((await signUpAndLogIn(h, attacker, ATTACKER_PASSWORD)).statusCode, 303)
-  assert.equal((await attacker.get('/portal/keys')).statusCode, 200, 'the attacker is logged in (unverified)')
-  const firstLink = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
+test(
+  'a new sign-up of an unverified address replaces its password, ' + 'ends its sessions and voids older links',
+  async (t) => {
+    const h = await portalHarness(t)
+    const attacker = client(h.app)
+    assert.equal((await signUpAndLogIn(h, attacker, ATTACKER_PASSWORD)).statusCode, 303)
+    assert.equal((await attacker.get('/portal/keys')).statusCode, 200, 'the attacker is logged in (unverified)')
+    const firstLink = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
 
-  h.clock.advance(5 * 60_000)
-  const victim = client(h.app)
-  await victim.get('/portal/signup')
-  assert.equal((await victim.post('/portal/signup', { email: VICTIM, password: VICTIM_PASSWORD })).statusCode, 200)
-  const sent = await mails(h, h.outbox)
-  assert.equal(sent.length, 2, 'the victim gets a fresh verification link')
-  assert.match(sent[1]!, /^Subject: Verify your email address$/m)
-  const freshLink = linkIn(sent[1]!, '/portal/verify/')
-  assert.notEqual(freshLink, firstLink)
+    h.clock.advance(5 * 60_000)
+    const victim = client(h.app)
+    await victim.get('/portal/signup')
+    assert.equal((await victim.post('/portal/signup', { email: VICTIM, password: VICTIM_PASSWORD })).statusCode, 200)
+    const sent = await mails(h, h.outbox)
+    assert.equal(sent.length, 2, 'the victim gets a fresh verification link')
+    assert.match(sent[1]!, /^Subject: Verify your email address$/m)
+    const freshLink = linkIn(sent[1]!, '/portal/verify/')
+    assert.notEqual(freshLink, firstLink)
 
-  assert.equal((await attacker.get('/portal/keys')).statusCode, 303, "the attacker's session ended")
-  await attacker.get('/portal/login')
-  assert.equal(
-    (await attacker.post('/portal/login', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode,
-    400,
-    "the attacker's password no longer works",
-  )
-  assert.equal(
-    (await victim.post('/portal/verify', { token: tokenOf(firstLink) })).statusCode,
-    400,
-    'the older link is void',
-  )
-  assert.equal((await victim.post('/portal/verify', { token: tokenOf(freshLink) })).statusCode, 200)
-  await victim.get('/portal/login')
-  assert.equal((await victim.post('/portal/login', { email: VICTIM, password: VICTIM_PASSWORD })).statusCode, 303)
-})
+    assert.equal((await attacker.get('/portal/keys')).statusCode, 303, "the attacker's session ended")
+    await attacker.get('/portal/login')
+    assert.equal(
+      (await attacker.post('/portal/login', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode,
+      400,
+      "the attacker's password no longer works",
+    )
+    assert.equal(
+      (await victim.post('/portal/verify', { token: tokenOf(firstLink) })).statusCode,
+      400,
+      'the older link is void',
+    )
+    assert.equal((await victim.post('/portal/verify', { token: tokenOf(freshLink) })).statusCode, 200)
+    await victim.get('/portal/login')
+    assert.equal((await victim.post('/portal/login', { email: VICTIM, password: VICTIM_PASSWORD })).statusCode, 303)
+  },
+)
 
 test('verifying the address ends every session of the account except the browser that verified it', async (t) => {
   const h = await portalHarness(t)

@@ -86,7 +86,8 @@ test('the usage page splits requests by outcome, per minute and per day, for the
   ])
   assert.equal(
     described(page.body, 'minute'),
-    'Requests per minute, last hour, all keys: 6 admitted, 2 refused. By outcome: 3 succeeded, 2 client errors (4xx), 2 refused by the limit (429), 1 server error (5xx).',
+    'Requests per minute, last hour, all keys: 6 admitted, 2 refused. ' +
+      'By outcome: 3 succeeded, 2 client errors (4xx), 2 refused by the limit (429), 1 server error (5xx).',
   )
   assert.match(described(page.body, 'day'), /all keys: 6 admitted, 2 refused\. By outcome: 3 succeeded,/)
   for (const legend of ['Success (2xx, 3xx)', 'Client errors (4xx)', 'Refused by limit (429)', 'Server errors (5xx)'])
