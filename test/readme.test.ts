@@ -142,15 +142,18 @@ test('every runtime dependency is explained', () => {
   for (const name of Object.keys(pkg.dependencies)) assert.ok(deps.includes(`\`${name}\``), `${name} is not explained`)
 })
 
-test('the specification the README names is in this repository, unchanged from the seed when the seed is at hand', () => {
-  const named = /\(spec: \[`([^`]+)`\]/.exec(readme)
-  assert.ok(named, 'the first paragraph names the spec')
-  const copy = readFileSync(new URL(named[1]!, root), 'utf8')
-  assert.match(copy, /\S/)
-  // The seed lives beside the repository in the team's workspace; a clone elsewhere has only the copy.
-  const seed = new URL('../shared/seed/000_5653116cb942185d.txt', root)
-  if (existsSync(seed)) assert.equal(copy, readFileSync(seed, 'utf8'))
-})
+test(
+  'the specification the README names is in this repository, ' + 'unchanged from the seed when the seed is at hand',
+  () => {
+    const named = /\(spec: \[`([^`]+)`\]/.exec(readme)
+    assert.ok(named, 'the first paragraph names the spec')
+    const copy = readFileSync(new URL(named[1]!, root), 'utf8')
+    assert.match(copy, /\S/)
+    // The seed lives beside the repository in the team's workspace; a clone elsewhere has only the copy.
+    const seed = new URL('../shared/seed/000_5653116cb942185d.txt', root)
+    if (existsSync(seed)) assert.equal(copy, readFileSync(seed, 'utf8'))
+  },
+)
 
 test('the layout names every folder of src/, and every path it names exists', () => {
   const layout = section('Layout')

@@ -118,7 +118,11 @@ test('npm run bench:compare builds a base revision beside the working tree and c
   )
   assert.match(
     stdout,
-    /^get-pet: CPU µs per injected request, median of 2 batches of 100: base \(HEAD\) \d+\.\d, this \d+\.\d; this ÷ base, median of pairs: \d\.\d{3}$/m,
+    new RegExp(
+      '^get-pet: CPU µs per injected request, median of 2 batches of 100: ' +
+        'base \\(HEAD\\) \\d+\\.\\d, this \\d+\\.\\d; this ÷ base, median of pairs: \\d\\.\\d{3}$',
+      'm',
+    ),
   )
   const { stdout: worktrees } = await run('git', ['worktree', 'list'], { cwd: root })
   assert.doesNotMatch(worktrees, /petstore-compare-/, 'the base worktree is removed afterwards')

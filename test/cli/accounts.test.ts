@@ -78,21 +78,24 @@ test('the published plans refuse custom quotas', async (t) => {
   assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
 })
 
-test('accounts list --json is one object listing every account in creation order; the plain form names them too', async (t) => {
-  const cli = cliOn(t)
-  assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
-  const a = await cli.json<Account>(['accounts', 'create', '--name', 'Alpha'])
-  const b = await cli.json<Account>(['accounts', 'create', '--name', 'Beta', '--plan', 'pro'])
-  const { accounts } = await cli.json<{ accounts: Account[] }>(['accounts', 'list'])
-  assert.deepEqual(accounts, [a, b])
+test(
+  'accounts list --json is one object listing every account in creation order; ' + 'the plain form names them too',
+  async (t) => {
+    const cli = cliOn(t)
+    assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
+    const a = await cli.json<Account>(['accounts', 'create', '--name', 'Alpha'])
+    const b = await cli.json<Account>(['accounts', 'create', '--name', 'Beta', '--plan', 'pro'])
+    const { accounts } = await cli.json<{ accounts: Account[] }>(['accounts', 'list'])
+    assert.deepEqual(accounts, [a, b])
 
-  const plain = await cli.run(['accounts', 'list'])
-  assert.equal(plain.code, 0)
-  for (const account of [a, b]) {
-    assert.ok(plain.stdout.includes(account.id), plain.stdout)
-    assert.ok(plain.stdout.includes(account.name), plain.stdout)
-  }
-})
+    const plain = await cli.run(['accounts', 'list'])
+    assert.equal(plain.code, 0)
+    for (const account of [a, b]) {
+      assert.ok(plain.stdout.includes(account.id), plain.stdout)
+      assert.ok(plain.stdout.includes(account.name), plain.stdout)
+    }
+  },
+)
 
 test('accounts set-plan ID PLAN changes the plan; enterprise takes quotas, the others clear them', async (t) => {
   const cli = cliOn(t)
@@ -117,65 +120,74 @@ test('accounts set-plan ID PLAN changes the plan; enterprise takes quotas, the o
   assert.deepEqual(await planOf(), back)
 })
 
-test('accounts create refuses an empty or blank --name and stores nothing; a name with spaces inside is kept', async (t) => {
-  const cli = cliOn(t)
-  for (const name of ['', '   ', '\t'])
-    assert.match(oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json'])), /--name/)
-  assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
-  assert.equal((await cli.json<Account>(['accounts', 'create', '--name', ' Shelter East '])).name, ' Shelter East ')
-})
+test(
+  'accounts create refuses an empty or blank --name and stores nothing; ' + 'a name with spaces inside is kept',
+  async (t) => {
+    const cli = cliOn(t)
+    for (const name of ['', '   ', '\t'])
+      assert.match(oneLineFailure(await cli.run(['accounts', 'create', '--name', name, '--json'])), /--name/)
+    assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
+    assert.equal((await cli.json<Account>(['accounts', 'create', '--name', ' Shelter East '])).name, ' Shelter East ')
+  },
+)
 
-test('accounts create refuses a name with a control, bidi-override or zero-width character, as key names are refused', async (t) => {
-  const cli = cliOn(t)
-  for (const [name, code] of [
-    ['Acme\u202Eevil', 'U+202E'],
-    ['Ac\u200Bme', 'U+200B'],
-    ['Acme\u0007', 'U+0007'],
-    ['Acme\u2029Corp', 'U+2029'],
-  ] as const) {
-    const r = await cli.run(['accounts', 'create', '--name', name, '--json'])
-    const line = oneLineFailure(r)
-    assert.equal(r.code, 2)
-    assert.match(line, /--name.* cannot hold control characters, invisible formatting characters/)
-    assert.ok(line.includes(code), line)
-  }
-  assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
-  assert.equal(
-    (await cli.json<Account>(['accounts', 'create', '--name', 'Zoohandlung Müller 🐾'])).name,
-    'Zoohandlung Müller 🐾',
-  )
-})
+test(
+  'accounts create refuses a name with a control, ' + 'bidi-override or zero-width character, as key names are refused',
+  async (t) => {
+    const cli = cliOn(t)
+    for (const [name, code] of [
+      ['Acme\u202Eevil', 'U+202E'],
+      ['Ac\u200Bme', 'U+200B'],
+      ['Acme\u0007', 'U+0007'],
+      ['Acme\u2029Corp', 'U+2029'],
+    ] as const) {
+      const r = await cli.run(['accounts', 'create', '--name', name, '--json'])
+      const line = oneLineFailure(r)
+      assert.equal(r.code, 2)
+      assert.match(line, /--name.* cannot hold control characters, invisible formatting characters/)
+      assert.ok(line.includes(code), line)
+    }
+    assert.deepEqual(await cli.json(['accounts', 'list']), { accounts: [] })
+    assert.equal(
+      (await cli.json<Account>(['accounts', 'create', '--name', 'Zoohandlung Müller 🐾'])).name,
+      'Zoohandlung Müller 🐾',
+    )
+  },
+)
 
-test('accounts list shows a suspended or deleted account as such; neither gets a new key from keys create', async (t) => {
-  const cli = cliOn(t)
-  const quiet = await cli.json<Account>(['accounts', 'create', '--name', 'Quiet'])
-  const gone = await cli.json<Account>(['accounts', 'create', '--name', 'Gone'])
-  // An operator's changes (the console's), made on the same database file.
-  const handle = openDatabase(cli.file)
-  try {
-    const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
-    await accounts.suspend({ accountId: quiet.id, reason: 'unpaid invoices', actor: testActor })
-    await accounts.deleteAccount(gone.id, { actor: testActor })
-  } finally {
-    await handle.close()
-  }
-  const plain = await cli.run(['accounts', 'list'])
-  assert.match(plain.stdout, new RegExp(`${quiet.id} .* suspended \\d{4}-`))
-  assert.match(plain.stdout, new RegExp(`${gone.id} .* deleted \\d{4}-`))
-  const listed = (
-    await cli.json<{ accounts: Array<Account & { suspendedAt: string | null; deletedAt: string | null }> }>([
-      'accounts',
-      'list',
-    ])
-  ).accounts
-  assert.ok(listed.find((a) => a.id === quiet.id)?.suspendedAt)
-  assert.ok(listed.find((a) => a.id === gone.id)?.deletedAt)
+test(
+  'accounts list shows a suspended or deleted account as such; ' + 'neither gets a new key from keys create',
+  async (t) => {
+    const cli = cliOn(t)
+    const quiet = await cli.json<Account>(['accounts', 'create', '--name', 'Quiet'])
+    const gone = await cli.json<Account>(['accounts', 'create', '--name', 'Gone'])
+    // An operator's changes (the console's), made on the same database file.
+    const handle = openDatabase(cli.file)
+    try {
+      const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
+      await accounts.suspend({ accountId: quiet.id, reason: 'unpaid invoices', actor: testActor })
+      await accounts.deleteAccount(gone.id, { actor: testActor })
+    } finally {
+      await handle.close()
+    }
+    const plain = await cli.run(['accounts', 'list'])
+    assert.match(plain.stdout, new RegExp(`${quiet.id} .* suspended \\d{4}-`))
+    assert.match(plain.stdout, new RegExp(`${gone.id} .* deleted \\d{4}-`))
+    const listed = (
+      await cli.json<{ accounts: Array<Account & { suspendedAt: string | null; deletedAt: string | null }> }>([
+        'accounts',
+        'list',
+      ])
+    ).accounts
+    assert.ok(listed.find((a) => a.id === quiet.id)?.suspendedAt)
+    assert.ok(listed.find((a) => a.id === gone.id)?.deletedAt)
 
-  const suspended = await cli.run(['keys', 'create', '--account', quiet.id, '--json'])
-  assert.match(oneLineFailure(suspended), /is suspended; it gets no new key until it is reactivated/)
-  // The command line is right; the account's state refuses it: a failure at run time.
-  assert.equal(suspended.code, 1)
-  const deleted = await cli.run(['keys', 'create', '--account', gone.id, '--json'])
-  assert.match(oneLineFailure(deleted), /was deleted; it gets no new key/)
-  assert.equal(deleted.code, 1)
-})
+    const suspended = await cli.run(['keys', 'create', '--account', quiet.id, '--json'])
+    assert.match(oneLineFailure(suspended), /is suspended; it gets no new key until it is reactivated/)
+    // The command line is right; the account's state refuses it: a failure at run time.
+    assert.equal(suspended.code, 1)
+    const deleted = await cli.run(['keys', 'create', '--account', gone.id, '--json'])
+    assert.match(oneLineFailure(deleted), /was deleted; it gets no new key/)
+    assert.equal(deleted.code, 1)
+  },
+)

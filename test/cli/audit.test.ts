@@ -47,7 +47,10 @@ test('CLI changes are recorded as cli with the OS user; audit list --json is new
   assert.equal(lines.length, 5)
   assert.match(
     lines[3]!,
-    /account\.plan_changed {2}account acct_\S+ {2}by cli \(user .+\) {2}\(plan: free → pro; perMinute: 60 → 300; perDay: 1000 → 10000\)$/,
+    new RegExp(
+      'account\\.plan_changed {2}account acct_\\S+ {2}by cli \\(user .+\\) {2}' +
+        '\\(plan: free → pro; perMinute: 60 → 300; perDay: 1000 → 10000\\)$',
+    ),
   )
   for (const output of [human.stdout, JSON.stringify(all)]) {
     assert.ok(!output.includes(key.key) && !output.includes(rolled.created.key), 'no secret in the audit log')
@@ -65,22 +68,25 @@ test('audit list: a bad --since is a one-line usage error (exit 2)', async (t) =
   assert.equal(empty.stdout, 'no audit entries\n')
 })
 
-test('keys unban records ban.lifted with the CLI user as actor (through the running service); no ban, no entry', async (t) => {
-  const cli = cliOn(t)
-  const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Noisy'])
-  const key = await cli.json<{ id: string; key: string }>(['keys', 'create', '--account', accountId])
-  const app = await appOnFile(t, cli.file)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+test(
+  'keys unban records ban.lifted with the CLI user as ' + 'actor (through the running service); no ban, no entry',
+  async (t) => {
+    const cli = cliOn(t)
+    const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Noisy'])
+    const key = await cli.json<{ id: string; key: string }>(['keys', 'create', '--account', accountId])
+    const app = await appOnFile(t, cli.file)
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 
-  assert.equal((await cli.json<{ wasBanned: boolean }>(['keys', 'unban', key.id, '--url', url])).wasBanned, false)
-  // Past the quota and on past the ban threshold.
-  for (let i = 0; i < 100; i++) await app.inject({ url: '/v1/pets', headers: bearer(key.key) })
-  assert.equal((await cli.json<{ wasBanned: boolean }>(['keys', 'unban', key.id, '--url', url])).wasBanned, true)
+    assert.equal((await cli.json<{ wasBanned: boolean }>(['keys', 'unban', key.id, '--url', url])).wasBanned, false)
+    // Past the quota and on past the ban threshold.
+    for (let i = 0; i < 100; i++) await app.inject({ url: '/v1/pets', headers: bearer(key.key) })
+    assert.equal((await cli.json<{ wasBanned: boolean }>(['keys', 'unban', key.id, '--url', url])).wasBanned, true)
 
-  const { events } = await cli.json<{ events: AuditEvent[] }>(['audit', 'list', '--account', accountId])
-  const lifted = events.filter((e) => e.action === 'ban.lifted')
-  assert.equal(lifted.length, 1, 'only the unban that lifted a ban')
-  assert.deepEqual(lifted[0]!.actor, { kind: 'cli', id: user, email: null, address: null })
-  assert.deepEqual(lifted[0]!.target, { kind: 'key', id: key.id })
-})
+    const { events } = await cli.json<{ events: AuditEvent[] }>(['audit', 'list', '--account', accountId])
+    const lifted = events.filter((e) => e.action === 'ban.lifted')
+    assert.equal(lifted.length, 1, 'only the unban that lifted a ban')
+    assert.deepEqual(lifted[0]!.actor, { kind: 'cli', id: user, email: null, address: null })
+    assert.deepEqual(lifted[0]!.target, { kind: 'key', id: key.id })
+  },
+)

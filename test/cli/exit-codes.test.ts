@@ -116,26 +116,29 @@ test('unknown commands and sub-commands, and a command without its sub-command, 
   assert.match(bare.stderr, /Usage: petstore keys/)
 })
 
-test('failures at run time exit 1 with one line: an unknown key or account, a backup file in the way, a bad setting', async (t) => {
-  const cli = cliOn(t)
-  const revoke = await cli.run(['keys', 'revoke', 'key_nobody', '--json'])
-  assert.match(oneLineFailure(revoke), /key_nobody/)
-  assert.equal(revoke.code, 1)
+test(
+  'failures at run time exit 1 with one line: ' + 'an unknown key or account, a backup file in the way, a bad setting',
+  async (t) => {
+    const cli = cliOn(t)
+    const revoke = await cli.run(['keys', 'revoke', 'key_nobody', '--json'])
+    assert.match(oneLineFailure(revoke), /key_nobody/)
+    assert.equal(revoke.code, 1)
 
-  const plan = await cli.run(['accounts', 'set-plan', 'acct_nobody', 'pro'])
-  assert.match(oneLineFailure(plan), /acct_nobody/)
-  assert.equal(plan.code, 1)
+    const plan = await cli.run(['accounts', 'set-plan', 'acct_nobody', 'pro'])
+    assert.match(oneLineFailure(plan), /acct_nobody/)
+    assert.equal(plan.code, 1)
 
-  const copy = `${cli.dir}/copy.db`
-  assert.equal((await cli.run(['backup', copy])).code, 0)
-  const again = await cli.run(['backup', copy])
-  assert.match(oneLineFailure(again), /exists; pass --force/)
-  assert.equal(again.code, 1)
+    const copy = `${cli.dir}/copy.db`
+    assert.equal((await cli.run(['backup', copy])).code, 0)
+    const again = await cli.run(['backup', copy])
+    assert.match(oneLineFailure(again), /exists; pass --force/)
+    assert.equal(again.code, 1)
 
-  const config = await cli.run(['accounts', 'list'], { PETSTORE_ENV: 'prod' })
-  assert.match(oneLineFailure(config), /PETSTORE_ENV/)
-  assert.equal(config.code, 1)
-})
+    const config = await cli.run(['accounts', 'list'], { PETSTORE_ENV: 'prod' })
+    assert.match(oneLineFailure(config), /PETSTORE_ENV/)
+    assert.equal(config.code, 1)
+  },
+)
 
 test('--help and --version exit 0', async () => {
   for (const args of [['--help'], ['--version'], ['keys', 'roll', '--help'], ['help', 'backup']]) {

@@ -86,38 +86,42 @@ test('keys set-expiry: the app over the same file refuses the key from the new i
   assert.equal(errorOf(refused).message, `This API key expired at ${instant}.`)
 })
 
-test('keys set-expiry refusals: one line, exit 2 for a bad instant and 1 for a key that cannot take one, nothing changed', async (t) => {
-  const cli = cliOn(t)
-  const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Refused'])
-  const key = await cli.json<Key>(['keys', 'create', '--account', accountId])
-  const revoked = await cli.json<Key>(['keys', 'create', '--account', accountId])
-  await cli.json(['keys', 'revoke', revoked.id])
-  const rolled = await cli.json<{ created: Key }>(['keys', 'roll', key.id, '--grace', '3600'])
+test(
+  'keys set-expiry refusals: one line, exit 2 for a bad ' +
+    'instant and 1 for a key that cannot take one, nothing changed',
+  async (t) => {
+    const cli = cliOn(t)
+    const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Refused'])
+    const key = await cli.json<Key>(['keys', 'create', '--account', accountId])
+    const revoked = await cli.json<Key>(['keys', 'create', '--account', accountId])
+    await cli.json(['keys', 'revoke', revoked.id])
+    const rolled = await cli.json<{ created: Key }>(['keys', 'roll', key.id, '--grace', '3600'])
 
-  for (const [args, reason, code] of [
-    [[rolled.created.id, '--expires', '2020-01-01T00:00:00Z'], /not in the future/, 2],
-    [[rolled.created.id, '--expires', '2099-06-30'], /ISO 8601 instant/, 2],
-    [[rolled.created.id, '--expires', 'tomorrow'], /ISO 8601 instant/, 2],
-    [['key_unknown', '--expires', 'never'], /no API key with id key_unknown/, 1],
-    [
-      [revoked.id, '--expires', 'never'],
-      new RegExp(`API key ${revoked.id} is revoked; only an active key can be given a new expiry`),
-      1,
-    ],
-    [
-      [key.id, '--expires', 'never'],
-      new RegExp(`API key ${key.id} was rolled; .*its replacement ${rolled.created.id}`),
-      1,
-    ],
-  ] as const) {
-    const r = await cli.run(['keys', 'set-expiry', ...args])
-    assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`)
-    assert.match(oneLineFailure(r), reason)
-  }
-  const missing = await cli.run(['keys', 'set-expiry', key.id])
-  assert.notEqual(missing.code, 0, '--expires is required')
-  assert.match(missing.stderr, /--expires/)
+    for (const [args, reason, code] of [
+      [[rolled.created.id, '--expires', '2020-01-01T00:00:00Z'], /not in the future/, 2],
+      [[rolled.created.id, '--expires', '2099-06-30'], /ISO 8601 instant/, 2],
+      [[rolled.created.id, '--expires', 'tomorrow'], /ISO 8601 instant/, 2],
+      [['key_unknown', '--expires', 'never'], /no API key with id key_unknown/, 1],
+      [
+        [revoked.id, '--expires', 'never'],
+        new RegExp(`API key ${revoked.id} is revoked; only an active key can be given a new expiry`),
+        1,
+      ],
+      [
+        [key.id, '--expires', 'never'],
+        new RegExp(`API key ${key.id} was rolled; .*its replacement ${rolled.created.id}`),
+        1,
+      ],
+    ] as const) {
+      const r = await cli.run(['keys', 'set-expiry', ...args])
+      assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`)
+      assert.match(oneLineFailure(r), reason)
+    }
+    const missing = await cli.run(['keys', 'set-expiry', key.id])
+    assert.notEqual(missing.code, 0, '--expires is required')
+    assert.match(missing.stderr, /--expires/)
 
-  const { events } = await cli.json<{ events: AuditEvent[] }>(['audit', 'list', '--account', accountId])
-  assert.ok(!events.some((e) => e.action === 'key.expiry_changed'), 'no refusal is on record')
-})
+    const { events } = await cli.json<{ events: AuditEvent[] }>(['audit', 'list', '--account', accountId])
+    assert.ok(!events.some((e) => e.action === 'key.expiry_changed'), 'no refusal is on record')
+  },
+)

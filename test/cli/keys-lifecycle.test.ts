@@ -60,38 +60,41 @@ test('keys create --name --expires, then keys list shows the name, state, last u
   }
 })
 
-test('keys roll KEY_ID --grace SECONDS: a new secret; the old one works during the grace, and --grace is checked', async (t) => {
-  const cli = cliOn(t)
-  const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Roller'])
-  const old = await cli.json<Key>(['keys', 'create', '--account', accountId, '--name', 'backend'])
-  for (const grace of ['-1', '604801', '1.5', 'soon']) {
-    const refused = await cli.run(['keys', 'roll', old.id, '--grace', grace])
-    assert.equal(refused.code, 2, `${grace}: ${refused.stderr}`)
-    assert.match(refused.stderr, /grace/)
-  }
-  assert.equal((await cli.run(['keys', 'roll', old.id])).code !== 0, true, '--grace is required')
+test(
+  'keys roll KEY_ID --grace SECONDS: a new secret; ' + 'the old one works during the grace, and --grace is checked',
+  async (t) => {
+    const cli = cliOn(t)
+    const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Roller'])
+    const old = await cli.json<Key>(['keys', 'create', '--account', accountId, '--name', 'backend'])
+    for (const grace of ['-1', '604801', '1.5', 'soon']) {
+      const refused = await cli.run(['keys', 'roll', old.id, '--grace', grace])
+      assert.equal(refused.code, 2, `${grace}: ${refused.stderr}`)
+      assert.match(refused.stderr, /grace/)
+    }
+    assert.equal((await cli.run(['keys', 'roll', old.id])).code !== 0, true, '--grace is required')
 
-  const rolled = await cli.json<{ previous: Key & { graceEndsAt: string }; created: Key }>([
-    'keys',
-    'roll',
-    old.id,
-    '--grace',
-    '3600',
-  ])
-  assert.equal(rolled.created.name, 'backend')
-  assert.notEqual(rolled.created.key, old.key)
-  const app = await appOnFile(t, cli.file)
-  const call = (key: string) => app.inject({ url: '/v1/pets', headers: bearer(key) })
-  assert.equal((await call(old.key)).statusCode, 200, 'the old key works during the grace period')
-  assert.equal((await call(rolled.created.key)).statusCode, 200)
+    const rolled = await cli.json<{ previous: Key & { graceEndsAt: string }; created: Key }>([
+      'keys',
+      'roll',
+      old.id,
+      '--grace',
+      '3600',
+    ])
+    assert.equal(rolled.created.name, 'backend')
+    assert.notEqual(rolled.created.key, old.key)
+    const app = await appOnFile(t, cli.file)
+    const call = (key: string) => app.inject({ url: '/v1/pets', headers: bearer(key) })
+    assert.equal((await call(old.key)).statusCode, 200, 'the old key works during the grace period')
+    assert.equal((await call(rolled.created.key)).statusCode, 200)
 
-  const again = await cli.run(['keys', 'roll', old.id, '--grace', '0'])
-  assert.equal(again.code, 1)
-  assert.match(again.stderr, new RegExp(`already rolled; roll its replacement ${rolled.created.id}`))
+    const again = await cli.run(['keys', 'roll', old.id, '--grace', '0'])
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, new RegExp(`already rolled; roll its replacement ${rolled.created.id}`))
 
-  const now = await cli.json<{ previous: Key; created: Key }>(['keys', 'roll', rolled.created.id, '--grace', '0'])
-  const refused = await call(rolled.created.key)
-  assert.equal(refused.statusCode, 401)
-  assert.match(errorOf(refused).message, /^This API key was rolled; its grace period ended at /)
-  assert.equal((await call(now.created.key)).statusCode, 200)
-})
+    const now = await cli.json<{ previous: Key; created: Key }>(['keys', 'roll', rolled.created.id, '--grace', '0'])
+    const refused = await call(rolled.created.key)
+    assert.equal(refused.statusCode, 401)
+    assert.match(errorOf(refused).message, /^This API key was rolled; its grace period ended at /)
+    assert.equal((await call(now.created.key)).statusCode, 200)
+  },
+)

@@ -38,9 +38,8 @@ test('keys that exist before 0010 get every scope and keep working; down and up 
       created_at: '2027-01-01T00:00:00Z',
     })
     .execute()
-  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at) values ('key_old', 'acct_old', ${hashApiKey(SECRET)}, 'ps_test_exis', 'test', '2027-01-01T00:00:00Z')`.execute(
-    db,
-  )
+  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at)
+    values ('key_old', 'acct_old', ${hashApiKey(SECRET)}, 'ps_test_exis', 'test', '2027-01-01T00:00:00Z')`.execute(db)
 
   assert.deepEqual(await migrateToLatest(db), SINCE)
   const accounts = createAccountsRepository({ db, clock: systemClock })

@@ -130,9 +130,8 @@ test('0004_keys_usage keeps existing keys: they get no name, no expiry, never us
       created_at: '2027-01-01T00:00:00Z',
     })
     .execute()
-  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at) values ('key_1', 'acct_1', 'h', 'ps_test_AbCd', 'test', '2027-01-01T00:00:00Z')`.execute(
-    db,
-  )
+  await sql`insert into api_keys (id, account_id, key_hash, key_prefix, environment, created_at)
+    values ('key_1', 'acct_1', 'h', 'ps_test_AbCd', 'test', '2027-01-01T00:00:00Z')`.execute(db)
   // 0004 and every migration after it (0005_portal and on).
   const since0004 = ALL.slice(ALL.indexOf('0004_keys_usage'))
   assert.deepEqual(await migrateToLatest(db), since0004)

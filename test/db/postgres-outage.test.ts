@@ -80,52 +80,64 @@ function assertUnavailable(
   assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/, `${what}: Retry-After in whole seconds`)
 }
 
-test('database unreachable: prompt 503 with Retry-After, nothing created; back: served again without a restart', async (t) => {
-  if (postgresOnly(t)) return
-  const { proxy, send, names } = await appBehindProxy(t)
-  assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
-  assert.deepEqual(await names(), ['Before'])
-  assert.deepEqual((await send('GET', '/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
+test(
+  'database unreachable: prompt 503 with Retry-After, ' + 'nothing created; back: served again without a restart',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const { proxy, send, names } = await appBehindProxy(t)
+    assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
+    assert.deepEqual(await names(), ['Before'])
+    assert.deepEqual((await send('GET', '/readyz')).json(), {
+      status: 'ready',
+      checks: { database: 'ok', redis: 'ok' },
+    })
 
-  await proxy.stop()
-  for (let i = 0; i < 3; i++) assertUnavailable(await send('GET', '/v1/pets'), `GET /v1/pets #${i + 1}`)
-  assertUnavailable(await send('GET', '/v1/pets/1'), 'GET /v1/pets/1')
-  assertUnavailable(await send('POST', '/v1/pets', { name: 'During', categoryId: 2 }), 'POST /v1/pets')
-  assertUnavailable(
-    await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' }),
-    'POST with Idempotency-Key',
-  )
-  const notReady = await send('GET', '/readyz')
-  assertUnavailable(notReady, '/readyz')
-  assert.match(errorOf(notReady).message, /database/)
-  assert.doesNotMatch(errorOf(notReady).message, /redis/, 'Redis is fine')
-  assert.equal((await send('GET', '/healthz')).statusCode, 200, 'the process itself is alive')
+    await proxy.stop()
+    for (let i = 0; i < 3; i++) assertUnavailable(await send('GET', '/v1/pets'), `GET /v1/pets #${i + 1}`)
+    assertUnavailable(await send('GET', '/v1/pets/1'), 'GET /v1/pets/1')
+    assertUnavailable(await send('POST', '/v1/pets', { name: 'During', categoryId: 2 }), 'POST /v1/pets')
+    assertUnavailable(
+      await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' }),
+      'POST with Idempotency-Key',
+    )
+    const notReady = await send('GET', '/readyz')
+    assertUnavailable(notReady, '/readyz')
+    assert.match(errorOf(notReady).message, /database/)
+    assert.doesNotMatch(errorOf(notReady).message, /redis/, 'Redis is fine')
+    assert.equal((await send('GET', '/healthz')).statusCode, 200, 'the process itself is alive')
 
-  await proxy.start()
-  assert.deepEqual(await names(), ['Before'], 'the POSTs that got 503 created nothing')
-  const retried = await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' })
-  assert.equal(retried.statusCode, 201, 'a 503 does not use up its Idempotency-Key')
-  assert.equal(retried.headers['idempotent-replayed'], undefined)
-  assert.deepEqual(await names(), ['Before', 'Keyed'])
-  assert.deepEqual((await send('GET', '/readyz')).json(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
-})
+    await proxy.start()
+    assert.deepEqual(await names(), ['Before'], 'the POSTs that got 503 created nothing')
+    const retried = await send('POST', '/v1/pets', { name: 'Keyed', categoryId: 3 }, { 'idempotency-key': '"k-1"' })
+    assert.equal(retried.statusCode, 201, 'a 503 does not use up its Idempotency-Key')
+    assert.equal(retried.headers['idempotent-replayed'], undefined)
+    assert.deepEqual(await names(), ['Before', 'Keyed'])
+    assert.deepEqual((await send('GET', '/readyz')).json(), {
+      status: 'ready',
+      checks: { database: 'ok', redis: 'ok' },
+    })
+  },
+)
 
-test('the connection is lost as the INSERT is sent: 503, nothing committed, and the next request is served', async (t) => {
-  if (postgresOnly(t)) return
-  const { proxy, send, names } = await appBehindProxy(t)
-  assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
-  proxy.cutWhen(/insert into "pets"/i)
-  assertUnavailable(
-    await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' }),
-    'POST cut at its INSERT',
-  )
-  assert.equal(proxy.cuts(), 1)
-  proxy.cutWhen(undefined)
-  assert.deepEqual(await names(), ['Before'])
-  const retried = await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' })
-  assert.equal(retried.statusCode, 201, 'the retry with the same key runs')
-  assert.deepEqual(await names(), ['Before', 'Lost'])
-})
+test(
+  'the connection is lost as the INSERT is sent: ' + '503, nothing committed, and the next request is served',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const { proxy, send, names } = await appBehindProxy(t)
+    assert.equal((await send('POST', '/v1/pets', { name: 'Before', categoryId: 1 })).statusCode, 201)
+    proxy.cutWhen(/insert into "pets"/i)
+    assertUnavailable(
+      await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' }),
+      'POST cut at its INSERT',
+    )
+    assert.equal(proxy.cuts(), 1)
+    proxy.cutWhen(undefined)
+    assert.deepEqual(await names(), ['Before'])
+    const retried = await send('POST', '/v1/pets', { name: 'Lost', categoryId: 2 }, { 'idempotency-key': '"k-2"' })
+    assert.equal(retried.statusCode, 201, 'the retry with the same key runs')
+    assert.deepEqual(await names(), ['Before', 'Lost'])
+  },
+)
 
 test('a database that accepts connections but never answers: 503 after the connect timeout, not a hang', async (t) => {
   if (postgresOnly(t)) return
@@ -145,70 +157,78 @@ test('a database that accepts connections but never answers: 503 after the conne
   assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
 })
 
-test('database unreachable: a well-formed key gets 503 every time, never 429: failed look-ups do not count against the address', async (t) => {
-  if (postgresOnly(t)) return
-  const { app, services, proxy, names, key } = await appBehindProxy(t, { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' })
-  assert.deepEqual(await names(), [])
-  // A key not used before the outage, so that no server has its look-up in memory (see key-cache.ts): its look-up
-  // must reach the database, and fails.
-  const account = await services.accounts.createAccount({
-    actor: testActor,
-    name: 'outage, unseen key',
-    plan: 'business',
-  })
-  const unseen = await services.accounts.createApiKey({
-    actor: testActor,
-    accountId: account.id,
-    environment: keyEnvironment(services.config.environment),
-  })
-  await proxy.stop()
-  for (let i = 1; i <= 10; i++) {
-    const started = performance.now()
-    const response = await within(app.inject({ url: '/v1/pets', headers: bearer(unseen.key) }), `GET /v1/pets #${i}`)
-    const ms = performance.now() - started
-    assertUnavailable(response, `GET /v1/pets #${i} (the address allows 3 requests without a valid key a minute)`)
-    assert.deepEqual(
-      [response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']],
-      ['3', '3'],
-      "the address's quota, untouched",
-    )
-    // Refused at connect: well within the connect timeout (2 s), whatever the machine's load.
-    assert.ok(ms < 2_500, `#${i} took ${Math.round(ms)} ms`)
-  }
-  await proxy.start()
-  assert.deepEqual(await names(), [], 'the key works again at once')
-  const unknown = await app.inject({ url: '/v1/pets', headers: bearer(`${key.slice(0, -4)}AAAA`) })
-  assert.equal(unknown.statusCode, 401)
-  assert.equal(unknown.headers['x-ratelimit-remaining'], '2', "the address's quota was untouched by the outage")
-})
+test(
+  'database unreachable: a well-formed key gets 503 every time, never 429: ' +
+    'failed look-ups do not count against the address',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const { app, services, proxy, names, key } = await appBehindProxy(t, { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3' })
+    assert.deepEqual(await names(), [])
+    // A key not used before the outage, so that no server has its look-up in memory (see key-cache.ts): its look-up
+    // must reach the database, and fails.
+    const account = await services.accounts.createAccount({
+      actor: testActor,
+      name: 'outage, unseen key',
+      plan: 'business',
+    })
+    const unseen = await services.accounts.createApiKey({
+      actor: testActor,
+      accountId: account.id,
+      environment: keyEnvironment(services.config.environment),
+    })
+    await proxy.stop()
+    for (let i = 1; i <= 10; i++) {
+      const started = performance.now()
+      const response = await within(app.inject({ url: '/v1/pets', headers: bearer(unseen.key) }), `GET /v1/pets #${i}`)
+      const ms = performance.now() - started
+      assertUnavailable(response, `GET /v1/pets #${i} (the address allows 3 requests without a valid key a minute)`)
+      assert.deepEqual(
+        [response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']],
+        ['3', '3'],
+        "the address's quota, untouched",
+      )
+      // Refused at connect: well within the connect timeout (2 s), whatever the machine's load.
+      assert.ok(ms < 2_500, `#${i} took ${Math.round(ms)} ms`)
+    }
+    await proxy.start()
+    assert.deepEqual(await names(), [], 'the key works again at once')
+    const unknown = await app.inject({ url: '/v1/pets', headers: bearer(`${key.slice(0, -4)}AAAA`) })
+    assert.equal(unknown.statusCode, 401)
+    assert.equal(unknown.headers['x-ratelimit-remaining'], '2', "the address's quota was untouched by the outage")
+  },
+)
 
-test('a silent partition (the relay stops forwarding, nothing is closed): 503 within the statement timeout, then served again', async (t) => {
-  if (postgresOnly(t)) return
-  const { proxy, send, timed, names } = await appBehindProxy(t, { DATABASE_TIMEOUT_MS: '1000' })
-  // Warm the pool: the partition hits connections that are open and idle, as in production.
-  await Promise.all([names(), names(), names()])
-  proxy.stall(true)
-  const took: number[] = []
-  for (let i = 1; i <= 3; i++) {
-    const { response, ms } = await timed(
-      i === 2 ? 'POST' : 'GET',
-      '/v1/pets',
-      i === 2 ? { name: 'Partitioned', categoryId: 1 } : undefined,
-    )
-    took.push(Math.round(ms))
-    assertUnavailable(response, `request #${i} during the partition`)
-    // DATABASE_TIMEOUT_MS (1 s) + the client's 500 ms margin, or the 2 s connect timeout for a new connection.
-    assert.ok(ms >= 900 && ms < 3_500, `#${i}: answered after ${Math.round(ms)} ms`)
-  }
-  t.diagnostic(`503 during the partition after ${took.join(', ')} ms`)
-  const notReady = await send('GET', '/readyz')
-  assertUnavailable(notReady, '/readyz during the partition')
-  assert.match(errorOf(notReady).message, /database/)
+test(
+  'a silent partition (the relay stops forwarding, nothing is closed): ' +
+    '503 within the statement timeout, then served again',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const { proxy, send, timed, names } = await appBehindProxy(t, { DATABASE_TIMEOUT_MS: '1000' })
+    // Warm the pool: the partition hits connections that are open and idle, as in production.
+    await Promise.all([names(), names(), names()])
+    proxy.stall(true)
+    const took: number[] = []
+    for (let i = 1; i <= 3; i++) {
+      const { response, ms } = await timed(
+        i === 2 ? 'POST' : 'GET',
+        '/v1/pets',
+        i === 2 ? { name: 'Partitioned', categoryId: 1 } : undefined,
+      )
+      took.push(Math.round(ms))
+      assertUnavailable(response, `request #${i} during the partition`)
+      // DATABASE_TIMEOUT_MS (1 s) + the client's 500 ms margin, or the 2 s connect timeout for a new connection.
+      assert.ok(ms >= 900 && ms < 3_500, `#${i}: answered after ${Math.round(ms)} ms`)
+    }
+    t.diagnostic(`503 during the partition after ${took.join(', ')} ms`)
+    const notReady = await send('GET', '/readyz')
+    assertUnavailable(notReady, '/readyz during the partition')
+    assert.match(errorOf(notReady).message, /database/)
 
-  proxy.stall(false)
-  await pollUntil('served again after the partition', async () =>
-    (await send('GET', '/v1/pets')).statusCode === 200 ? true : undefined,
-  )
-  assert.deepEqual(await names(), [], 'the POST that got 503 created nothing')
-  assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
-})
+    proxy.stall(false)
+    await pollUntil('served again after the partition', async () =>
+      (await send('GET', '/v1/pets')).statusCode === 200 ? true : undefined,
+    )
+    assert.deepEqual(await names(), [], 'the POST that got 503 created nothing')
+    assert.equal((await send('POST', '/v1/pets', { name: 'After', categoryId: 1 })).statusCode, 201)
+  },
+)

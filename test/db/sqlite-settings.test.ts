@@ -15,16 +15,19 @@ async function pragmas(t: Parameters<typeof tempDir>[0], options: Parameters<typ
   return { read }
 }
 
-test('SQLite: WAL, every commit flushed (synchronous=FULL), foreign keys, a 5 s busy wait, a 2 MiB page cache', async (t) => {
-  if (sqliteOnly(t, 'connection settings of SQLite')) return
-  const { read } = await pragmas(t)
-  assert.equal(await read('journal_mode'), 'wal')
-  assert.equal(Number(await read('synchronous')), 2)
-  assert.equal(Number(await read('foreign_keys')), 1)
-  assert.equal(Number(await read('busy_timeout')), 5000)
-  // Negative: KiB. better-sqlite3's own build default would be -16000.
-  assert.equal(Number(await read('cache_size')), -2048)
-})
+test(
+  'SQLite: WAL, every commit flushed (synchronous=FULL), ' + 'foreign keys, a 5 s busy wait, a 2 MiB page cache',
+  async (t) => {
+    if (sqliteOnly(t, 'connection settings of SQLite')) return
+    const { read } = await pragmas(t)
+    assert.equal(await read('journal_mode'), 'wal')
+    assert.equal(Number(await read('synchronous')), 2)
+    assert.equal(Number(await read('foreign_keys')), 1)
+    assert.equal(Number(await read('busy_timeout')), 5000)
+    // Negative: KiB. better-sqlite3's own build default would be -16000.
+    assert.equal(Number(await read('cache_size')), -2048)
+  },
+)
 
 test('SQLite: the page cache is an option (the server passes SQLITE_CACHE_MB)', async (t) => {
   if (sqliteOnly(t, 'connection settings of SQLite')) return

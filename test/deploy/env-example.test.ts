@@ -26,9 +26,13 @@ test('.env.example names every setting with its default, and nothing else', () =
   for (const [name, value] of expected) assert.equal(listed.get(name), value, `${name}'s default`)
 })
 
-test('.env.example is the settings list written out, documentation included (npx tsx test/deploy/env-example.ts > .env.example)', () => {
-  assert.equal(file(), renderEnvExample())
-})
+test(
+  '.env.example is the settings list written out, documentation ' +
+    'included (npx tsx test/deploy/env-example.ts > .env.example)',
+  () => {
+    assert.equal(file(), renderEnvExample())
+  },
+)
 
 test('every line of .env.example, uncommented, is a configuration the service accepts', () => {
   const env = Object.fromEntries([...entries(file())].filter(([, value]) => value !== ''))

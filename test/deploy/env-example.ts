@@ -1,9 +1,11 @@
-// .env.example as src/kernel/config.ts's settings list makes it: every setting, its documentation and its default, in the
-// list's order. test/deploy/env-example.test.ts holds the file to it; after changing a setting, write it again:
+// .env.example as src/kernel/config.ts's settings list makes it: every setting, its documentation and its default, in
+// the list's order. test/deploy/env-example.test.ts holds the file to it; after changing a setting, write it again:
 //   npx tsx test/deploy/env-example.ts > .env.example
 import { settings } from '../../src/kernel/config.js'
 
-const HEADER = `# Every setting of the service, with its default (src/kernel/config.ts is the source; test/deploy/env-example.test.ts
+const HEADER =
+  '# Every setting of the service, with its default (src/kernel/config.ts is the source; ' +
+  `test/deploy/env-example.test.ts
 # keeps this file equal to it). Copy it to /etc/petstore/petstore.env (deploy/petstore.service reads it) or to .env,
 # and uncomment what you change: a commented-out line keeps the default. A production deployment sets at least
 # PETSTORE_ENV=production, DATABASE_URL, REDIS_URL with more than one instance, TRUST_PROXY behind a proxy, and

@@ -17,8 +17,12 @@ const startHaproxy: StartProxy = async (t, addresses) => {
   return runningProxy(t, child, 'haproxy', addresses.PETSTORE_LISTEN)
 }
 
-test('HAProxy with deploy/haproxy.cfg: /metrics refused, an instance without its database taken out (/readyz), X-Forwarded-For for TRUST_PROXY, no request lost when an instance stops, JSON 503 with none', async (t) => {
-  if (postgresOnly(t)) return
-  if (!haproxy) return t.skip('haproxy is not installed (apt-get install haproxy; .ci/run installs it)')
-  await proxyBehaviour(t, startHaproxy, { takenOut: /Server instances\/app1 is DOWN/ })
-})
+test(
+  'HAProxy with deploy/haproxy.cfg: /metrics refused, an instance without its database taken out (/readyz), ' +
+    'X-Forwarded-For for TRUST_PROXY, no request lost when an instance stops, JSON 503 with none',
+  async (t) => {
+    if (postgresOnly(t)) return
+    if (!haproxy) return t.skip('haproxy is not installed (apt-get install haproxy; .ci/run installs it)')
+    await proxyBehaviour(t, startHaproxy, { takenOut: /Server instances\/app1 is DOWN/ })
+  },
+)

@@ -37,8 +37,12 @@ const startNginx: StartProxy = async (t, addresses) => {
   return runningProxy(t, child, 'nginx', addresses.PETSTORE_LISTEN)
 }
 
-test('nginx with deploy/nginx.conf: /metrics refused, a GET answered 503 by an instance without its database retried on the other, X-Forwarded-For for TRUST_PROXY, no request lost when an instance stops, JSON 503 with none', async (t) => {
-  if (postgresOnly(t)) return
-  if (!nginx) return t.skip('nginx is not installed (apt-get install nginx; .ci/run installs it)')
-  await proxyBehaviour(t, startNginx, { getsRetried: true })
-})
+test(
+  'nginx with deploy/nginx.conf: /metrics refused, a GET answered 503 by an instance without its database retried ' +
+    'on the other, X-Forwarded-For for TRUST_PROXY, no request lost when an instance stops, JSON 503 with none',
+  async (t) => {
+    if (postgresOnly(t)) return
+    if (!nginx) return t.skip('nginx is not installed (apt-get install nginx; .ci/run installs it)')
+    await proxyBehaviour(t, startNginx, { getsRetried: true })
+  },
+)

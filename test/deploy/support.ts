@@ -184,8 +184,9 @@ export async function twoInstances(
 }
 
 /**
- * Resolves when the instance's /readyz answers 200; rejects at once, with what it printed, if it exits first. Start-up
- * takes well under 2 s on an idle machine and more than 20 s on this shared one under load: the bound only catches hangs.
+ * Resolves when the instance's /readyz answers 200; rejects at once, with what it printed, if it exits first.
+ * Start-up takes well under 2 s on an idle machine and more than 20 s on this shared one under load: the bound only
+ * catches hangs.
  */
 export async function untilReady(i: Instance): Promise<void> {
   const exited = i.process.exited.then((exit) =>

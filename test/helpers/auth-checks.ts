@@ -97,33 +97,39 @@ export function registerAuthChecks(op: Operation, options: { listen?: boolean } 
       assert.ok(!response.body.includes(account.key.slice('ps_test_'.length)), response.body)
     })
 
-    test('no 401 repeats the credential, whatever the scheme or form (KEY ps_test_…, the key as the scheme …)', async (t) => {
-      const { call, account } = await setup(t)
-      const { key } = account
-      const unknown = key.slice(0, -4) + (key.endsWith('AAAA') ? 'BBBB' : 'AAAA')
-      const headers = [
-        `KEY ${key}`,
-        `Token ${key}`,
-        `ApiKey ${key}`,
-        `${key} ${key}`,
-        `${key} x`,
-        key,
-        `Bearer ${key}!`,
-        `Bearer ${key} ${key}`,
-        `Bearer ${key}é`,
-        bearer(unknown).authorization,
-        `Basic ${Buffer.from(`u:${key}`).toString('base64')}`,
-      ]
-      for (const header of headers) {
-        const response = await call({ authorization: header })
-        assert.equal(response.statusCode, 401, header)
-        const said = response.body + JSON.stringify(response.headers)
-        // Every long-enough part of the header (a scheme that is really a key included) stays unsaid.
-        for (const part of header.split(/\s+/).filter((p) => p.length >= 8))
-          assert.ok(!said.includes(part), `${header} → ${response.body}`)
-        assert.ok(!said.includes(key.slice('ps_test_'.length, 'ps_test_'.length + 12)), `${header} → ${response.body}`)
-      }
-    })
+    test(
+      'no 401 repeats the credential, whatever the scheme ' + 'or form (KEY ps_test_…, the key as the scheme …)',
+      async (t) => {
+        const { call, account } = await setup(t)
+        const { key } = account
+        const unknown = key.slice(0, -4) + (key.endsWith('AAAA') ? 'BBBB' : 'AAAA')
+        const headers = [
+          `KEY ${key}`,
+          `Token ${key}`,
+          `ApiKey ${key}`,
+          `${key} ${key}`,
+          `${key} x`,
+          key,
+          `Bearer ${key}!`,
+          `Bearer ${key} ${key}`,
+          `Bearer ${key}é`,
+          bearer(unknown).authorization,
+          `Basic ${Buffer.from(`u:${key}`).toString('base64')}`,
+        ]
+        for (const header of headers) {
+          const response = await call({ authorization: header })
+          assert.equal(response.statusCode, 401, header)
+          const said = response.body + JSON.stringify(response.headers)
+          // Every long-enough part of the header (a scheme that is really a key included) stays unsaid.
+          for (const part of header.split(/\s+/).filter((p) => p.length >= 8))
+            assert.ok(!said.includes(part), `${header} → ${response.body}`)
+          assert.ok(
+            !said.includes(key.slice('ps_test_'.length, 'ps_test_'.length + 12)),
+            `${header} → ${response.body}`,
+          )
+        }
+      },
+    )
 
     test('the scheme name is case-insensitive (bearer, BEARER, BeArEr)', async (t) => {
       const { call, account, h } = await setup(t)

@@ -184,17 +184,14 @@ export function sqliteOnly(t: { skip: (reason: string) => void }, why: string): 
 /** Makes every INSERT into `table` fail inside the database (a real trigger); returns the undo. */
 export async function refuseInserts(db: Kysely<any>, table: string): Promise<() => Promise<void>> {
   if (backend === 'sqlite') {
-    await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(
-      db,
-    )
+    await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)}
+      BEGIN SELECT RAISE(ABORT, 'refused by test'); END`.execute(db)
     return async () => void (await sql`DROP TRIGGER refuse_inserts`.execute(db))
   }
-  await sql`CREATE FUNCTION refuse_inserts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(
-    db,
-  )
-  await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION refuse_inserts()`.execute(
-    db,
-  )
+  await sql`CREATE FUNCTION refuse_inserts() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$`.execute(db)
+  await sql`CREATE TRIGGER refuse_inserts BEFORE INSERT ON ${sql.table(table)}
+    FOR EACH ROW EXECUTE FUNCTION refuse_inserts()`.execute(db)
   return async () => {
     await sql`DROP TRIGGER refuse_inserts ON ${sql.table(table)}`.execute(db)
     await sql`DROP FUNCTION refuse_inserts()`.execute(db)

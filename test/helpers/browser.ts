@@ -22,7 +22,10 @@ const ARGS = [
   '--disable-sync',
 ]
 
-/** `extraArgs`: more switches, e.g. `--host-resolver-rules=MAP sdk.test 127.0.0.1` for a host name of the test's own. */
+/**
+ * `extraArgs`: more switches, e.g. `--host-resolver-rules=MAP sdk.test 127.0.0.1` for a host name of the test's
+ * own.
+ */
 export async function launchChromium(
   t: { after: (fn: () => Promise<void>) => void },
   extraArgs: string[] = [],
@@ -77,7 +80,10 @@ export const VIEWPORTS = [
   { suffix: 'phone', width: 375, height: 800 },
 ] as const
 
-/** At both widths: nothing scrolls sideways, axe is clean, a screenshot each (`name-desktop`, `name-phone`). Ends at desktop width. */
+/**
+ * At both widths: nothing scrolls sideways, axe is clean, a screenshot each (`name-desktop`, `name-phone`). Ends at
+ * desktop width.
+ */
 export async function checkBothWidths(page: Page, name: string): Promise<void> {
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize({ width: viewport.width, height: viewport.height })

@@ -74,7 +74,10 @@ export function cliOn(t: After, env: Record<string, string> = {}) {
   }
 }
 
-/** Asserts a failed run: exit code ≠ 0, nothing on stdout (or only JSON log lines: `logOnStdout`), exactly one line on stderr, no stack trace. Returns that line. */
+/**
+ * Asserts a failed run: exit code ≠ 0, nothing on stdout (or only JSON log lines: `logOnStdout`), exactly one line
+ * on stderr, no stack trace. Returns that line.
+ */
 export function oneLineFailure(r: CliResult, options: { logOnStdout?: boolean } = {}): string {
   assert.notEqual(r.code, 0, `expected a failure, got exit 0 with ${r.stdout}`)
   // `serve` may have logged (JSON lines: the migrations it applied) before it failed; other commands print nothing.

@@ -41,7 +41,10 @@ export interface MessagesHarness extends Harness {
 }
 
 interface MessagesHarnessOptions {
-  /** Environment variables for `loadConfig` (e.g. MESSAGES_WEBHOOK_MAX_ATTEMPTS); LOG_LEVEL is silent for the pets app. */
+  /**
+   * Environment variables for `loadConfig` (e.g. MESSAGES_WEBHOOK_MAX_ATTEMPTS); LOG_LEVEL is silent for the pets
+   * app.
+   */
   env?: NodeJS.ProcessEnv
   config?: Partial<Config>
   now?: Date | number
@@ -53,7 +56,10 @@ interface MessagesHarnessOptions {
   batchSize?: number
   /** The retry jitter's source, in [0, 1]; default `() => 1`: every retry at its full nominal delay. */
   random?: () => number
-  /** Sink for the worker; default as the server chooses it: webhook when configured, else the log sink on the app's log. */
+  /**
+   * Sink for the worker; default as the server chooses it: webhook when configured, else the log sink on the app's
+   * log.
+   */
   sink?: MessageSink
 }
 

@@ -72,7 +72,10 @@ export function client(app: FastifyInstance, origin = ORIGIN) {
       return csrf
     },
     get: async (url: string) => remember(await app.inject({ method: 'GET', url, headers: { cookie: cookie() } })),
-    /** A form post with the current CSRF token (unless `_csrf` is given) and the Origin header (unless `headers` replaces it). */
+    /**
+     * A form post with the current CSRF token (unless `_csrf` is given) and the Origin header (unless `headers`
+     * replaces it).
+     */
     post: async (url: string, fields: Record<string, string>, headers: Record<string, string> = { origin }) =>
       remember(
         await app.inject({

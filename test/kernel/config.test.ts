@@ -101,19 +101,23 @@ test('a deprecation instant after the sunset is refused, naming both variables',
   )
 })
 
-test('PETSTORE_GETPET_SUNSET alone may be any instant, past ones included; the deprecation then defaults to the earlier', () => {
-  const past = loadConfig({ PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' })
-  assert.equal(past.getPetSunset.toISOString(), '2020-01-01T00:00:00.000Z')
-  assert.equal(past.getPetDeprecatedAt.toISOString(), '2020-01-01T00:00:00.000Z')
-  const later = loadConfig({ PETSTORE_GETPET_SUNSET: '2040-01-01T00:00:00Z' })
-  assert.equal(later.getPetDeprecatedAt.toISOString(), '2026-11-21T00:00:00.000Z')
-  // Both set, deprecation not after the sunset: both kept as given.
-  const both = loadConfig({
-    PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z',
-    PETSTORE_GETPET_DEPRECATED_AT: '2019-06-01T00:00:00Z',
-  })
-  assert.equal(both.getPetDeprecatedAt.toISOString(), '2019-06-01T00:00:00.000Z')
-})
+test(
+  'PETSTORE_GETPET_SUNSET alone may be any instant, past ones included; ' +
+    'the deprecation then defaults to the earlier',
+  () => {
+    const past = loadConfig({ PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' })
+    assert.equal(past.getPetSunset.toISOString(), '2020-01-01T00:00:00.000Z')
+    assert.equal(past.getPetDeprecatedAt.toISOString(), '2020-01-01T00:00:00.000Z')
+    const later = loadConfig({ PETSTORE_GETPET_SUNSET: '2040-01-01T00:00:00Z' })
+    assert.equal(later.getPetDeprecatedAt.toISOString(), '2026-11-21T00:00:00.000Z')
+    // Both set, deprecation not after the sunset: both kept as given.
+    const both = loadConfig({
+      PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z',
+      PETSTORE_GETPET_DEPRECATED_AT: '2019-06-01T00:00:00Z',
+    })
+    assert.equal(both.getPetDeprecatedAt.toISOString(), '2019-06-01T00:00:00.000Z')
+  },
+)
 
 // A setting that may hold a credential: the error names the variable and what is wrong, never the value.
 const PASSWORD = 'Pa55word-X'
@@ -163,12 +167,14 @@ const urlProblems: Array<[variable: string, value: string, problem: string]> = [
   [
     'DATABASE_URL',
     `mysql://app:${PASSWORD}@db/petstore`,
-    'DATABASE_URL: scheme "mysql:" is not supported: use a file path, a file: or sqlite: URL, or postgres://[user:password@]host[:port]/database',
+    'DATABASE_URL: scheme "mysql:" is not supported: ' +
+      'use a file path, a file: or sqlite: URL, or postgres://[user:password@]host[:port]/database',
   ],
   [
     'DATABASE_URL',
     'file://files.example.com/petstore.db',
-    'DATABASE_URL: the host of a file: URL must be empty or localhost, not "files.example.com" (file:///absolute/path or file:relative/path)',
+    'DATABASE_URL: the host of a file: URL must be empty or localhost, ' +
+      'not "files.example.com" (file:///absolute/path or file:relative/path)',
   ],
   [
     'DATABASE_URL',

@@ -46,12 +46,16 @@ test('every setting that may hold a credential has a case here', () => {
 })
 
 for (const s of sensitive) {
-  test(`serve with a bad ${s.env}: one line naming it and the problem, without the ${s.sensitive === 'secret' ? 'secret' : 'password'}`, async (t) => {
-    const [value, problem] = bad[s.env]!
-    const line = oneLineFailure(await runCli(['serve'], { ...(await serveEnv(t)), [s.env]: value }))
-    assert.ok(line.includes(problem), line)
-    assert.ok(!line.includes(SECRET) && !line.includes('Pa55'), line)
-  })
+  test(
+    `serve with a bad ${s.env}: one line naming it and the problem, ` +
+      `without the ${s.sensitive === 'secret' ? 'secret' : 'password'}`,
+    async (t) => {
+      const [value, problem] = bad[s.env]!
+      const line = oneLineFailure(await runCli(['serve'], { ...(await serveEnv(t)), [s.env]: value }))
+      assert.ok(line.includes(problem), line)
+      assert.ok(!line.includes(SECRET) && !line.includes('Pa55'), line)
+    },
+  )
 }
 
 test('serve with all of them bad at once: still one line, naming each, without a secret', async (t) => {

@@ -41,13 +41,17 @@ function migrate(cwd: string, url: string): Promise<void> {
   })
 }
 
-test('the CLI makes the SQLite database at the path of a file: URL (absolute, relative, file:///) and at a plain path', async (t) => {
-  const { dir } = tempDir(t, 'petstore-file-url-')
-  await migrate(dir, 'file:./relative/p.db')
-  await migrate(dir, `file:${join(dir, 'absolute', 'p.db')}`)
-  await migrate(dir, pathToFileURL(join(dir, 'three slashes', 'p.db')).href)
-  await migrate(dir, 'plain/p.db')
-  for (const folder of ['relative', 'absolute', 'three slashes', 'plain'])
-    assert.ok(existsSync(join(dir, folder, 'p.db')), `${folder}/p.db: ${readdirSync(dir)}`)
-  assert.deepEqual(readdirSync(dir).sort(), ['absolute', 'plain', 'relative', 'three slashes'])
-})
+test(
+  'the CLI makes the SQLite database at the path of a file: ' +
+    'URL (absolute, relative, file:///) and at a plain path',
+  async (t) => {
+    const { dir } = tempDir(t, 'petstore-file-url-')
+    await migrate(dir, 'file:./relative/p.db')
+    await migrate(dir, `file:${join(dir, 'absolute', 'p.db')}`)
+    await migrate(dir, pathToFileURL(join(dir, 'three slashes', 'p.db')).href)
+    await migrate(dir, 'plain/p.db')
+    for (const folder of ['relative', 'absolute', 'three slashes', 'plain'])
+      assert.ok(existsSync(join(dir, folder, 'p.db')), `${folder}/p.db: ${readdirSync(dir)}`)
+    assert.deepEqual(readdirSync(dir).sort(), ['absolute', 'plain', 'relative', 'three slashes'])
+  },
+)

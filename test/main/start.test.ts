@@ -31,37 +31,40 @@ const call = (base: string, key: string, init: RequestInit = {}) =>
     signal: AbortSignal.timeout(10_000),
   })
 
-test('first start: creates the folder, prints the base URL, one ps_test_ key and a curl line; the key works', async (t) => {
-  const { file, port, env } = await setup(t)
-  assert.equal(existsSync(dirname(file)), false)
-  const server = spawnServe(t, env)
-  const [, base] = await server.waitFor(START_LINE)
-  assert.equal(base, `http://127.0.0.1:${port}/v1`)
-  const [curl] = await server.waitFor(CURL_LINE)
-  assert.ok(existsSync(file), 'the database file is created')
+test(
+  'first start: creates the folder, prints the base URL, ' + 'one ps_test_ key and a curl line; the key works',
+  async (t) => {
+    const { file, port, env } = await setup(t)
+    assert.equal(existsSync(dirname(file)), false)
+    const server = spawnServe(t, env)
+    const [, base] = await server.waitFor(START_LINE)
+    assert.equal(base, `http://127.0.0.1:${port}/v1`)
+    const [curl] = await server.waitFor(CURL_LINE)
+    assert.ok(existsSync(file), 'the database file is created')
 
-  // The banner (and the key shown once) is on stderr: stdout is the log, JSON lines only.
-  const keys = new Set(server.stderr().match(ANY_KEY))
-  assert.equal(keys.size, 1, server.stderr())
-  const [key] = [...keys] as [string]
-  // (The log does name the key's prefix, `ps_test_AbCd`: in the audit entry of its creation.)
-  assert.ok(!server.stdout().includes(key), 'the key is on stdout (the log)')
-  assert.match(key, /^ps_test_/)
-  assert.ok(curl.includes(`Bearer ${key}`) && curl.includes(`${base}/pets`), curl)
+    // The banner (and the key shown once) is on stderr: stdout is the log, JSON lines only.
+    const keys = new Set(server.stderr().match(ANY_KEY))
+    assert.equal(keys.size, 1, server.stderr())
+    const [key] = [...keys] as [string]
+    // (The log does name the key's prefix, `ps_test_AbCd`: in the audit entry of its creation.)
+    assert.ok(!server.stdout().includes(key), 'the key is on stdout (the log)')
+    assert.match(key, /^ps_test_/)
+    assert.ok(curl.includes(`Bearer ${key}`) && curl.includes(`${base}/pets`), curl)
 
-  const created = await call(base!, key, { method: 'POST', body: JSON.stringify({ name: 'Rex', categoryId: 7 }) })
-  assert.equal(created.status, 201)
-  const pet = (await created.json()) as { id: number }
-  const listed = await call(base!, key)
-  assert.equal(listed.status, 200)
-  assert.deepEqual(await listed.json(), [{ id: pet.id, name: 'Rex', categoryId: 7 }])
+    const created = await call(base!, key, { method: 'POST', body: JSON.stringify({ name: 'Rex', categoryId: 7 }) })
+    assert.equal(created.status, 201)
+    const pet = (await created.json()) as { id: number }
+    const listed = await call(base!, key)
+    assert.equal(listed.status, 200)
+    assert.deepEqual(await listed.json(), [{ id: pet.id, name: 'Rex', categoryId: 7 }])
 
-  assert.deepEqual(await server.stop(), { code: 0, signal: null })
-  const logged = (server.stdout() + server.stderr())
-    .split('\n')
-    .filter((l) => l.includes(key) && l.trimStart().startsWith('{'))
-  assert.deepEqual(logged, [], 'the key appears in a log line')
-})
+    assert.deepEqual(await server.stop(), { code: 0, signal: null })
+    const logged = (server.stdout() + server.stderr())
+      .split('\n')
+      .filter((l) => l.includes(key) && l.trimStart().startsWith('{'))
+    assert.deepEqual(logged, [], 'the key appears in a log line')
+  },
+)
 
 test('a restart on the same database prints no new key, and the first key still works', async (t) => {
   const { env } = await setup(t)
@@ -109,16 +112,20 @@ for (const [variable, value] of [
   })
 }
 
-test('the petstore program runs Node.js with its memory settings (young generation 4 MiB, old generation ≤ 128 MiB, 2 malloc arenas)', async (t) => {
-  const { env } = await setup(t)
-  const server = spawnServe(t, env, [], { asProgram: true })
-  await server.waitFor(START_LINE)
-  // `env -S` execs node in place: the process that serves is the one started, with the options of the first line.
-  const argv = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
-  assert.ok(argv.includes('--max-semi-space-size=4') && argv.includes('--max-old-space-size=128'), argv.join(' '))
-  assert.ok(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'))
-  assert.equal((await server.stop()).code, 0)
-})
+test(
+  'the petstore program runs Node.js with its memory settings (young ' +
+    'generation 4 MiB, old generation ≤ 128 MiB, 2 malloc arenas)',
+  async (t) => {
+    const { env } = await setup(t)
+    const server = spawnServe(t, env, [], { asProgram: true })
+    await server.waitFor(START_LINE)
+    // `env -S` execs node in place: the process that serves is the one started, with the options of the first line.
+    const argv = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
+    assert.ok(argv.includes('--max-semi-space-size=4') && argv.includes('--max-old-space-size=128'), argv.join(' '))
+    assert.ok(readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'))
+    assert.equal((await server.stop()).code, 0)
+  },
+)
 
 test('serve with PETSTORE_GETPET_SUNSET alone in the past starts, and GET /v1/pets/{petId} answers 410', async (t) => {
   const { env } = await setup(t, { PETSTORE_GETPET_SUNSET: '2020-01-01T00:00:00Z' })

@@ -34,21 +34,24 @@ function assertNoRateLimitHeaders(response: { headers: Record<string, unknown> }
   for (const name of RATE_LIMIT_HEADERS) assert.equal(response.headers[name], undefined, `${what} carries ${name}`)
 }
 
-test('/healthz is 200 {status: "ok"} and /readyz is 200 with every check ok, without a key, on both listeners', async (t) => {
-  const h = await startMessagesHarness(t, { pets: true })
-  for (const [name, app] of [
-    ['pets', h.pets!],
-    ['messages', h.app],
-  ] as const) {
-    const health = await app.inject({ url: '/healthz' })
-    assert.equal(health.statusCode, 200, `${name} /healthz`)
-    assert.deepEqual(health.json(), { status: 'ok' })
-    assert.match(String(health.headers['content-type']), /^application\/json/)
-    const ready = await app.inject({ url: '/readyz' })
-    assert.equal(ready.statusCode, 200, `${name} /readyz: ${ready.body}`)
-    assert.deepEqual(ready.json(), READY)
-  }
-})
+test(
+  '/healthz is 200 {status: ' + '"ok"} and /readyz is 200 with every check ok, without a key, on both listeners',
+  async (t) => {
+    const h = await startMessagesHarness(t, { pets: true })
+    for (const [name, app] of [
+      ['pets', h.pets!],
+      ['messages', h.app],
+    ] as const) {
+      const health = await app.inject({ url: '/healthz' })
+      assert.equal(health.statusCode, 200, `${name} /healthz`)
+      assert.deepEqual(health.json(), { status: 'ok' })
+      assert.match(String(health.headers['content-type']), /^application\/json/)
+      const ready = await app.inject({ url: '/readyz' })
+      assert.equal(ready.statusCode, 200, `${name} /readyz: ${ready.body}`)
+      assert.deepEqual(ready.json(), READY)
+    }
+  },
+)
 
 test('/healthz and /readyz carry no rate-limit headers and consume no quota, whatever key is sent', async (t) => {
   const h = await startHarness(t, { config: { unauthenticatedPerMinute: 2 } })
@@ -88,110 +91,132 @@ test('/healthz and /readyz answer while the address and the account are rate lim
   }
 })
 
-test('/readyz is 503 service_unavailable naming the database when it cannot answer, and nothing more; /healthz stays 200', async (t) => {
-  const h = await startHarness(t)
-  await h.handle.close()
-  const ready = await h.app.inject({ url: '/readyz' })
-  assert.equal(ready.statusCode, 503)
-  assert.deepEqual(errorOf(ready), NOT_READY)
-  assert.match(String(ready.headers['retry-after']), /^[1-9]\d*$/)
-  assert.equal((await h.app.inject({ url: '/healthz' })).statusCode, 200)
-})
+test(
+  '/readyz is 503 service_unavailable naming the database ' +
+    'when it cannot answer, and nothing more; /healthz stays 200',
+  async (t) => {
+    const h = await startHarness(t)
+    await h.handle.close()
+    const ready = await h.app.inject({ url: '/readyz' })
+    assert.equal(ready.statusCode, 503)
+    assert.deepEqual(errorOf(ready), NOT_READY)
+    assert.match(String(ready.headers['retry-after']), /^[1-9]\d*$/)
+    assert.equal((await h.app.inject({ url: '/healthz' })).statusCode, 200)
+  },
+)
 
-test('PostgreSQL cut off (the relay stops): /readyz 503 with the error body only, no host, port or driver text; back: 200', async (t) => {
-  if (postgresOnly(t)) return
-  const upstream = new URL(process.env.TEST_DATABASE_URL!)
-  const proxy = await tcpProxy(t, { host: upstream.hostname, port: Number(upstream.port || 5432) })
-  await proxy.start()
-  const url = new URL(await postgresSchema(t))
-  url.port = String(proxy.port)
-  const config = loadConfig({ LOG_LEVEL: 'silent' }, { databaseUrl: url.toString() })
-  const handle = openDatabase(url.toString(), { poolSize: 2, timeoutMs: config.databaseTimeoutMs })
-  await migrateToLatest(handle.db)
-  const { app, services } = await appWithServices({ config, db: handle.db, pool: handle.pool, logger: false })
-  t.after(async () => {
-    await app.close()
-    await services.close()
-    await handle.close()
-  })
-  const readyz = () => within(app.inject({ url: '/readyz' }), 'GET /readyz')
-  assert.deepEqual((await readyz()).json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
+test(
+  'PostgreSQL cut off (the relay stops): ' +
+    '/readyz 503 with the error body only, no host, port or driver text; back: 200',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const upstream = new URL(process.env.TEST_DATABASE_URL!)
+    const proxy = await tcpProxy(t, { host: upstream.hostname, port: Number(upstream.port || 5432) })
+    await proxy.start()
+    const url = new URL(await postgresSchema(t))
+    url.port = String(proxy.port)
+    const config = loadConfig({ LOG_LEVEL: 'silent' }, { databaseUrl: url.toString() })
+    const handle = openDatabase(url.toString(), { poolSize: 2, timeoutMs: config.databaseTimeoutMs })
+    await migrateToLatest(handle.db)
+    const { app, services } = await appWithServices({ config, db: handle.db, pool: handle.pool, logger: false })
+    t.after(async () => {
+      await app.close()
+      await services.close()
+      await handle.close()
+    })
+    const readyz = () => within(app.inject({ url: '/readyz' }), 'GET /readyz')
+    assert.deepEqual((await readyz()).json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
 
-  await proxy.stop()
-  const down = await readyz()
-  assert.equal(down.statusCode, 503, down.body)
-  assert.deepEqual(JSON.parse(down.body), NOT_READY, 'exactly the error fields')
-  assert.match(String(down.headers['retry-after']), /^[1-9]\d*$/)
-  for (const leak of [upstream.hostname, '127.0.0.1', 'localhost', String(proxy.port), String(upstream.port || 5432)]) {
-    assert.ok(!down.body.includes(leak), `the body names ${leak}: ${down.body}`)
-  }
-  assert.doesNotMatch(down.body, /ECONN|connect|refused|timeout|postgres|pg|socket|terminat/i, 'no driver text')
-  const metrics = await app.inject({ url: '/metrics' })
-  assert.equal(metrics.statusCode, 200, 'the scrape answers while the database does not')
-  assert.match(
-    metrics.body,
-    /^petstore_messages_outbox_depth NaN$/im,
-    'a figure it cannot read is NaN, not a stale or false 0',
-  )
+    await proxy.stop()
+    const down = await readyz()
+    assert.equal(down.statusCode, 503, down.body)
+    assert.deepEqual(JSON.parse(down.body), NOT_READY, 'exactly the error fields')
+    assert.match(String(down.headers['retry-after']), /^[1-9]\d*$/)
+    for (const leak of [
+      upstream.hostname,
+      '127.0.0.1',
+      'localhost',
+      String(proxy.port),
+      String(upstream.port || 5432),
+    ]) {
+      assert.ok(!down.body.includes(leak), `the body names ${leak}: ${down.body}`)
+    }
+    assert.doesNotMatch(down.body, /ECONN|connect|refused|timeout|postgres|pg|socket|terminat/i, 'no driver text')
+    const metrics = await app.inject({ url: '/metrics' })
+    assert.equal(metrics.statusCode, 200, 'the scrape answers while the database does not')
+    assert.match(
+      metrics.body,
+      /^petstore_messages_outbox_depth NaN$/im,
+      'a figure it cannot read is NaN, not a stale or false 0',
+    )
 
-  await proxy.start()
-  await pollUntil('/readyz 200 again', async () => ((await readyz()).statusCode === 200 ? true : undefined))
-  assert.deepEqual((await readyz()).json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
-})
+    await proxy.start()
+    await pollUntil('/readyz 200 again', async () => ((await readyz()).statusCode === 200 ? true : undefined))
+    assert.deepEqual((await readyz()).json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
+  },
+)
 
-test('/readyz with Redis: ok; killed: 200 with redis degraded (the fallback limits); back: ok. Without REDIS_URL: off', async (t) => {
-  const redis = await redisServer(t)
-  await redis.start()
-  const store = await testBackend(t)
-  const config = loadConfig(
-    { LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix() },
-    { databaseUrl: store.url },
-  )
-  const rateLimitStore = await createRateLimitStore(config, captureLog().log)
-  const { app, services } = await appWithServices({
-    config,
-    db: store.handle.db,
-    pool: store.handle.pool,
-    clock: createManualClock(new Date('2027-01-01T00:00:30Z')),
-    rateLimitStore,
-    logger: false,
-  })
-  t.after(async () => {
-    await app.close()
-    await services.close()
-    await rateLimitStore.close()
-    await store.rateLimitStore?.close()
-  })
-  const account = await services.accounts.createAccount({ actor: testActor, name: 'readyz', plan: 'free' })
-  const { key } = await services.accounts.createApiKey({
-    actor: testActor,
-    accountId: account.id,
-    environment: keyEnvironment(config.environment),
-  })
-  const readyz = async () => {
-    const r = await within(app.inject({ url: '/readyz' }), 'GET /readyz')
-    assert.equal(r.statusCode, 200, r.body)
-    return r.json()
-  }
-  const redisUp = async () => /^petstore_redis_up (\S+)$/m.exec((await app.inject({ url: '/metrics' })).body)?.[1]
-  assert.deepEqual(await readyz(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
-  assert.equal(await redisUp(), '1')
+test(
+  '/readyz with Redis: ok; killed: 200 with redis degraded (the fallback limits); ' +
+    'back: ok. Without REDIS_URL: off',
+  async (t) => {
+    const redis = await redisServer(t)
+    await redis.start()
+    const store = await testBackend(t)
+    const config = loadConfig(
+      { LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: freshRedisPrefix() },
+      { databaseUrl: store.url },
+    )
+    const rateLimitStore = await createRateLimitStore(config, captureLog().log)
+    const { app, services } = await appWithServices({
+      config,
+      db: store.handle.db,
+      pool: store.handle.pool,
+      clock: createManualClock(new Date('2027-01-01T00:00:30Z')),
+      rateLimitStore,
+      logger: false,
+    })
+    t.after(async () => {
+      await app.close()
+      await services.close()
+      await rateLimitStore.close()
+      await store.rateLimitStore?.close()
+    })
+    const account = await services.accounts.createAccount({ actor: testActor, name: 'readyz', plan: 'free' })
+    const { key } = await services.accounts.createApiKey({
+      actor: testActor,
+      accountId: account.id,
+      environment: keyEnvironment(config.environment),
+    })
+    const readyz = async () => {
+      const r = await within(app.inject({ url: '/readyz' }), 'GET /readyz')
+      assert.equal(r.statusCode, 200, r.body)
+      return r.json()
+    }
+    const redisUp = async () => /^petstore_redis_up (\S+)$/m.exec((await app.inject({ url: '/metrics' })).body)?.[1]
+    assert.deepEqual(await readyz(), { status: 'ready', checks: { database: 'ok', redis: 'ok' } })
+    assert.equal(await redisUp(), '1')
 
-  await redis.stop()
-  assert.equal((await app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200, 'served by the fallback')
-  assert.deepEqual(await readyz(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
-  assert.equal(await redisUp(), '0')
+    await redis.stop()
+    assert.equal(
+      (await app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode,
+      200,
+      'served by the fallback',
+    )
+    assert.deepEqual(await readyz(), { status: 'ready', checks: { database: 'ok', redis: 'degraded' } })
+    assert.equal(await redisUp(), '0')
 
-  await redis.start()
-  await pollUntil('redis ok again', async () => ((await readyz()).checks.redis === 'ok' ? true : undefined))
-  assert.equal(await redisUp(), '1')
+    await redis.start()
+    await pollUntil('redis ok again', async () => ((await readyz()).checks.redis === 'ok' ? true : undefined))
+    assert.equal(await redisUp(), '1')
 
-  const without = await startHarness(t, { config: { redisUrl: undefined } })
-  const off = await without.app.inject({ url: '/readyz' })
-  assert.deepEqual(off.json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
-  assert.doesNotMatch(
-    (await without.app.inject({ url: '/metrics' })).body,
-    /petstore_redis_up/,
-    'no Redis, no gauge of it',
-  )
-})
+    const without = await startHarness(t, { config: { redisUrl: undefined } })
+    const off = await without.app.inject({ url: '/readyz' })
+    assert.deepEqual(off.json(), { status: 'ready', checks: { database: 'ok', redis: 'off' } })
+    assert.doesNotMatch(
+      (await without.app.inject({ url: '/metrics' })).body,
+      /petstore_redis_up/,
+      'no Redis, no gauge of it',
+    )
+  },
+)

@@ -45,56 +45,59 @@ const requests = (route: string, status: number, method = 'GET') => ({
   status: String(status),
 })
 
-test('/metrics from loopback: request counts and latency by route pattern and status, process and pool metrics', async (t) => {
-  const h = await startHarness(t)
-  const { key } = await h.newAccount()
-  for (let i = 0; i < 3; i++)
-    assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
-  assert.equal(
-    (
-      await h.app.inject({
-        method: 'POST',
-        url: '/v1/pets',
-        headers: bearer(key),
-        payload: { name: 'Rex', categoryId: 1 },
-      })
-    ).statusCode,
-    201,
-  )
-  assert.equal((await h.app.inject({ url: '/v1/pets/987654321', headers: bearer(key) })).statusCode, 404)
-  assert.equal((await h.app.inject({ url: '/v1/pets' })).statusCode, 401)
-  assert.equal((await h.app.inject({ url: '/no/such/path/12345' })).statusCode, 404)
+test(
+  '/metrics from loopback: request counts and latency ' + 'by route pattern and status, process and pool metrics',
+  async (t) => {
+    const h = await startHarness(t)
+    const { key } = await h.newAccount()
+    for (let i = 0; i < 3; i++)
+      assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode, 200)
+    assert.equal(
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/v1/pets',
+          headers: bearer(key),
+          payload: { name: 'Rex', categoryId: 1 },
+        })
+      ).statusCode,
+      201,
+    )
+    assert.equal((await h.app.inject({ url: '/v1/pets/987654321', headers: bearer(key) })).statusCode, 404)
+    assert.equal((await h.app.inject({ url: '/v1/pets' })).statusCode, 401)
+    assert.equal((await h.app.inject({ url: '/no/such/path/12345' })).statusCode, 404)
 
-  const samples = await scrape(h)
-  const count = (labels: Record<string, string>) =>
-    valueOf(samples, 'petstore_http_request_duration_seconds_count', labels)
-  assert.equal(count(requests('/v1/pets', 200)), 3)
-  assert.equal(count(requests('/v1/pets', 201, 'POST')), 1)
-  assert.equal(count(requests('/v1/pets/:petId', 404)), 1)
-  assert.equal(count(requests('/v1/pets', 401)), 1)
-  assert.equal(
-    valueOf(samples, 'petstore_http_request_duration_seconds_bucket', { ...requests('/v1/pets', 200), le: '+Inf' }),
-    3,
-  )
-  assert.ok((valueOf(samples, 'petstore_http_request_duration_seconds_sum', requests('/v1/pets', 200)) ?? -1) >= 0)
-  const labelValues = samples.flatMap((s) => Object.values(s.labels))
-  assert.ok(
-    !labelValues.some((v) => /987654321|12345/.test(v)),
-    'raw paths never become label values (one series per route pattern)',
-  )
-  assert.ok(
-    samples.some((s) => s.name.startsWith('petstore_process_')),
-    'process metrics',
-  )
-  const pool = valueOf(samples, 'petstore_db_pool_connections')
-  if (backend === 'postgres') assert.ok(pool !== undefined && pool >= 1, `pool connections: ${pool}`)
-  else assert.equal(pool, undefined, 'no pool on SQLite')
-  // The page and pet reads above went over the pipelined connections.
-  const pipelined = valueOf(samples, 'petstore_db_pipelined_connections')
-  if (backend === 'postgres')
-    assert.ok(pipelined !== undefined && pipelined >= 1, `pipelined connections: ${pipelined}`)
-  else assert.equal(pipelined, undefined, 'no pipelined connections on SQLite')
-})
+    const samples = await scrape(h)
+    const count = (labels: Record<string, string>) =>
+      valueOf(samples, 'petstore_http_request_duration_seconds_count', labels)
+    assert.equal(count(requests('/v1/pets', 200)), 3)
+    assert.equal(count(requests('/v1/pets', 201, 'POST')), 1)
+    assert.equal(count(requests('/v1/pets/:petId', 404)), 1)
+    assert.equal(count(requests('/v1/pets', 401)), 1)
+    assert.equal(
+      valueOf(samples, 'petstore_http_request_duration_seconds_bucket', { ...requests('/v1/pets', 200), le: '+Inf' }),
+      3,
+    )
+    assert.ok((valueOf(samples, 'petstore_http_request_duration_seconds_sum', requests('/v1/pets', 200)) ?? -1) >= 0)
+    const labelValues = samples.flatMap((s) => Object.values(s.labels))
+    assert.ok(
+      !labelValues.some((v) => /987654321|12345/.test(v)),
+      'raw paths never become label values (one series per route pattern)',
+    )
+    assert.ok(
+      samples.some((s) => s.name.startsWith('petstore_process_')),
+      'process metrics',
+    )
+    const pool = valueOf(samples, 'petstore_db_pool_connections')
+    if (backend === 'postgres') assert.ok(pool !== undefined && pool >= 1, `pool connections: ${pool}`)
+    else assert.equal(pool, undefined, 'no pool on SQLite')
+    // The page and pet reads above went over the pipelined connections.
+    const pipelined = valueOf(samples, 'petstore_db_pipelined_connections')
+    if (backend === 'postgres')
+      assert.ok(pipelined !== undefined && pipelined >= 1, `pipelined connections: ${pipelined}`)
+    else assert.equal(pipelined, undefined, 'no pipelined connections on SQLite')
+  },
+)
 
 test('/metrics counts 429 refusals by reason and subject, and bans when they start', async (t) => {
   const h = await startHarness(t, { config: { banThreshold: 2, unauthenticatedPerMinute: 1 } })
@@ -143,24 +146,27 @@ test('/metrics counts 429 refusals by reason and subject, and bans when they sta
   assert.equal(valueOf(after, 'petstore_requests_refused_total', { limit: 'address', plan: 'none' }), 1)
 })
 
-test('/metrics counts refusals by limit and plan: a free account past its minute, an enterprise account past its day', async (t) => {
-  const h = await startHarness(t)
-  const free = await h.newAccount({ plan: 'free' })
-  const daily = await h.newAccount({ plan: 'enterprise', perMinute: 100, perDay: 2 })
-  const statuses = async (key: string, n: number) => {
-    const seen: number[] = []
-    for (let i = 0; i < n; i++) seen.push((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode)
-    return seen
-  }
-  assert.deepEqual(await statuses(free.key, 61), [...Array(60).fill(200), 429])
-  assert.deepEqual(await statuses(daily.key, 3), [200, 200, 429])
-  const samples = await scrape(h)
-  const refused = samples.filter((s) => s.name === 'petstore_requests_refused_total')
-  assert.deepEqual(refused.map((s) => [s.labels.limit, s.labels.plan, s.value]).sort(), [
-    ['day', 'enterprise', 1],
-    ['minute', 'free', 1],
-  ])
-})
+test(
+  '/metrics counts refusals by limit and plan: ' + 'a free account past its minute, an enterprise account past its day',
+  async (t) => {
+    const h = await startHarness(t)
+    const free = await h.newAccount({ plan: 'free' })
+    const daily = await h.newAccount({ plan: 'enterprise', perMinute: 100, perDay: 2 })
+    const statuses = async (key: string, n: number) => {
+      const seen: number[] = []
+      for (let i = 0; i < n; i++) seen.push((await h.app.inject({ url: '/v1/pets', headers: bearer(key) })).statusCode)
+      return seen
+    }
+    assert.deepEqual(await statuses(free.key, 61), [...Array(60).fill(200), 429])
+    assert.deepEqual(await statuses(daily.key, 3), [200, 200, 429])
+    const samples = await scrape(h)
+    const refused = samples.filter((s) => s.name === 'petstore_requests_refused_total')
+    assert.deepEqual(refused.map((s) => [s.labels.limit, s.labels.plan, s.value]).sort(), [
+      ['day', 'enterprise', 1],
+      ['minute', 'free', 1],
+    ])
+  },
+)
 
 test("/metrics: build info (version, Node.js) and this process's start time as worker 0", async (t) => {
   const h = await startHarness(t)
@@ -175,61 +181,65 @@ test("/metrics: build info (version, Node.js) and this process's start time as w
   )
 })
 
-test('/metrics counts portal sign-ups (new accounts only), log-ins and failed log-ins; accounts by plan, deleted ones left out', async (t) => {
-  const h = await portalHarness(t)
-  const before = await scrape(h)
-  for (const name of [
-    'petstore_portal_signups_total',
-    'petstore_portal_logins_total',
-    'petstore_portal_login_failures_total',
-  ])
-    assert.equal(valueOf(before, name), 0, name)
-  assert.deepEqual(
-    before.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
-    [
-      ['free', 0],
-      ['pro', 0],
-      ['business', 0],
-      ['enterprise', 0],
-    ],
-  )
+test(
+  '/metrics counts portal sign-ups (new accounts only), ' +
+    'log-ins and failed log-ins; accounts by plan, deleted ones left out',
+  async (t) => {
+    const h = await portalHarness(t)
+    const before = await scrape(h)
+    for (const name of [
+      'petstore_portal_signups_total',
+      'petstore_portal_logins_total',
+      'petstore_portal_login_failures_total',
+    ])
+      assert.equal(valueOf(before, name), 0, name)
+    assert.deepEqual(
+      before.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
+      [
+        ['free', 0],
+        ['pro', 0],
+        ['business', 0],
+        ['enterprise', 0],
+      ],
+    )
 
-  await signedUpUser(h, 'ada@example.com') // sign-up, verification, log-in
-  const again = client(h.app)
-  await again.get('/portal/signup')
-  assert.equal(
-    (await again.post('/portal/signup', { email: 'ada@example.com', password: GOOD_PASSWORD })).statusCode,
-    200,
-  )
-  await h.services.portal?.mailer.settled()
-  await again.get('/portal/login')
-  assert.equal(
-    (await again.post('/portal/login', { email: 'ada@example.com', password: 'not the password at all' })).statusCode,
-    400,
-  )
-  assert.equal(
-    (await again.post('/portal/login', { email: 'nobody@example.com', password: GOOD_PASSWORD })).statusCode,
-    400,
-  )
-  await h.newAccount({ plan: 'pro' })
-  await h.newAccount({ plan: 'enterprise', perMinute: 10, perDay: 100 })
-  const gone = await h.newAccount({ plan: 'pro' })
-  await h.services.accounts.deleteAccount(gone.accountId, { actor: testActor })
+    await signedUpUser(h, 'ada@example.com') // sign-up, verification, log-in
+    const again = client(h.app)
+    await again.get('/portal/signup')
+    assert.equal(
+      (await again.post('/portal/signup', { email: 'ada@example.com', password: GOOD_PASSWORD })).statusCode,
+      200,
+    )
+    await h.services.portal?.mailer.settled()
+    await again.get('/portal/login')
+    assert.equal(
+      (await again.post('/portal/login', { email: 'ada@example.com', password: 'not the password at all' })).statusCode,
+      400,
+    )
+    assert.equal(
+      (await again.post('/portal/login', { email: 'nobody@example.com', password: GOOD_PASSWORD })).statusCode,
+      400,
+    )
+    await h.newAccount({ plan: 'pro' })
+    await h.newAccount({ plan: 'enterprise', perMinute: 10, perDay: 100 })
+    const gone = await h.newAccount({ plan: 'pro' })
+    await h.services.accounts.deleteAccount(gone.accountId, { actor: testActor })
 
-  const after = await scrape(h)
-  assert.equal(valueOf(after, 'petstore_portal_signups_total'), 1, 'the repeated address created no account')
-  assert.equal(valueOf(after, 'petstore_portal_logins_total'), 1)
-  assert.equal(valueOf(after, 'petstore_portal_login_failures_total'), 2)
-  assert.deepEqual(
-    after.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
-    [
-      ['free', 1],
-      ['pro', 1],
-      ['business', 0],
-      ['enterprise', 1],
-    ],
-  )
-})
+    const after = await scrape(h)
+    assert.equal(valueOf(after, 'petstore_portal_signups_total'), 1, 'the repeated address created no account')
+    assert.equal(valueOf(after, 'petstore_portal_logins_total'), 1)
+    assert.equal(valueOf(after, 'petstore_portal_login_failures_total'), 2)
+    assert.deepEqual(
+      after.filter((s) => s.name === 'petstore_accounts').map((s) => [s.labels.plan, s.value]),
+      [
+        ['free', 1],
+        ['pro', 1],
+        ['business', 0],
+        ['enterprise', 1],
+      ],
+    )
+  },
+)
 
 test('/metrics: outbox depth and oldest age read at scrape; failed webhook deliveries counted by sink', async (t) => {
   // A receiver that always fails: every attempt is a failed delivery, and the messages stay queued for a retry.
@@ -275,42 +285,49 @@ test('/metrics: outbox depth and oldest age read at scrape; failed webhook deliv
   assert.equal(valueOf(failed, 'petstore_messages_outbox_oldest_age_seconds'), 120)
 })
 
-test('/metrics without METRICS_TOKEN answers loopback only: a remote client gets 404, even claiming to be local', async (t) => {
-  const h = await startHarness(t)
-  for (const remoteAddress of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1']) {
-    assert.equal((await h.app.inject({ url: '/metrics', remoteAddress })).statusCode, 200, remoteAddress)
-  }
-  for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }, { host: 'localhost' }, bearer('anything')]) {
-    const response = await h.app.inject({ url: '/metrics', remoteAddress: REMOTE, headers })
-    assert.equal(response.statusCode, 404, JSON.stringify(headers))
-    assert.equal(errorOf(response).code, 'not_found')
-    assert.doesNotMatch(response.body, /petstore_/)
-  }
-})
+test(
+  '/metrics without METRICS_TOKEN answers loopback only: ' + 'a remote client gets 404, even claiming to be local',
+  async (t) => {
+    const h = await startHarness(t)
+    for (const remoteAddress of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1']) {
+      assert.equal((await h.app.inject({ url: '/metrics', remoteAddress })).statusCode, 200, remoteAddress)
+    }
+    for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }, { host: 'localhost' }, bearer('anything')]) {
+      const response = await h.app.inject({ url: '/metrics', remoteAddress: REMOTE, headers })
+      assert.equal(response.statusCode, 404, JSON.stringify(headers))
+      assert.equal(errorOf(response).code, 'not_found')
+      assert.doesNotMatch(response.body, /petstore_/)
+    }
+  },
+)
 
-test('/metrics with METRICS_TOKEN: a missing or wrong token is 401 (from anywhere), the right one is 200 (from anywhere)', async (t) => {
-  const token = 'metrics-secret-0123456789'
-  const h = await startHarness(t, { config: { metricsToken: token } })
-  const wrong = [
-    {},
-    bearer('metrics-secret-012345678X'),
-    bearer(`${token}x`),
-    bearer(token.slice(0, -1)),
-    { authorization: `Basic ${token}` },
-    { authorization: token },
-  ]
-  for (const remoteAddress of [REMOTE, '127.0.0.1']) {
-    for (const headers of wrong) {
-      const response = await h.app.inject({ url: '/metrics', remoteAddress, headers })
-      assert.equal(response.statusCode, 401, `${remoteAddress} ${JSON.stringify(headers)}`)
-      assert.equal(errorOf(response).code, 'invalid_api_key')
-      assert.match(String(response.headers['www-authenticate']), /^Bearer /, 'a 401 names its scheme')
-      assert.doesNotMatch(response.body, /petstore_|metrics-secret/)
+test(
+  '/metrics with METRICS_TOKEN: a missing or wrong token is ' +
+    '401 (from anywhere), the right one is 200 (from anywhere)',
+  async (t) => {
+    const token = 'metrics-secret-0123456789'
+    const h = await startHarness(t, { config: { metricsToken: token } })
+    const wrong = [
+      {},
+      bearer('metrics-secret-012345678X'),
+      bearer(`${token}x`),
+      bearer(token.slice(0, -1)),
+      { authorization: `Basic ${token}` },
+      { authorization: token },
+    ]
+    for (const remoteAddress of [REMOTE, '127.0.0.1']) {
+      for (const headers of wrong) {
+        const response = await h.app.inject({ url: '/metrics', remoteAddress, headers })
+        assert.equal(response.statusCode, 401, `${remoteAddress} ${JSON.stringify(headers)}`)
+        assert.equal(errorOf(response).code, 'invalid_api_key')
+        assert.match(String(response.headers['www-authenticate']), /^Bearer /, 'a 401 names its scheme')
+        assert.doesNotMatch(response.body, /petstore_|metrics-secret/)
+      }
+      for (const authorization of [`Bearer ${token}`, `bearer ${token}`]) {
+        const response = await h.app.inject({ url: '/metrics', remoteAddress, headers: { authorization } })
+        assert.equal(response.statusCode, 200, `${remoteAddress} ${authorization}`)
+        assert.match(response.body, /^# TYPE petstore_rate_limit_bans_total counter$/m)
+      }
     }
-    for (const authorization of [`Bearer ${token}`, `bearer ${token}`]) {
-      const response = await h.app.inject({ url: '/metrics', remoteAddress, headers: { authorization } })
-      assert.equal(response.statusCode, 200, `${remoteAddress} ${authorization}`)
-      assert.match(response.body, /^# TYPE petstore_rate_limit_bans_total counter$/m)
-    }
-  }
-})
+  },
+)

@@ -37,7 +37,8 @@ type Outcome =
 
 const causeOf = (error: unknown): { code?: string } => {
   const cause = (error as { cause?: any }).cause
-  if (cause?.code === undefined && Array.isArray(cause?.errors)) return cause.errors[0] ?? {} // AggregateError (several addresses)
+  // AggregateError (several addresses)
+  if (cause?.code === undefined && Array.isArray(cause?.errors)) return cause.errors[0] ?? {}
   return cause ?? {}
 }
 
@@ -68,126 +69,133 @@ function watchAnswerBytes(t: { after: (fn: () => void) => void }): WeakMap<objec
   return bytesOfError
 }
 
-test('SIGTERM during a stream of requests: complete answers or refused at connect, exit 0, every 201 is stored', async (t) => {
-  const { file } = tempDir(t, 'petstore-shutdown-')
-  const { key, accountId } = await accountKey(file, ROOMY)
-  const { origin, process: server } = await startInstance(t, { DATABASE_URL: file })
-  const answerBytes = watchAnswerBytes(t)
+test(
+  'SIGTERM during a stream of requests: ' + 'complete answers or refused at connect, exit 0, every 201 is stored',
+  async (t) => {
+    const { file } = tempDir(t, 'petstore-shutdown-')
+    const { key, accountId } = await accountKey(file, ROOMY)
+    const { origin, process: server } = await startInstance(t, { DATABASE_URL: file })
+    const answerBytes = watchAnswerBytes(t)
 
-  let answered = 0
-  let signalled = false
-  let exit: ReturnType<typeof server.stop> | undefined
-  const outcomes: Outcome[] = []
+    let answered = 0
+    let signalled = false
+    let exit: ReturnType<typeof server.stop> | undefined
+    const outcomes: Outcome[] = []
 
-  async function one(loop: number, n: number): Promise<Outcome> {
-    const fresh = loop % 2 === 1 // odd loops open a connection per request, even loops keep theirs alive
-    const post = n % 2 === 0
-    const name = post ? `L${loop}-${n}` : undefined
-    const signalledAtStart = signalled
-    let response: Response
-    try {
-      response = await fetch(`${origin}/v1/pets${post ? '' : '?limit=5'}`, {
-        method: post ? 'POST' : 'GET',
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(post ? { 'content-type': 'application/json' } : {}),
-          ...(fresh ? { connection: 'close' } : {}),
-        },
-        body: post ? JSON.stringify({ name, categoryId: loop + 1 }) : undefined,
-        signal: AbortSignal.timeout(30_000),
-      })
-    } catch (error) {
-      const cause = causeOf(error)
-      const bytes = answerBytes.get(cause)
-      if (['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause.code!) && bytes === 0)
-        return { kind: 'refused', code: cause.code!, name }
-      return {
-        kind: 'broken',
-        detail: `no response: ${String(error)} (${cause.code}, ${bytes} bytes of the answer had arrived)`,
-        name,
-      }
-    }
-    let text: string
-    try {
-      text = await response.text()
-    } catch (error) {
-      return {
-        kind: 'broken',
-        detail: `${response.status} cut off mid-body: ${String(error)} (${causeOf(error).code})`,
-        name,
-      }
-    }
-    try {
-      return {
-        kind: 'answered',
-        status: response.status,
-        body: JSON.parse(text),
-        name,
-        startedBeforeSignal: !signalledAtStart,
-        settledAfterSignal: signalled,
-      }
-    } catch {
-      return {
-        kind: 'broken',
-        detail: `${response.status} with a body that is not JSON: ${JSON.stringify(text)}`,
-        name,
-      }
-    }
-  }
-
-  await Promise.all(
-    Array.from({ length: LOOPS }, async (_, loop) => {
-      for (let n = 0; n < PER_LOOP; n++) {
-        const outcome = await one(loop, n)
-        outcomes.push(outcome)
-        if (outcome.kind === 'answered' && ++answered === SIGNAL_AFTER) {
-          signalled = true
-          exit = server.stop()
-          exit.catch(() => {}) // awaited below, once the stream has ended
+    async function one(loop: number, n: number): Promise<Outcome> {
+      const fresh = loop % 2 === 1 // odd loops open a connection per request, even loops keep theirs alive
+      const post = n % 2 === 0
+      const name = post ? `L${loop}-${n}` : undefined
+      const signalledAtStart = signalled
+      let response: Response
+      try {
+        response = await fetch(`${origin}/v1/pets${post ? '' : '?limit=5'}`, {
+          method: post ? 'POST' : 'GET',
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(post ? { 'content-type': 'application/json' } : {}),
+            ...(fresh ? { connection: 'close' } : {}),
+          },
+          body: post ? JSON.stringify({ name, categoryId: loop + 1 }) : undefined,
+          signal: AbortSignal.timeout(30_000),
+        })
+      } catch (error) {
+        const cause = causeOf(error)
+        const bytes = answerBytes.get(cause)
+        if (['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause.code!) && bytes === 0)
+          return { kind: 'refused', code: cause.code!, name }
+        return {
+          kind: 'broken',
+          detail: `no response: ${String(error)} (${cause.code}, ${bytes} bytes of the answer had arrived)`,
+          name,
         }
       }
-    }),
-  )
-  assert.ok(exit, `only ${answered} requests were answered before the stream ended`)
-  assert.deepEqual(await exit, { code: 0, signal: null }, server.stderr())
+      let text: string
+      try {
+        text = await response.text()
+      } catch (error) {
+        return {
+          kind: 'broken',
+          detail: `${response.status} cut off mid-body: ${String(error)} (${causeOf(error).code})`,
+          name,
+        }
+      }
+      try {
+        return {
+          kind: 'answered',
+          status: response.status,
+          body: JSON.parse(text),
+          name,
+          startedBeforeSignal: !signalledAtStart,
+          settledAfterSignal: signalled,
+        }
+      } catch {
+        return {
+          kind: 'broken',
+          detail: `${response.status} with a body that is not JSON: ${JSON.stringify(text)}`,
+          name,
+        }
+      }
+    }
 
-  assert.deepEqual(
-    outcomes.filter((o) => o.kind === 'broken'),
-    [],
-  )
-  const answers = outcomes.filter((o) => o.kind === 'answered')
-  for (const a of answers) {
-    if (a.status < 300) continue
-    // Whatever the service answers while it drains is one of its own Error bodies.
-    assert.deepEqual(Object.keys(a.body).sort(), ['code', 'message', 'status'], `${a.status} ${JSON.stringify(a.body)}`)
-    assert.equal(a.body.status, a.status)
-  }
-  assert.deepEqual(
-    answers
-      .filter((a) => a.status !== 200 && a.status !== 201 && a.status !== 503)
-      .map((a) => `${a.status} ${JSON.stringify(a.body)}`),
-    [],
-  )
-  // The signal came in the middle of the stream: requests sent before it were answered after it, and later
-  // ones found no listener.
-  assert.ok(
-    answers.some((a) => a.startedBeforeSignal && a.settledAfterSignal),
-    'no request was in flight at SIGTERM',
-  )
-  assert.ok(
-    outcomes.some((o) => o.kind === 'refused' && o.code === 'ECONNREFUSED'),
-    'no request came after the listener closed',
-  )
+    await Promise.all(
+      Array.from({ length: LOOPS }, async (_, loop) => {
+        for (let n = 0; n < PER_LOOP; n++) {
+          const outcome = await one(loop, n)
+          outcomes.push(outcome)
+          if (outcome.kind === 'answered' && ++answered === SIGNAL_AFTER) {
+            signalled = true
+            exit = server.stop()
+            exit.catch(() => {}) // awaited below, once the stream has ended
+          }
+        }
+      }),
+    )
+    assert.ok(exit, `only ${answered} requests were answered before the stream ended`)
+    assert.deepEqual(await exit, { code: 0, signal: null }, server.stderr())
 
-  // Exactly the pets whose 201 a client received are in the database, with the ids they were given.
-  const created = new Map(answers.filter((a) => a.status === 201).map((a) => [a.name!, Number(a.body.id)]))
-  // Loops alternate POST and GET, and every answer before the signal is a 200 or 201.
-  assert.ok(created.size >= (SIGNAL_AFTER - LOOPS) / 2, `only ${created.size} pets created`)
-  const sqlite = new SQLite(file, { readonly: true })
-  t.after(() => sqlite.close())
-  const rows = sqlite.prepare('SELECT id, name FROM pets WHERE account_id = ? ORDER BY id').all(accountId) as {
-    id: number
-    name: string
-  }[]
-  assert.deepEqual(new Map(rows.map((r) => [r.name, Number(r.id)])), created)
-})
+    assert.deepEqual(
+      outcomes.filter((o) => o.kind === 'broken'),
+      [],
+    )
+    const answers = outcomes.filter((o) => o.kind === 'answered')
+    for (const a of answers) {
+      if (a.status < 300) continue
+      // Whatever the service answers while it drains is one of its own Error bodies.
+      assert.deepEqual(
+        Object.keys(a.body).sort(),
+        ['code', 'message', 'status'],
+        `${a.status} ${JSON.stringify(a.body)}`,
+      )
+      assert.equal(a.body.status, a.status)
+    }
+    assert.deepEqual(
+      answers
+        .filter((a) => a.status !== 200 && a.status !== 201 && a.status !== 503)
+        .map((a) => `${a.status} ${JSON.stringify(a.body)}`),
+      [],
+    )
+    // The signal came in the middle of the stream: requests sent before it were answered after it, and later
+    // ones found no listener.
+    assert.ok(
+      answers.some((a) => a.startedBeforeSignal && a.settledAfterSignal),
+      'no request was in flight at SIGTERM',
+    )
+    assert.ok(
+      outcomes.some((o) => o.kind === 'refused' && o.code === 'ECONNREFUSED'),
+      'no request came after the listener closed',
+    )
+
+    // Exactly the pets whose 201 a client received are in the database, with the ids they were given.
+    const created = new Map(answers.filter((a) => a.status === 201).map((a) => [a.name!, Number(a.body.id)]))
+    // Loops alternate POST and GET, and every answer before the signal is a 200 or 201.
+    assert.ok(created.size >= (SIGNAL_AFTER - LOOPS) / 2, `only ${created.size} pets created`)
+    const sqlite = new SQLite(file, { readonly: true })
+    t.after(() => sqlite.close())
+    const rows = sqlite.prepare('SELECT id, name FROM pets WHERE account_id = ? ORDER BY id').all(accountId) as {
+      id: number
+      name: string
+    }[]
+    assert.deepEqual(new Map(rows.map((r) => [r.name, Number(r.id)])), created)
+  },
+)

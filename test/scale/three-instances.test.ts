@@ -35,7 +35,8 @@ async function threeInstances(t: T): Promise<{ instances: Instance[]; databaseUr
   await admin.connect()
   try {
     const counts = await admin.query(
-      `SELECT (SELECT count(*) FROM ${schema}.accounts)::int AS accounts, (SELECT count(*) FROM ${schema}.api_keys)::int AS keys`,
+      `SELECT (SELECT count(*) FROM ${schema}.accounts)::int AS accounts, ` +
+        `(SELECT count(*) FROM ${schema}.api_keys)::int AS keys`,
     )
     assert.deepEqual(counts.rows[0], { accounts: 1, keys: 1 })
   } finally {
@@ -60,24 +61,31 @@ const degraded = (instances: Instance[]) =>
     .map((i) => i.process.stdout() + i.process.stderr())
     .filter((log) => log.includes('rate-limit store unreachable'))
 
-test('300 simultaneous requests with one free key, round robin over three instances: exactly 60 are admitted', async (t) => {
-  if (postgresOnly(t)) return
-  const { instances, databaseUrl } = await threeInstances(t)
-  let burst: { result: Answer[]; oneMinute: boolean } | undefined
-  for (let attempt = 0; attempt < 2 && !burst?.oneMinute; attempt++) {
-    const { key } = await accountKey(databaseUrl)
-    burst = await withinOneMinute(() =>
-      Promise.all(Array.from({ length: 300 }, (_, n) => api(instances[n % 3]!, '/pets', key))),
+test(
+  '300 simultaneous requests with one free key, ' + 'round robin over three instances: exactly 60 are admitted',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const { instances, databaseUrl } = await threeInstances(t)
+    let burst: { result: Answer[]; oneMinute: boolean } | undefined
+    for (let attempt = 0; attempt < 2 && !burst?.oneMinute; attempt++) {
+      const { key } = await accountKey(databaseUrl)
+      burst = await withinOneMinute(() =>
+        Promise.all(Array.from({ length: 300 }, (_, n) => api(instances[n % 3]!, '/pets', key))),
+      )
+    }
+    assert.ok(burst?.oneMinute, 'two bursts in a row straddled a minute boundary')
+    assert.deepEqual(
+      degraded(instances),
+      [],
+      'an instance fell back to per-instance limits, so this run proves nothing',
     )
-  }
-  assert.ok(burst?.oneMinute, 'two bursts in a row straddled a minute boundary')
-  assert.deepEqual(degraded(instances), [], 'an instance fell back to per-instance limits, so this run proves nothing')
 
-  const answers = burst.result
-  assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
-  for (const a of answers.filter((x) => x.status === 429))
-    assertErrorBody(a, ['rate_limit_exceeded', 'temporarily_banned'])
-})
+    const answers = burst.result
+    assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
+    for (const a of answers.filter((x) => x.status === 429))
+      assertErrorBody(a, ['rate_limit_exceeded', 'temporarily_banned'])
+  },
+)
 
 test('the same Idempotency-Key sent to two instances at once creates one pet', async (t) => {
   if (postgresOnly(t)) return

@@ -42,87 +42,97 @@ test('serve --workers 2 on a taken port: exits ≠ 0 within seconds, one line na
 })
 
 for (const args of [[], ['--workers', '2']]) {
-  test(`serve ${args.join(' ')} with the database unreachable at start: one line naming it, no stack, exit ≠ 0`, async () => {
-    const [dbPort, port, messagesPort] = await freePorts(3)
-    const r = await runCli(['serve', ...args], {
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${dbPort}/petstore`,
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-      PORT: String(port),
-      MESSAGES_PORT: String(messagesPort),
-    })
-    const line = oneLineFailure(r)
-    assert.match(
-      line,
-      new RegExp(`^petstore: cannot use the database at postgres://127\\.0\\.0\\.1:${dbPort}/petstore: .*ECONNREFUSED`),
-    )
-  })
+  test(
+    `serve ${args.join(' ')} with the database unreachable at start: ` + `one line naming it, no stack, exit ≠ 0`,
+    async () => {
+      const [dbPort, port, messagesPort] = await freePorts(3)
+      const r = await runCli(['serve', ...args], {
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${dbPort}/petstore`,
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        PORT: String(port),
+        MESSAGES_PORT: String(messagesPort),
+      })
+      const line = oneLineFailure(r)
+      assert.match(
+        line,
+        new RegExp(
+          `^petstore: cannot use the database at postgres://127\\.0\\.0\\.1:${dbPort}/petstore: .*ECONNREFUSED`,
+        ),
+      )
+    },
+  )
 }
 
-test('serve --workers 2 without Redis at start, then: one banner, one line naming Redis; /metrics sums both workers; a crashed worker comes back', async (t) => {
-  const { file } = tempDir(t, 'petstore-workers-')
-  const { key } = await accountKey(file, ROOMY)
-  const redisPort = await freePort()
-  const { origin, process: primary } = await startInstance(
-    t,
-    { DATABASE_URL: file, REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' },
-    ['--workers', '2'],
-  )
-  const workers = childrenOf(primary.pid)
-  assert.equal(workers.length, 2)
-  // The banner is on stderr, the log (JSON lines) on stdout.
-  const banner = primary.stderr()
-  assert.equal(banner.match(/Pet store API/g)?.length, 1, `one banner per instance: ${banner}`)
-  assert.match(banner, /^Pet store API \(development\) at \S+\/v1 .*· {2}2 workers\n/)
-  const redisLines = primary
-    .stdout()
-    .split('\n')
-    .filter((l) => /Redis/.test(l))
-  assert.equal(redisLines.length, 1, `one line naming Redis: ${redisLines.join('\n')}`)
-  const redisLine = JSON.parse(redisLines[0]!) as { msg: string; err?: unknown; stack?: unknown }
-  assert.match(
-    redisLine.msg,
-    new RegExp(
-      `^Redis is not reachable at start \\(redis://127\\.0\\.0\\.1:${redisPort}: .+\\): limiting per process at 1/6 of each quota`,
-    ),
-  )
-  assert.equal(redisLine.err, undefined, 'no error object (and its stack) in the line')
-  for (const line of primary.stdout().split('\n').filter(Boolean)) JSON.parse(line)
-  assert.doesNotMatch(banner, /Redis/)
-
-  // 20 requests, each on a connection of its own: the kernel spreads them over both workers.
-  for (let i = 0; i < 20; i++) {
-    const response = await fetch(`${origin}/v1/pets`, {
-      headers: { authorization: `Bearer ${key}`, connection: 'close' },
-    })
-    assert.equal(response.status, 200)
-    await response.text()
-  }
-  for (let scrape = 0; scrape < 4; scrape++) {
-    const response = await fetch(`${origin}/metrics`, { headers: { connection: 'close' } })
-    assert.equal(response.status, 200)
-    const text = await response.text()
-    const count =
-      /^petstore_http_request_duration_seconds_count\{[^}]*route="\/v1\/pets",status="200"[^}]*\} (\d+)$/m.exec(text)
-    assert.equal(
-      count?.[1],
-      '20',
-      `scrape ${scrape + 1}: every worker's requests, whichever worker answered the scrape`,
+test(
+  'serve --workers 2 without Redis at start, then: one banner, one line naming Redis; ' +
+    '/metrics sums both workers; a crashed worker comes back',
+  async (t) => {
+    const { file } = tempDir(t, 'petstore-workers-')
+    const { key } = await accountKey(file, ROOMY)
+    const redisPort = await freePort()
+    const { origin, process: primary } = await startInstance(
+      t,
+      { DATABASE_URL: file, REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' },
+      ['--workers', '2'],
     )
-    assert.doesNotMatch(text, /petstore_process_process_/)
-    assert.match(text, /^petstore_process_cpu_seconds_total /m)
-    assert.match(text, /^petstore_nodejs_heap_size_used_bytes /m)
-  }
+    const workers = childrenOf(primary.pid)
+    assert.equal(workers.length, 2)
+    // The banner is on stderr, the log (JSON lines) on stdout.
+    const banner = primary.stderr()
+    assert.equal(banner.match(/Pet store API/g)?.length, 1, `one banner per instance: ${banner}`)
+    assert.match(banner, /^Pet store API \(development\) at \S+\/v1 .*· {2}2 workers\n/)
+    const redisLines = primary
+      .stdout()
+      .split('\n')
+      .filter((l) => /Redis/.test(l))
+    assert.equal(redisLines.length, 1, `one line naming Redis: ${redisLines.join('\n')}`)
+    const redisLine = JSON.parse(redisLines[0]!) as { msg: string; err?: unknown; stack?: unknown }
+    assert.match(
+      redisLine.msg,
+      new RegExp(
+        `^Redis is not reachable at start \\(redis://127\\.0\\.0\\.1:${redisPort}: .+\\): ` +
+          'limiting per process at 1/6 of each quota',
+      ),
+    )
+    assert.equal(redisLine.err, undefined, 'no error object (and its stack) in the line')
+    for (const line of primary.stdout().split('\n').filter(Boolean)) JSON.parse(line)
+    assert.doesNotMatch(banner, /Redis/)
 
-  process.kill(workers[0]!, 'SIGKILL')
-  await pollUntil('a new worker', async () => {
-    const now = childrenOf(primary.pid)
-    return now.length === 2 && !now.includes(workers[0]!) ? true : undefined
-  })
-  assert.match(
-    primary.stderr().slice(banner.length),
-    new RegExp(`^petstore: worker ${workers[0]} exited \\(SIGKILL\\); starting another in 250 ms\\n$`),
-  )
-  assert.equal((await fetch(`${origin}/healthz`, { headers: { connection: 'close' } })).status, 200)
-  assert.equal(primary.stderr().match(/Pet store API/g)?.length, 1, 'the replacement prints no banner of its own')
-  assert.deepEqual(await primary.stop(), { code: 0, signal: null }, primary.stderr())
-})
+    // 20 requests, each on a connection of its own: the kernel spreads them over both workers.
+    for (let i = 0; i < 20; i++) {
+      const response = await fetch(`${origin}/v1/pets`, {
+        headers: { authorization: `Bearer ${key}`, connection: 'close' },
+      })
+      assert.equal(response.status, 200)
+      await response.text()
+    }
+    for (let scrape = 0; scrape < 4; scrape++) {
+      const response = await fetch(`${origin}/metrics`, { headers: { connection: 'close' } })
+      assert.equal(response.status, 200)
+      const text = await response.text()
+      const count =
+        /^petstore_http_request_duration_seconds_count\{[^}]*route="\/v1\/pets",status="200"[^}]*\} (\d+)$/m.exec(text)
+      assert.equal(
+        count?.[1],
+        '20',
+        `scrape ${scrape + 1}: every worker's requests, whichever worker answered the scrape`,
+      )
+      assert.doesNotMatch(text, /petstore_process_process_/)
+      assert.match(text, /^petstore_process_cpu_seconds_total /m)
+      assert.match(text, /^petstore_nodejs_heap_size_used_bytes /m)
+    }
+
+    process.kill(workers[0]!, 'SIGKILL')
+    await pollUntil('a new worker', async () => {
+      const now = childrenOf(primary.pid)
+      return now.length === 2 && !now.includes(workers[0]!) ? true : undefined
+    })
+    assert.match(
+      primary.stderr().slice(banner.length),
+      new RegExp(`^petstore: worker ${workers[0]} exited \\(SIGKILL\\); starting another in 250 ms\\n$`),
+    )
+    assert.equal((await fetch(`${origin}/healthz`, { headers: { connection: 'close' } })).status, 200)
+    assert.equal(primary.stderr().match(/Pet store API/g)?.length, 1, 'the replacement prints no banner of its own')
+    assert.deepEqual(await primary.stop(), { code: 0, signal: null }, primary.stderr())
+  },
+)

@@ -29,13 +29,15 @@ function findChromium(): string | undefined {
   return undefined
 }
 
-const pageFor = (key: string) => `<!doctype html><html><head>
+const pageFor = (key: string) =>
+  `<!doctype html><html><head>
 <script type="importmap">{"imports":{"lossless-json":"/lossless-json/index.js"}}</script></head><body>waiting
 <script type="module">
 import { NotFoundError, Petstore } from '/sdk/index.js'
 const out = []
 try {
-  const ps = new Petstore({ apiKey: ${JSON.stringify(key)}, baseUrl: location.origin + '/v1', dangerouslyAllowBrowser: true, onResponse: (info) => out.push(info.status) })
+  const ps = new Petstore({ apiKey: ${JSON.stringify(key)}, baseUrl: location.origin + '/v1', ` +
+  `dangerouslyAllowBrowser: true, onResponse: (info) => out.push(info.status) })
   const pet = await ps.pets.create({ name: 'Rex', categoryId: 9223372036854775807n })
   out.push(String(pet.categoryId), typeof pet.id)
   for await (const p of ps.pets.list({ limit: 1 })) out.push(p.name)

@@ -34,20 +34,24 @@ test('back-off: 0.5 s doubling, capped at 8 s, less up to 25 % of jitter', () =>
   }
 })
 
-test('Retry-After up to 60 s is the wait plus jitter over up to 1 s or 10 %; longer, or no retries left, or a ban: no retry', () => {
-  assert.equal(retryDelayMs(error429('1'), 1, 2, 0), 1000)
-  assert.equal(retryDelayMs(error429('1'), 1, 2, 0.5), 1500, 'under 10 s: spread over 1 s')
-  assert.equal(retryDelayMs(error429('60'), 1, 2, 0), 60_000)
-  assert.equal(retryDelayMs(error429('60'), 1, 2, 0.5), 63_000, '10 % of 60 s: spread over 6 s')
-  assert.equal(retryDelayMs(error429('61'), 1, 2), undefined)
-  assert.equal(retryDelayMs(error429('1'), 3, 2), undefined)
-  assert.equal(retryDelayMs(error429('1', 'temporarily_banned'), 1, 2), undefined)
-  assert.equal(retryDelayMs(error429(), 2, 2, 0), 1000, 'no Retry-After: the back-off')
-  const inTenSeconds = new Date(Date.now() + 10_000).toUTCString()
-  const wait = retryDelayMs(error429(inTenSeconds), 1, 2, 0)!
-  assert.ok(wait >= 9000 && wait <= 11_000, `an HTTP-date Retry-After: ${wait}`)
-  assert.equal(error429('7').retryAfter, 7)
-})
+test(
+  'Retry-After up to 60 s is the wait plus jitter over up to 1 s or 10 %; ' +
+    'longer, or no retries left, or a ban: no retry',
+  () => {
+    assert.equal(retryDelayMs(error429('1'), 1, 2, 0), 1000)
+    assert.equal(retryDelayMs(error429('1'), 1, 2, 0.5), 1500, 'under 10 s: spread over 1 s')
+    assert.equal(retryDelayMs(error429('60'), 1, 2, 0), 60_000)
+    assert.equal(retryDelayMs(error429('60'), 1, 2, 0.5), 63_000, '10 % of 60 s: spread over 6 s')
+    assert.equal(retryDelayMs(error429('61'), 1, 2), undefined)
+    assert.equal(retryDelayMs(error429('1'), 3, 2), undefined)
+    assert.equal(retryDelayMs(error429('1', 'temporarily_banned'), 1, 2), undefined)
+    assert.equal(retryDelayMs(error429(), 2, 2, 0), 1000, 'no Retry-After: the back-off')
+    const inTenSeconds = new Date(Date.now() + 10_000).toUTCString()
+    const wait = retryDelayMs(error429(inTenSeconds), 1, 2, 0)!
+    assert.ok(wait >= 9000 && wait <= 11_000, `an HTTP-date Retry-After: ${wait}`)
+    assert.equal(error429('7').retryAfter, 7)
+  },
+)
 
 test('the next cursor comes from the rel="next" link only, whatever the order and spelling', () => {
   assert.equal(nextCursorOf('<http://h/v1/pets?limit=20&cursor=abc.def>; rel="next"'), 'abc.def')
@@ -83,41 +87,47 @@ test("defaults: the local service's URLs, 2 retries; no key is a TypeError; bad 
   }
 })
 
-test('the fetch option is used for every attempt, with the key, JSON and a quoted Idempotency-Key on POST', async () => {
-  const seen: Request[] = []
-  const fetchStub: typeof fetch = async (input, init) => {
-    seen.push(new Request(input, init))
-    return new Response('{"id":9223372036854775807,"name":"Rex","categoryId":1}', {
-      status: 201,
-      headers: { 'content-type': 'application/json' },
-    })
-  }
-  const ps = new Petstore({ apiKey: 'ps_test_k', baseUrl: 'http://api.invalid/v1', fetch: fetchStub })
-  const pet = await ps.pets.create({ name: 'Rex', categoryId: 9223372036854775807n }, { idempotencyKey: 'a"b' })
-  assert.equal(pet.id, 9223372036854775807n)
-  const [request] = seen
-  assert.equal(request!.url, 'http://api.invalid/v1/pets')
-  assert.equal(request!.headers.get('authorization'), 'Bearer ps_test_k')
-  assert.equal(request!.headers.get('idempotency-key'), '"a\\"b"')
-  assert.equal(await request!.text(), '{"name":"Rex","categoryId":9223372036854775807}')
-  assert.ok(new PetstoreError('x', 400, 'c', undefined, new Headers()) instanceof Error)
-})
-
-test('cancel: a 404 after a 5xx resolves (the 5xx may have cancelled), after a 408 it throws; get never does this', async () => {
-  const answering = (...statuses: number[]): typeof fetch => {
-    let i = 0
-    return async () => {
-      const status = statuses[Math.min(i++, statuses.length - 1)]!
-      return new Response(JSON.stringify({ code: status === 404 ? 'order_not_found' : 'x', message: 'm', status }), {
-        status,
-        headers: { 'retry-after': '0' },
+test(
+  'the fetch option is used for every attempt, ' + 'with the key, JSON and a quoted Idempotency-Key on POST',
+  async () => {
+    const seen: Request[] = []
+    const fetchStub: typeof fetch = async (input, init) => {
+      seen.push(new Request(input, init))
+      return new Response('{"id":9223372036854775807,"name":"Rex","categoryId":1}', {
+        status: 201,
+        headers: { 'content-type': 'application/json' },
       })
     }
-  }
-  const client = (fetchStub: typeof fetch) =>
-    new Petstore({ apiKey: 'ps_test_k', baseUrl: 'http://api.invalid/v1', fetch: fetchStub })
-  await client(answering(503, 404)).orders.cancel(1)
-  await assert.rejects(client(answering(408, 404)).orders.cancel(1), NotFoundError)
-  await assert.rejects(client(answering(404)).orders.cancel(1), NotFoundError)
-  await assert.rejects(client(answering(503, 404)).orders.get(1), NotFoundError)
-})
+    const ps = new Petstore({ apiKey: 'ps_test_k', baseUrl: 'http://api.invalid/v1', fetch: fetchStub })
+    const pet = await ps.pets.create({ name: 'Rex', categoryId: 9223372036854775807n }, { idempotencyKey: 'a"b' })
+    assert.equal(pet.id, 9223372036854775807n)
+    const [request] = seen
+    assert.equal(request!.url, 'http://api.invalid/v1/pets')
+    assert.equal(request!.headers.get('authorization'), 'Bearer ps_test_k')
+    assert.equal(request!.headers.get('idempotency-key'), '"a\\"b"')
+    assert.equal(await request!.text(), '{"name":"Rex","categoryId":9223372036854775807}')
+    assert.ok(new PetstoreError('x', 400, 'c', undefined, new Headers()) instanceof Error)
+  },
+)
+
+test(
+  'cancel: a 404 after a 5xx resolves (the 5xx may have cancelled), ' + 'after a 408 it throws; get never does this',
+  async () => {
+    const answering = (...statuses: number[]): typeof fetch => {
+      let i = 0
+      return async () => {
+        const status = statuses[Math.min(i++, statuses.length - 1)]!
+        return new Response(JSON.stringify({ code: status === 404 ? 'order_not_found' : 'x', message: 'm', status }), {
+          status,
+          headers: { 'retry-after': '0' },
+        })
+      }
+    }
+    const client = (fetchStub: typeof fetch) =>
+      new Petstore({ apiKey: 'ps_test_k', baseUrl: 'http://api.invalid/v1', fetch: fetchStub })
+    await client(answering(503, 404)).orders.cancel(1)
+    await assert.rejects(client(answering(408, 404)).orders.cancel(1), NotFoundError)
+    await assert.rejects(client(answering(404)).orders.cancel(1), NotFoundError)
+    await assert.rejects(client(answering(503, 404)).orders.get(1), NotFoundError)
+  },
+)

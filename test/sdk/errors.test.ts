@@ -81,30 +81,34 @@ test('422 is UnprocessableEntityError: a key used again with another body', asyn
   )
 })
 
-test('429 is RateLimitError with retryAfter; maxRetries: 0 throws at once; a ban says banned and is not retried', async (t) => {
-  const { h } = await listening(t, { RATE_LIMIT_BAN_THRESHOLD: '1', RATE_LIMIT_BAN_SECONDS: '900' })
-  const account = await h.newAccount({ plan: 'enterprise', perMinute: 1, perDay: 100 })
-  await clientOf(h.baseUrl, account.key).ps.pets.listPage()
-  // A new client each time: a client that saw the minute used up would not send (its gate waits for the reset).
-  const { ps, responses } = clientOf(h.baseUrl, account.key, { maxRetries: 0 })
-  const limited = expectError(await thrownBy(() => ps.pets.listPage()), RateLimitError, 429, 'rate_limit_exceeded')
-  assert.equal(limited.retryAfter, 60, 'the manual clock stands at the start of a minute')
-  assert.equal(limited.banned, false)
-  assert.deepEqual(responses.at(-1)!.rateLimit, { limit: 1, remaining: 0, reset: new Date('2027-01-01T00:01:00Z') })
-  await thrownBy(() => clientOf(h.baseUrl, account.key, { maxRetries: 0 }).ps.pets.listPage()) // the second refusal within the minute: over the threshold of 1
-  // The ban's Retry-After (900 s) is over 60 s; with retries allowed, it is still thrown at once.
-  const { ps: patient, responses: seen } = clientOf(h.baseUrl, account.key, { maxRetries: 2 })
-  const banned = expectError(await thrownBy(() => patient.pets.listPage()), RateLimitError, 429, 'temporarily_banned')
-  assert.equal(banned.banned, true)
-  assert.equal(banned.retryAfter, 900)
-  assert.equal(seen.length, 1)
-  // The same client again: its gate is closed by the ban and throws at once, sending nothing.
-  const again = await thrownBy(() => patient.pets.listPage())
-  assert.ok(again instanceof RateLimitError && again.banned, String(again))
-  assert.ok(again.retryAfter! > 60 && again.retryAfter! <= 900, `retryAfter ${again.retryAfter}`)
-  assert.equal(again.requestId, banned.requestId, 'it names the answer that closed the gate')
-  assert.equal(seen.length, 1)
-})
+test(
+  '429 is RateLimitError with retryAfter; maxRetries: ' + '0 throws at once; a ban says banned and is not retried',
+  async (t) => {
+    const { h } = await listening(t, { RATE_LIMIT_BAN_THRESHOLD: '1', RATE_LIMIT_BAN_SECONDS: '900' })
+    const account = await h.newAccount({ plan: 'enterprise', perMinute: 1, perDay: 100 })
+    await clientOf(h.baseUrl, account.key).ps.pets.listPage()
+    // A new client each time: a client that saw the minute used up would not send (its gate waits for the reset).
+    const { ps, responses } = clientOf(h.baseUrl, account.key, { maxRetries: 0 })
+    const limited = expectError(await thrownBy(() => ps.pets.listPage()), RateLimitError, 429, 'rate_limit_exceeded')
+    assert.equal(limited.retryAfter, 60, 'the manual clock stands at the start of a minute')
+    assert.equal(limited.banned, false)
+    assert.deepEqual(responses.at(-1)!.rateLimit, { limit: 1, remaining: 0, reset: new Date('2027-01-01T00:01:00Z') })
+    // the second refusal within the minute: over the threshold of 1
+    await thrownBy(() => clientOf(h.baseUrl, account.key, { maxRetries: 0 }).ps.pets.listPage())
+    // The ban's Retry-After (900 s) is over 60 s; with retries allowed, it is still thrown at once.
+    const { ps: patient, responses: seen } = clientOf(h.baseUrl, account.key, { maxRetries: 2 })
+    const banned = expectError(await thrownBy(() => patient.pets.listPage()), RateLimitError, 429, 'temporarily_banned')
+    assert.equal(banned.banned, true)
+    assert.equal(banned.retryAfter, 900)
+    assert.equal(seen.length, 1)
+    // The same client again: its gate is closed by the ban and throws at once, sending nothing.
+    const again = await thrownBy(() => patient.pets.listPage())
+    assert.ok(again instanceof RateLimitError && again.banned, String(again))
+    assert.ok(again.retryAfter! > 60 && again.retryAfter! <= 900, `retryAfter ${again.retryAfter}`)
+    assert.equal(again.requestId, banned.requestId, 'it names the answer that closed the gate')
+    assert.equal(seen.length, 1)
+  },
+)
 
 test('410 after the sunset of getPet, 413 for a body over the limit: PetstoreError with status and code', async (t) => {
   const { h, account } = await listening(t, {

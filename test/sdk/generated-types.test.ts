@@ -18,7 +18,8 @@ async function assertUpToDate(file: URL, servedUrl: string, servedAt: string) {
   const at = line === -1 ? a.length : line
   assert.fail(
     `${file.pathname} is out of date with ${servedAt}: run \`${REGENERATE_COMMAND}\` and commit the result.\n` +
-      `First difference at line ${at + 1}:\n  checked in: ${a[at] ?? '(end of file)'}\n  served:     ${b[at] ?? '(end of file)'}`,
+      `First difference at line ${at + 1}:\n  checked in: ${a[at] ?? '(end of file)'}\n` +
+      `  served:     ${b[at] ?? '(end of file)'}`,
   )
 }
 

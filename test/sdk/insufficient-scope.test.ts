@@ -32,19 +32,22 @@ async function answering(
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests }
 }
 
-test('403 insufficient_scope is InsufficientScopeError with the scope the challenge names, never retried', async (t) => {
-  const server = await answering(t, 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"')
-  const { ps } = clientOf(server.origin, 'ps_test_restricted', { maxRetries: 2 })
-  const err = await thrownBy(() => ps.pets.create({ name: 'Rex', categoryId: 1 }))
-  assert.ok(err instanceof InsufficientScopeError, String(err))
-  assert.ok(err instanceof PermissionDeniedError && err instanceof PetstoreError, 'a kind of 403')
-  assert.deepEqual(
-    [err.name, err.status, err.code, err.scope, err.requestId],
-    ['InsufficientScopeError', 403, 'insufficient_scope', 'pets:write', 'req-1'],
-  )
-  assert.equal(err.retryAfter, 1, 'Retry-After is carried even on a 403')
-  assert.deepEqual(server.requests, ['POST /v1/pets'], 'not retried, though the answer had Retry-After')
-})
+test(
+  '403 insufficient_scope is InsufficientScopeError ' + 'with the scope the challenge names, never retried',
+  async (t) => {
+    const server = await answering(t, 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"')
+    const { ps } = clientOf(server.origin, 'ps_test_restricted', { maxRetries: 2 })
+    const err = await thrownBy(() => ps.pets.create({ name: 'Rex', categoryId: 1 }))
+    assert.ok(err instanceof InsufficientScopeError, String(err))
+    assert.ok(err instanceof PermissionDeniedError && err instanceof PetstoreError, 'a kind of 403')
+    assert.deepEqual(
+      [err.name, err.status, err.code, err.scope, err.requestId],
+      ['InsufficientScopeError', 403, 'insufficient_scope', 'pets:write', 'req-1'],
+    )
+    assert.equal(err.retryAfter, 1, 'Retry-After is carried even on a 403')
+    assert.deepEqual(server.requests, ['POST /v1/pets'], 'not retried, though the answer had Retry-After')
+  },
+)
 
 test('the challenge alone makes it an InsufficientScopeError; scope lists and escapes are read as sent', async (t) => {
   const server = await answering(t, 'Bearer error="insufficient_scope", scope="pets:read orders:\\"x\\""', 'forbidden')

@@ -39,65 +39,77 @@ test('.withResponse() gives data, the Response, request id and quota; awaiting t
   assert.equal((await ps.pets.get(pet.id).withResponse()).response.headers.get('deprecation') !== null, true)
 })
 
-test('a refused connection: ConnectionError naming ECONNREFUSED and the address; one log line per attempt and per retry', async () => {
-  const port = await freePort()
-  const { lines, logger } = recorder()
-  const { ps } = clientOf(`http://127.0.0.1:${port}`, 'ps_test_k', { maxRetries: 1, logger, logLevel: 'debug' })
-  const err = await thrownBy(() => ps.pets.listPage())
-  assert.ok(err instanceof ConnectionError)
-  assert.match(
-    err.message,
-    new RegExp(`^GET http://127\\.0\\.0\\.1:${port}/v1/pets: ECONNREFUSED 127\\.0\\.0\\.1:${port} \\(fetch failed\\)$`),
-  )
-  const url = `http://127.0.0.1:${port}/v1/pets`
-  assert.equal(lines.length, 3, lines.join('\n'))
-  assert.match(
-    lines[0]!,
-    new RegExp(`^warn petstore: GET ${url} → ConnectionError after \\d+ ms \\(attempt 1\\): .*ECONNREFUSED`),
-  )
-  assert.match(lines[1]!, new RegExp(`^info petstore: GET ${url}: retry 1 of 1 in 0\\.\\d s$`))
-  assert.match(lines[2]!, /^warn petstore: .* \(attempt 2\): .*ECONNREFUSED/)
-})
+test(
+  'a refused connection: ConnectionError naming ECONNREFUSED and the address; ' +
+    'one log line per attempt and per retry',
+  async () => {
+    const port = await freePort()
+    const { lines, logger } = recorder()
+    const { ps } = clientOf(`http://127.0.0.1:${port}`, 'ps_test_k', { maxRetries: 1, logger, logLevel: 'debug' })
+    const err = await thrownBy(() => ps.pets.listPage())
+    assert.ok(err instanceof ConnectionError)
+    assert.match(
+      err.message,
+      new RegExp(
+        `^GET http://127\\.0\\.0\\.1:${port}/v1/pets: ECONNREFUSED 127\\.0\\.0\\.1:${port} \\(fetch failed\\)$`,
+      ),
+    )
+    const url = `http://127.0.0.1:${port}/v1/pets`
+    assert.equal(lines.length, 3, lines.join('\n'))
+    assert.match(
+      lines[0]!,
+      new RegExp(`^warn petstore: GET ${url} → ConnectionError after \\d+ ms \\(attempt 1\\): .*ECONNREFUSED`),
+    )
+    assert.match(lines[1]!, new RegExp(`^info petstore: GET ${url}: retry 1 of 1 in 0\\.\\d s$`))
+    assert.match(lines[2]!, /^warn petstore: .* \(attempt 2\): .*ECONNREFUSED/)
+  },
+)
 
-test('a retried network error in the log, then success; PETSTORE_LOG=debug logs to the console, the key never', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const account = await h.newAccount()
-  const proxy = await startFaultProxy(t, h.baseUrl)
-  proxy.next({ drop: 'after-answer' })
-  const { lines, logger } = recorder()
-  const { ps } = clientOf(proxy.origin, account.key, { logger, logLevel: 'debug' })
-  await ps.pets.create({ name: 'Rex', categoryId: 1 })
-  assert.deepEqual(
-    lines.map((l) => l.split(' ')[0]),
-    ['warn', 'info', 'debug'],
-  )
-  assert.match(
-    lines[0]!,
-    /POST .*\/v1\/pets → ConnectionError .*\(attempt 1\): .*(ECONNRESET|other side closed|socket)/i,
-  )
-  assert.match(lines[2]!, /→ 201 in \d+ ms \(attempt 2, request [0-9a-f-]{36}, quota 5\d\/60\)$/)
-  const script = `import { Petstore } from '${new URL('sdk/src/index.ts', repoRoot).pathname}'
+test(
+  'a retried network error in the log, then success; ' + 'PETSTORE_LOG=debug logs to the console, the key never',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const account = await h.newAccount()
+    const proxy = await startFaultProxy(t, h.baseUrl)
+    proxy.next({ drop: 'after-answer' })
+    const { lines, logger } = recorder()
+    const { ps } = clientOf(proxy.origin, account.key, { logger, logLevel: 'debug' })
+    await ps.pets.create({ name: 'Rex', categoryId: 1 })
+    assert.deepEqual(
+      lines.map((l) => l.split(' ')[0]),
+      ['warn', 'info', 'debug'],
+    )
+    assert.match(
+      lines[0]!,
+      /POST .*\/v1\/pets → ConnectionError .*\(attempt 1\): .*(ECONNRESET|other side closed|socket)/i,
+    )
+    assert.match(lines[2]!, /→ 201 in \d+ ms \(attempt 2, request [0-9a-f-]{36}, quota 5\d\/60\)$/)
+    const script = `import { Petstore } from '${new URL('sdk/src/index.ts', repoRoot).pathname}'
 await new Petstore({ apiKey: process.argv[1], baseUrl: process.argv[2] }).pets.listPage()`
-  const { stdout, stderr } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script, account.key, `${h.baseUrl}/v1`],
-    { env: { ...process.env, PETSTORE_LOG: 'debug' } },
-  )
-  assert.match(stdout + stderr, /petstore: GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets → 200 in \d+ ms \(attempt 1/)
-  assert.ok(!(stdout + stderr).includes(account.key), 'the key is never logged')
-  assert.throws(() => new Petstore({ apiKey: 'ps_test_k', logLevel: 'loud' as 'debug' }), RangeError)
-})
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, account.key, `${h.baseUrl}/v1`],
+      { env: { ...process.env, PETSTORE_LOG: 'debug' } },
+    )
+    assert.match(stdout + stderr, /petstore: GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets → 200 in \d+ ms \(attempt 1/)
+    assert.ok(!(stdout + stderr).includes(account.key), 'the key is never logged')
+    assert.throws(() => new Petstore({ apiKey: 'ps_test_k', logLevel: 'loud' as 'debug' }), RangeError)
+  },
+)
 
-test('every error carries retryAfter when its answer had Retry-After: a 503 with Retry-After: 120 is thrown at once', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const proxy = await startFaultProxy(t, h.baseUrl)
-  proxy.next(errorAnswer(503, 'service_unavailable', { 'retry-after': '120' }))
-  const { ps } = clientOf(proxy.origin, (await h.newAccount()).key)
-  const err = await thrownBy(() => ps.pets.listPage())
-  assert.ok(err instanceof InternalServerError)
-  assert.equal(err.retryAfter, 120)
-  assert.equal(proxy.requests.length, 1, 'longer than 60 s: not waited')
-})
+test(
+  'every error carries retryAfter when its answer had Retry-After: ' + 'a 503 with Retry-After: 120 is thrown at once',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const proxy = await startFaultProxy(t, h.baseUrl)
+    proxy.next(errorAnswer(503, 'service_unavailable', { 'retry-after': '120' }))
+    const { ps } = clientOf(proxy.origin, (await h.newAccount()).key)
+    const err = await thrownBy(() => ps.pets.listPage())
+    assert.ok(err instanceof InternalServerError)
+    assert.equal(err.retryAfter, 120)
+    assert.equal(proxy.requests.length, 1, 'longer than 60 s: not waited')
+  },
+)
 
 test('a ps_live_ key with the local default baseUrl is refused, saying to set baseUrl; with one it is fine', () => {
   const saved = process.env.PETSTORE_BASE_URL

@@ -56,31 +56,34 @@ test('a place whose answer is lost is retried with the same key: one order', asy
   assert.equal(posts[0]!.headers['idempotency-key'], posts[1]!.headers['idempotency-key'])
 })
 
-test('the iterator returns every one of 250 orders exactly once; with a filter, only those; listPage pages', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const account = await roomyAccount(h)
-  const { ps } = clientOf(h.baseUrl, account.key)
-  const [petId] = await seedPets(h, account.accountId, 1)
-  const placed: bigint[] = []
-  const delivered: bigint[] = []
-  for (let i = 0; i < 250; i++) {
-    const order = await ps.orders.place({ petId: petId!, status: i % 3 === 0 ? 'delivered' : 'placed' })
-    placed.push(order.id)
-    if (i % 3 === 0) delivered.push(order.id)
-  }
-  const seen: bigint[] = []
-  for await (const order of ps.orders.list({ limit: 100 })) seen.push(order.id)
-  assert.deepEqual(seen, placed)
-  const filtered: bigint[] = []
-  for await (const order of ps.orders.list({ status: 'delivered' })) filtered.push(order.id)
-  assert.deepEqual(filtered, delivered)
-  const first = await ps.orders.listPage({ limit: 2, status: 'delivered' })
-  const second = await ps.orders.listPage({ limit: 2, status: 'delivered', cursor: first.nextCursor })
-  assert.deepEqual(
-    [...first.data, ...second.data].map((o) => o.id),
-    delivered.slice(0, 4),
-  )
-})
+test(
+  'the iterator returns every one of 250 orders exactly once; ' + 'with a filter, only those; listPage pages',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const account = await roomyAccount(h)
+    const { ps } = clientOf(h.baseUrl, account.key)
+    const [petId] = await seedPets(h, account.accountId, 1)
+    const placed: bigint[] = []
+    const delivered: bigint[] = []
+    for (let i = 0; i < 250; i++) {
+      const order = await ps.orders.place({ petId: petId!, status: i % 3 === 0 ? 'delivered' : 'placed' })
+      placed.push(order.id)
+      if (i % 3 === 0) delivered.push(order.id)
+    }
+    const seen: bigint[] = []
+    for await (const order of ps.orders.list({ limit: 100 })) seen.push(order.id)
+    assert.deepEqual(seen, placed)
+    const filtered: bigint[] = []
+    for await (const order of ps.orders.list({ status: 'delivered' })) filtered.push(order.id)
+    assert.deepEqual(filtered, delivered)
+    const first = await ps.orders.listPage({ limit: 2, status: 'delivered' })
+    const second = await ps.orders.listPage({ limit: 2, status: 'delivered', cursor: first.nextCursor })
+    assert.deepEqual(
+      [...first.data, ...second.data].map((o) => o.id),
+      delivered.slice(0, 4),
+    )
+  },
+)
 
 test('petId 9223372036854775807 goes out and comes back exact', async (t) => {
   const h = await startHarness(t, { listen: true })
@@ -101,20 +104,23 @@ test('petId 9223372036854775807 goes out and comes back exact', async (t) => {
   assert.equal((await ps.orders.get(order.id)).petId, INT64_MAX)
 })
 
-test('a cancel whose answer is lost is retried, finds no order, and resolves: the order is cancelled once', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const account = await h.newAccount()
-  const proxy = await startFaultProxy(t, h.baseUrl)
-  const { ps, responses } = clientOf(proxy.origin, account.key)
-  const pet = await ps.pets.create({ name: 'Rex', categoryId: 1 })
-  const order = await ps.orders.place({ petId: pet.id })
-  proxy.next({ drop: 'after-answer' })
-  await ps.orders.cancel(order.id)
-  assert.deepEqual(
-    responses.slice(-1).map((r) => [r.method, r.status, r.attempt]),
-    [['DELETE', 404, 2]],
-  )
-  await assert.rejects(ps.orders.get(order.id), NotFoundError)
-  // Without a lost answer, a 404 is still a NotFoundError.
-  await assert.rejects(ps.orders.cancel(order.id), NotFoundError)
-})
+test(
+  'a cancel whose answer is lost is retried, ' + 'finds no order, and resolves: the order is cancelled once',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const account = await h.newAccount()
+    const proxy = await startFaultProxy(t, h.baseUrl)
+    const { ps, responses } = clientOf(proxy.origin, account.key)
+    const pet = await ps.pets.create({ name: 'Rex', categoryId: 1 })
+    const order = await ps.orders.place({ petId: pet.id })
+    proxy.next({ drop: 'after-answer' })
+    await ps.orders.cancel(order.id)
+    assert.deepEqual(
+      responses.slice(-1).map((r) => [r.method, r.status, r.attempt]),
+      [['DELETE', 404, 2]],
+    )
+    await assert.rejects(ps.orders.get(order.id), NotFoundError)
+    // Without a lost answer, a 404 is still a NotFoundError.
+    await assert.rejects(ps.orders.cancel(order.id), NotFoundError)
+  },
+)

@@ -54,9 +54,11 @@ test('after the build, `import { Petstore } from "@petstore/sdk"` works from the
     existsSync(new URL('sdk/dist/index.js', root)),
     'sdk/dist is missing: run `npm run build` first (npm test does)',
   )
-  const script = `import { Petstore, RateLimitError } from '@petstore/sdk'
+  const script =
+    `import { Petstore, RateLimitError } from '@petstore/sdk'
 const ps = new Petstore({ apiKey: 'ps_test_x' })
-console.log(JSON.stringify([typeof Petstore, typeof RateLimitError, ps.baseUrl, typeof ps.pets.list, typeof ps.orders.cancel, typeof ps.messages.send]))`
+console.log(JSON.stringify([typeof Petstore, typeof RateLimitError, ps.baseUrl, typeof ps.pets.list, ` +
+    'typeof ps.orders.cancel, typeof ps.messages.send]))'
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: root })
   assert.deepEqual(JSON.parse(stdout), [
     'function',

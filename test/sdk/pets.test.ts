@@ -27,25 +27,28 @@ test('create returns the Pet with bigint ids; the pet is in the database', async
   )
 })
 
-test('categoryId 9223372036854775807 goes out and comes back exact, given as bigint or as a decimal string', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const account = await h.newAccount()
-  const { ps } = clientOf(h.baseUrl, account.key)
-  const fromBigint = await ps.pets.create({ name: 'Max', categoryId: INT64_MAX })
-  const fromString = await ps.pets.create({ name: 'Max', categoryId: '9223372036854775807' })
-  assert.equal(fromBigint.categoryId, INT64_MAX)
-  assert.equal(fromString.categoryId, INT64_MAX)
-  const rows = await petsOf(h, account.accountId)
-  assert.deepEqual(
-    rows.map((r) => String(r.category_id)),
-    ['9223372036854775807', '9223372036854775807'],
-  )
-  const listed = await ps.pets.listPage()
-  assert.deepEqual(
-    listed.data.map((p) => p.categoryId),
-    [INT64_MAX, INT64_MAX],
-  )
-})
+test(
+  'categoryId 9223372036854775807 goes out and comes ' + 'back exact, given as bigint or as a decimal string',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const account = await h.newAccount()
+    const { ps } = clientOf(h.baseUrl, account.key)
+    const fromBigint = await ps.pets.create({ name: 'Max', categoryId: INT64_MAX })
+    const fromString = await ps.pets.create({ name: 'Max', categoryId: '9223372036854775807' })
+    assert.equal(fromBigint.categoryId, INT64_MAX)
+    assert.equal(fromString.categoryId, INT64_MAX)
+    const rows = await petsOf(h, account.accountId)
+    assert.deepEqual(
+      rows.map((r) => String(r.category_id)),
+      ['9223372036854775807', '9223372036854775807'],
+    )
+    const listed = await ps.pets.listPage()
+    assert.deepEqual(
+      listed.data.map((p) => p.categoryId),
+      [INT64_MAX, INT64_MAX],
+    )
+  },
+)
 
 test('ids above 2^53 come back exact from list and get, and get takes them as bigint or string', async (t) => {
   const h = await startHarness(t, { listen: true })
@@ -88,23 +91,26 @@ test('an int64 argument that is not an exact integer is refused before any reque
   assert.equal(responses.length, 0)
 })
 
-test('the iterator returns every one of 250 pets exactly once, in id order, following Link page after page', async (t) => {
-  const h = await startHarness(t, { listen: true })
-  const account = await roomyAccount(h)
-  const seeded = await seedPets(h, account.accountId, 250, (i) => (i % 5 === 0 ? 'sold' : 'available'))
-  const { ps, responses } = clientOf(h.baseUrl, account.key)
-  const seen: bigint[] = []
-  for await (const pet of ps.pets.list()) seen.push(pet.id)
-  assert.deepEqual(seen, seeded.map(BigInt))
-  assert.equal(responses.length, 13, '20 per page by default: 13 pages')
-  const sold: bigint[] = []
-  for await (const pet of ps.pets.list({ status: 'sold', limit: 7 })) sold.push(pet.id)
-  assert.deepEqual(sold, seeded.filter((_, i) => i % 5 === 0).map(BigInt))
-  assert.ok(
-    responses.slice(13).every((r) => r.url.includes('status=sold') && r.url.includes('limit=7')),
-    'every page keeps the filter',
-  )
-})
+test(
+  'the iterator returns every one of 250 pets exactly once, ' + 'in id order, following Link page after page',
+  async (t) => {
+    const h = await startHarness(t, { listen: true })
+    const account = await roomyAccount(h)
+    const seeded = await seedPets(h, account.accountId, 250, (i) => (i % 5 === 0 ? 'sold' : 'available'))
+    const { ps, responses } = clientOf(h.baseUrl, account.key)
+    const seen: bigint[] = []
+    for await (const pet of ps.pets.list()) seen.push(pet.id)
+    assert.deepEqual(seen, seeded.map(BigInt))
+    assert.equal(responses.length, 13, '20 per page by default: 13 pages')
+    const sold: bigint[] = []
+    for await (const pet of ps.pets.list({ status: 'sold', limit: 7 })) sold.push(pet.id)
+    assert.deepEqual(sold, seeded.filter((_, i) => i % 5 === 0).map(BigInt))
+    assert.ok(
+      responses.slice(13).every((r) => r.url.includes('status=sold') && r.url.includes('limit=7')),
+      'every page keeps the filter',
+    )
+  },
+)
 
 test('listPage gives one page and the cursor of the next; the last page has none', async (t) => {
   const h = await startHarness(t, { listen: true })

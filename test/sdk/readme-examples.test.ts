@@ -83,7 +83,8 @@ test('example 1: create, iterate, a page, exact int64', async (t) => {
 
 test('example 2: a RateLimitError handled by the caller, at once', async (t) => {
   const { env } = await service(t, { perMinute: 1, perDay: 100 })
-  await fetch(`${env.PETSTORE_BASE_URL}/pets`, { headers: { authorization: `Bearer ${env.PETSTORE_API_KEY}` } }) // uses up the minute
+  // uses up the minute
+  await fetch(`${env.PETSTORE_BASE_URL}/pets`, { headers: { authorization: `Bearer ${env.PETSTORE_API_KEY}` } })
   const out = await run(examples[1]!, env)
   assert.equal(out.length, 1)
   assert.match(out[0]!, /^over the quota: try again in 60 s \(request [0-9a-f-]{36}\)$/)
@@ -115,7 +116,8 @@ test('example 5: withResponse, the debug log line, toJSON', async (t) => {
   assert.match(
     out[0]!,
     new RegExp(
-      `^petstore: POST ${env.PETSTORE_BASE_URL}/pets → 201 in \\d+ ms \\(attempt 1, request [0-9a-f-]{36}, quota 49/50\\)$`,
+      `^petstore: POST ${env.PETSTORE_BASE_URL}/pets → 201 in \\d+ ms ` +
+        '\\(attempt 1, request [0-9a-f-]{36}, quota 49/50\\)$',
     ),
   )
   assert.match(out[1]!, /^HTTP 201, request [0-9a-f-]{36}, 49 requests left this minute$/)

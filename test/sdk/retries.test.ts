@@ -47,24 +47,27 @@ test('a create whose first answer is lost is retried with the same key, and the 
   assert.deepEqual(listed, [pet])
 })
 
-test('503 is retried with exponential back-off (0.5 s, then 1 s), then succeeds; onResponse sees each attempt', async (t) => {
-  const { proxy, ps, responses } = await proxied(t)
-  proxy.next(errorAnswer(503, 'service_unavailable'), errorAnswer(503, 'service_unavailable'))
-  const started = performance.now()
-  await ps.pets.create({ name: 'Rex', categoryId: 1 })
-  const elapsed = performance.now() - started
-  assert.ok(elapsed >= 0.75 * 1500 && elapsed < 6000, `waited ${elapsed} ms (0.5 s + 1 s less up to 25 %)`)
-  assert.deepEqual(
-    responses.map((r) => [r.status, r.attempt]),
-    [
-      [503, 1],
-      [503, 2],
-      [201, 3],
-    ],
-  )
-  assert.equal(responses[0]!.rateLimit, undefined, 'the proxy sends no quota headers')
-  assert.equal(new Set(keysOf(proxy.requests)).size, 1, 'one key for every attempt')
-})
+test(
+  '503 is retried with exponential back-off (0.5 s, ' + 'then 1 s), then succeeds; onResponse sees each attempt',
+  async (t) => {
+    const { proxy, ps, responses } = await proxied(t)
+    proxy.next(errorAnswer(503, 'service_unavailable'), errorAnswer(503, 'service_unavailable'))
+    const started = performance.now()
+    await ps.pets.create({ name: 'Rex', categoryId: 1 })
+    const elapsed = performance.now() - started
+    assert.ok(elapsed >= 0.75 * 1500 && elapsed < 6000, `waited ${elapsed} ms (0.5 s + 1 s less up to 25 %)`)
+    assert.deepEqual(
+      responses.map((r) => [r.status, r.attempt]),
+      [
+        [503, 1],
+        [503, 2],
+        [201, 3],
+      ],
+    )
+    assert.equal(responses[0]!.rateLimit, undefined, 'the proxy sends no quota headers')
+    assert.equal(new Set(keysOf(proxy.requests)).size, 1, 'one key for every attempt')
+  },
+)
 
 test('after maxRetries the last error is thrown: InternalServerError for 500, 502, 503, 504', async (t) => {
   const { proxy, ps } = await proxied(t)
