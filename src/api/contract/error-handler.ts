@@ -6,7 +6,7 @@ import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
 import { reportDatabaseUnavailable } from '../../ops/database-outage.js'
 import type { OutageLog } from '../../ops/outage-log.js'
-import { noteErrorCode } from '../platform/request-log.js'
+import { noteErrorCode } from './error-code-notes.js'
 import { validationError } from './validation-errors.js'
 
 /** What a 503 tells clients to wait: about the time the pool takes to give up on one connection attempt. */
@@ -53,7 +53,8 @@ export function installErrorHandling(app: FastifyInstance, databaseOutage?: Outa
         reply,
         new ApiError(
           'service_unavailable',
-          'The service cannot reach its database right now. Retry shortly; a POST sent with an Idempotency-Key is safe to retry.',
+          'The service cannot reach its database right now. Retry shortly; ' +
+            'a POST sent with an Idempotency-Key is safe to retry.',
           { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
         ),
       )

@@ -6,6 +6,7 @@
 // a cookie, a password), never a body, and never the token of an emailed link.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { OutageLog } from '../../ops/outage-log.js'
+import { errorCodeOf } from '../contract/error-code-notes.js'
 
 /**
  * The portal's emailed links carry their token in the path (/portal/verify/TOKEN), and so does an operator's setup
@@ -16,13 +17,6 @@ const withoutLinkToken = (path: string): string =>
 
 /** Longest User-Agent written: it is the client's free text. */
 const USER_AGENT_MAX = 200
-
-/** The error code of each answer that had one (http/error-handler.ts notes it as it sends the Error body). */
-const errorCodes = new WeakMap<FastifyReply, string>()
-
-export function noteErrorCode(reply: FastifyReply, code: string): void {
-  errorCodes.set(reply, code)
-}
 
 function rateLimitOf(
   reply: FastifyReply,
@@ -44,7 +38,7 @@ export class RequestLogController extends LogController {
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     const auth = request.auth ?? undefined
-    const errorCode = errorCodes.get(reply)
+    const errorCode = errorCodeOf(reply)
     const userAgent = request.headers['user-agent']
     const line = {
       method: request.method,

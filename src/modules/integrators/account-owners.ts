@@ -34,16 +34,16 @@ export async function ownerEmails(db: Kysely<Database>): Promise<Map<string, str
 
 /**
  * Accounts whose owner's address contains a fragment: `likePattern` is a LIKE pattern over the lower-cased address
- * key, escaped by the caller with `escape` as its ESCAPE clause.
+ * key, escaped by the caller with `escapeClause` as its ESCAPE clause.
  */
 export async function accountsByAddress(
   db: Kysely<Database>,
-  { likePattern, escape, limit }: { likePattern: string; escape: ReturnType<typeof sql>; limit: number },
+  { likePattern, escapeClause, limit }: { likePattern: string; escapeClause: ReturnType<typeof sql>; limit: number },
 ): Promise<Array<{ account_id: string; email: string }>> {
   return db
     .selectFrom('portal_users')
     .select(['account_id', 'email'])
-    .where(sql<boolean>`email_key like ${likePattern} ${escape}`)
+    .where(sql<boolean>`email_key like ${likePattern} ${escapeClause}`)
     .limit(limit)
     .execute()
 }

@@ -78,7 +78,9 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
               .execute()
 
       const [emails, names, ids, keyIds, prefixes, secret] = await Promise.all([
-        unlessSecret(() => accountsByAddress(db, { likePattern: contains, escape: ESCAPE, limit: MAX_RESULTS + 1 })),
+        unlessSecret(() =>
+          accountsByAddress(db, { likePattern: contains, escapeClause: ESCAPE, limit: MAX_RESULTS + 1 }),
+        ),
         unlessSecret(() =>
           db
             .selectFrom('accounts')
