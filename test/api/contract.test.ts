@@ -37,6 +37,7 @@ async function replay(
     clock: { set: (d: Date | number) => void }
     newAccount: (i?: Record<string, unknown>) => Promise<{ key: string; accountId: string }>
     handle: { db: any }
+    services: { accounts: Pick<AccountsRepository, 'createApiKey'> }
   },
   listener: string,
   doc: Doc,
@@ -51,7 +52,7 @@ async function replay(
   const { key, accountId } = await h.newAccount({ plan: 'business' })
   const auth = { authorization: `Bearer ${key}` }
   // 403 insufficient_scope: a key of the account with every scope but the operation's (issue 26).
-  const accounts = (h.app as unknown as { accounts: Pick<AccountsRepository, 'createApiKey'> }).accounts
+  const { accounts } = h.services
   const withoutScope = async (scope: string) =>
     (
       await accounts.createApiKey({
