@@ -128,7 +128,8 @@ test('restore drill: a backup taken under write load holds every write acknowled
   assert.ok(before.length >= 50 && after.length >= 50, `${before.length} writes before, ${after.length} after`)
   assert.ok(during.length > 0, 'the service acknowledged writes while the backup ran')
   t.diagnostic(
-    `${before.length} writes acknowledged before the backup, ${during.length} while it ran, ${after.length} sent after it; ${backup.pages} pages`,
+    `${before.length} writes acknowledged before the backup, ${during.length} while it ran, ` +
+      `${after.length} sent after it; ${backup.pages} pages`,
   )
   assert.equal(backup.file, backupFile)
 

@@ -234,20 +234,23 @@ test('SQLite: when the COMMIT of a group fails, every member fails and nothing o
   assert.deepEqual(await names(handle.db), ['after'])
 })
 
-test("SQLite: after each commit group, onWritesSettled listeners run once its members' promises are settled", async (t) => {
-  if (sqliteOnly(t, "commit groups are SQLite's")) return
-  const { handle, accountId } = await setup(t)
-  const events: string[] = []
-  handle.engine.onWritesSettled!(() => events.push('settled'))
-  const members = [1, 2, 3].map((n) =>
-    handle.engine.write((db) => insertPet(db, accountId, `p${n}`)).then(() => void events.push(`member ${n}`)),
-  )
-  const failing = handle.engine
-    .transaction(() => Promise.reject(new Error('refused')))
-    .catch(() => void events.push('failed member'))
-  await Promise.all([...members, failing])
-  // The four members of one turn make one group, and one call.
-  assert.equal(events.filter((e) => e === 'settled').length, 1, events.join(', '))
-  await handle.engine.write((db) => insertPet(db, accountId, 'later'))
-  assert.equal(events.filter((e) => e === 'settled').length, 2, 'a later group calls it again')
-})
+test(
+  'SQLite: after each commit group, ' + "onWritesSettled listeners run once its members' promises are settled",
+  async (t) => {
+    if (sqliteOnly(t, "commit groups are SQLite's")) return
+    const { handle, accountId } = await setup(t)
+    const events: string[] = []
+    handle.engine.onWritesSettled!(() => events.push('settled'))
+    const members = [1, 2, 3].map((n) =>
+      handle.engine.write((db) => insertPet(db, accountId, `p${n}`)).then(() => void events.push(`member ${n}`)),
+    )
+    const failing = handle.engine
+      .transaction(() => Promise.reject(new Error('refused')))
+      .catch(() => void events.push('failed member'))
+    await Promise.all([...members, failing])
+    // The four members of one turn make one group, and one call.
+    assert.equal(events.filter((e) => e === 'settled').length, 1, events.join(', '))
+    await handle.engine.write((db) => insertPet(db, accountId, 'later'))
+    assert.equal(events.filter((e) => e === 'settled').length, 2, 'a later group calls it again')
+  },
+)

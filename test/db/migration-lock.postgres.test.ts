@@ -28,7 +28,10 @@ function shortTimeout(t: T, url: string) {
   return handle
 }
 
-/** When each of the migration's tries for the lock (`pg_try_advisory_lock … as locked`) was answered, and its answer. */
+/**
+ * When each of the migration's tries for the lock (`pg_try_advisory_lock … as locked`) was answered, and its
+ * answer.
+ */
 function lockTries(): { plugin: KyselyPlugin; answered: { at: number; locked: unknown }[] } {
   const answered: { at: number; locked: unknown }[] = []
   const plugin: KyselyPlugin = {
@@ -42,49 +45,59 @@ function lockTries(): { plugin: KyselyPlugin; answered: { at: number; locked: un
   return { plugin, answered }
 }
 
-test('a migration waits for the lock held by another process past the statement timeout, then finds nothing to do or does it all', async (t) => {
-  if (postgresOnly(t)) return
-  const url = await postgresSchema(t)
-  const held = await holdLock(url)
-  const tries = lockTries()
-  const started = performance.now()
-  const waiting = migrateToLatest(shortTimeout(t, url).db.withPlugin(tries.plugin))
-  let settled = false
-  waiting.then(
-    () => (settled = true),
-    () => (settled = true),
-  ) // awaited below; a failure is reported there, not as an unhandled rejection meanwhile
-  // The event: a try for the lock answered after the 2 s statement timeout has passed (by a margin), the migration
-  // still waiting. One statement waiting for the lock would have been cancelled at 2 s and failed the migration.
-  await pollUntil(
-    'a try for the lock answered past the 2 s statement timeout',
-    async () => {
-      if (settled) await waiting.then(() => assert.fail('the migration ran while another process held the lock'))
-      return tries.answered.some((a) => a.at - started > 2_500) ? true : undefined
-    },
-    20_000,
-    20,
-  )
-  await held.release()
-  const applied = await waiting
-  const waitedMs = performance.now() - started
-  t.diagnostic(
-    `migrated after waiting ${waitedMs.toFixed(0)} ms (${tries.answered.length} tries) with a 2 s statement timeout`,
-  )
-  assert.ok(
-    tries.answered.slice(0, -1).every((a) => a.locked === false),
-    `a try took the lock while it was held: ${JSON.stringify(tries.answered)}`,
-  )
-  assert.equal(tries.answered.at(-1)?.locked, true, 'the last try took the lock')
-  assert.deepEqual(applied, Object.keys(migrations))
-})
+test(
+  'a migration waits for the lock held by another process past the statement timeout, ' +
+    'then finds nothing to do or does it all',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const url = await postgresSchema(t)
+    const held = await holdLock(url)
+    const tries = lockTries()
+    const started = performance.now()
+    const waiting = migrateToLatest(shortTimeout(t, url).db.withPlugin(tries.plugin))
+    let settled = false
+    waiting.then(
+      () => (settled = true),
+      () => (settled = true),
+    ) // awaited below; a failure is reported there, not as an unhandled rejection meanwhile
+    // The event: a try for the lock answered after the 2 s statement timeout has passed (by a margin), the migration
+    // still waiting. One statement waiting for the lock would have been cancelled at 2 s and failed the migration.
+    await pollUntil(
+      'a try for the lock answered past the 2 s statement timeout',
+      async () => {
+        if (settled) await waiting.then(() => assert.fail('the migration ran while another process held the lock'))
+        return tries.answered.some((a) => a.at - started > 2_500) ? true : undefined
+      },
+      20_000,
+      20,
+    )
+    await held.release()
+    const applied = await waiting
+    const waitedMs = performance.now() - started
+    t.diagnostic(
+      `migrated after waiting ${waitedMs.toFixed(0)} ms (${tries.answered.length} tries) with a 2 s statement timeout`,
+    )
+    assert.ok(
+      tries.answered.slice(0, -1).every((a) => a.locked === false),
+      `a try took the lock while it was held: ${JSON.stringify(tries.answered)}`,
+    )
+    assert.equal(tries.answered.at(-1)?.locked, true, 'the last try took the lock')
+    assert.deepEqual(applied, Object.keys(migrations))
+  },
+)
 
-test('two processes starting at once with a short statement timeout: one migrates, the other waits and finds it done', async (t) => {
-  if (postgresOnly(t)) return
-  const url = await postgresSchema(t)
-  const [a, b] = await Promise.all([migrateToLatest(shortTimeout(t, url).db), migrateToLatest(shortTimeout(t, url).db)])
-  assert.deepEqual([...a!, ...b!].sort(), Object.keys(migrations).sort(), 'every migration applied exactly once')
-})
+test(
+  'two processes starting at once with a short statement timeout: ' + 'one migrates, the other waits and finds it done',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const url = await postgresSchema(t)
+    const [a, b] = await Promise.all([
+      migrateToLatest(shortTimeout(t, url).db),
+      migrateToLatest(shortTimeout(t, url).db),
+    ])
+    assert.deepEqual([...a!, ...b!].sort(), Object.keys(migrations).sort(), 'every migration applied exactly once')
+  },
+)
 
 test("the lock is the schema's: another schema's migration does not wait for it", async (t) => {
   if (postgresOnly(t)) return

@@ -194,11 +194,13 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
   const failed = outcomes.filter((o) => o.error !== undefined)
   const after = outcomes.filter((o) => o.at > stoppedAt + 1_000 && o.error === undefined)
   t.diagnostic(
-    `${outcomes.length} requests in the stream, ${failed.length} failed, ${after.length} answered from 1 s after the stop`,
+    `${outcomes.length} requests in the stream, ${failed.length} failed, ` +
+      `${after.length} answered from 1 s after the stop`,
   )
   assert.ok(
     failed.length <= 1,
-    `${failed.length} of ${outcomes.length} requests failed: ${JSON.stringify(failed.slice(0, 10))}\nproxy: ${proxy.output().slice(-3000)}`,
+    `${failed.length} of ${outcomes.length} requests failed: ${JSON.stringify(failed.slice(0, 10))}\n` +
+      `proxy: ${proxy.output().slice(-3000)}`,
   )
   // The stream went on through the other instance (a few hundred requests on an idle machine; the bound is loose).
   assert.ok(after.length >= 8, `only ${after.length} requests were answered from 1 s after the stop`)

@@ -156,41 +156,46 @@ async function waitUntilGone(pgid: number, withinMs: number): Promise<number> {
 }
 
 for (const target of ['npm', 'group'] as const) {
-  test(`SIGTERM to ${target === 'npm' ? "npm's process" : 'the process group'}: the request in flight is answered, every process exits cleanly within the drain time`, async (t) => {
-    const { npm, pgid, port, exited, output, database } = await startNpm(t)
-    const key = KEY.exec(output())?.[0]
-    assert.ok(key, `no key printed at the first start: ${output()}`)
+  const signalled = target === 'npm' ? "npm's process" : 'the process group'
+  test(
+    `SIGTERM to ${signalled}: the request in flight is answered, ` +
+      'every process exits cleanly within the drain time',
+    async (t) => {
+      const { npm, pgid, port, exited, output, database } = await startNpm(t)
+      const key = KEY.exec(output())?.[0]
+      assert.ok(key, `no key printed at the first start: ${output()}`)
 
-    // npm runs node itself: no shell in between, and node has the memory settings.
-    const members = group(pgid)
-    assert.equal(members.length, 2, JSON.stringify(members.map((m) => m.argv.join(' '))))
-    const node = members.find((m) => m.pid !== pgid)!
-    assert.equal(node.ppid, pgid, "node is npm's own child")
-    assert.match(node.argv[0]!, /(^|\/)node$/, node.argv.join(' '))
-    assert.deepEqual(node.argv.slice(1), [
-      '--max-semi-space-size=4',
-      '--max-old-space-size=128',
-      'bin/petstore.js',
-      'serve',
-    ])
-    assert.ok(node.environ.includes('MALLOC_ARENA_MAX=2'))
+      // npm runs node itself: no shell in between, and node has the memory settings.
+      const members = group(pgid)
+      assert.equal(members.length, 2, JSON.stringify(members.map((m) => m.argv.join(' '))))
+      const node = members.find((m) => m.pid !== pgid)!
+      assert.equal(node.ppid, pgid, "node is npm's own child")
+      assert.match(node.argv[0]!, /(^|\/)node$/, node.argv.join(' '))
+      assert.deepEqual(node.argv.slice(1), [
+        '--max-semi-space-size=4',
+        '--max-old-space-size=128',
+        'bin/petstore.js',
+        'serve',
+      ])
+      assert.ok(node.environ.includes('MALLOC_ARENA_MAX=2'))
 
-    const inFlight = requestInFlight(port, key)
-    await untilAuthenticated(database)
-    process.kill(target === 'npm' ? npm.pid! : -pgid, 'SIGTERM')
-    // The body arrives after the signal (once the server says it is shutting down); it is draining and still answers.
-    await pollUntil(
-      'the server logging "shutting down"',
-      async () => (/"msg":"shutting down"/.test(output()) ? true : undefined),
-      20_000,
-      20,
-    )
-    inFlight.finish()
-    assert.equal(await inFlight.answered, 201, output())
+      const inFlight = requestInFlight(port, key)
+      await untilAuthenticated(database)
+      process.kill(target === 'npm' ? npm.pid! : -pgid, 'SIGTERM')
+      // The body arrives after the signal (once the server says it is shutting down); it is draining and still answers.
+      await pollUntil(
+        'the server logging "shutting down"',
+        async () => (/"msg":"shutting down"/.test(output()) ? true : undefined),
+        20_000,
+        20,
+      )
+      inFlight.finish()
+      assert.equal(await inFlight.answered, 201, output())
 
-    await waitUntilGone(pgid, SHUTDOWN_GRACE_MS)
-    assert.deepEqual(await exited, { code: 0, signal: null }, output())
-    assert.match(output(), /"msg":"shutting down"/)
-    assert.doesNotMatch(output(), /exiting without finishing|killed by timeout/, output())
-  })
+      await waitUntilGone(pgid, SHUTDOWN_GRACE_MS)
+      assert.deepEqual(await exited, { code: 0, signal: null }, output())
+      assert.match(output(), /"msg":"shutting down"/)
+      assert.doesNotMatch(output(), /exiting without finishing|killed by timeout/, output())
+    },
+  )
 }

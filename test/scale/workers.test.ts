@@ -101,57 +101,61 @@ const gone = async (pid: number, started: string) => {
 }
 
 for (const database of ['a SQLite file', 'PostgreSQL'] as const) {
-  test(`serve --workers 2 with REDIS_URL on ${database}: one exact quota over both workers, both answer, SIGTERM exits 0`, async (t) => {
-    if (postgresOnly(t)) return
-    const databaseUrl = database === 'PostgreSQL' ? await postgresSchema(t) : tempDir(t, 'petstore-workers-').file
-    const redis = redisPrefix(t)
-    // Redis healthy, with a timeout a 300-request burst on this shared machine cannot trip (see three-instances).
-    const { origin, process: primary } = await startInstance(
-      t,
-      { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, REDIS_TIMEOUT_MS: '1000' },
-      ['--workers', '2'],
-    )
-    assert.equal(
-      primary.stderr().match(/Pet store API/g)?.length,
-      1,
-      'one banner for the instance (on stderr), printed once both workers listen',
-    )
-    const workers = childrenOf(primary.pid)
-    assert.equal(workers.length, 2, `children of the primary: ${workers.join(' ')}`)
-    const started = new Map(workers.map((pid) => [pid, startTimeOf(pid)!]))
-    t.after(() => {
-      // Only these very processes (same pid and start time), should the primary have left them behind.
-      for (const [pid, time] of started) if (startTimeOf(pid) === time) process.kill(pid, 'SIGKILL')
-    })
-    for (const pid of workers) assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /petstore\.js\0serve\0/)
+  test(
+    `serve --workers 2 with REDIS_URL on ${database}: ` +
+      'one exact quota over both workers, both answer, SIGTERM exits 0',
+    async (t) => {
+      if (postgresOnly(t)) return
+      const databaseUrl = database === 'PostgreSQL' ? await postgresSchema(t) : tempDir(t, 'petstore-workers-').file
+      const redis = redisPrefix(t)
+      // Redis healthy, with a timeout a 300-request burst on this shared machine cannot trip (see three-instances).
+      const { origin, process: primary } = await startInstance(
+        t,
+        { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, REDIS_TIMEOUT_MS: '1000' },
+        ['--workers', '2'],
+      )
+      assert.equal(
+        primary.stderr().match(/Pet store API/g)?.length,
+        1,
+        'one banner for the instance (on stderr), printed once both workers listen',
+      )
+      const workers = childrenOf(primary.pid)
+      assert.equal(workers.length, 2, `children of the primary: ${workers.join(' ')}`)
+      const started = new Map(workers.map((pid) => [pid, startTimeOf(pid)!]))
+      t.after(() => {
+        // Only these very processes (same pid and start time), should the primary have left them behind.
+        for (const [pid, time] of started) if (startTimeOf(pid) === time) process.kill(pid, 'SIGKILL')
+      })
+      for (const pid of workers) assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /petstore\.js\0serve\0/)
 
-    let run: { result: Awaited<ReturnType<typeof burst>>; oneMinute: boolean } | undefined
-    for (let attempt = 0; attempt < 2 && !run?.oneMinute; attempt++) {
-      const { key } = await accountKey(databaseUrl)
-      run = await withinOneMinute(() => burst(t, origin, key))
-    }
-    assert.ok(run?.oneMinute, 'two bursts in a row straddled a minute boundary')
-    assert.doesNotMatch(
-      primary.stdout() + primary.stderr(),
-      /rate-limit store unreachable/,
-      'a worker fell back to per-process limits',
-    )
-    const answers = run.result
-    assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
+      let run: { result: Awaited<ReturnType<typeof burst>>; oneMinute: boolean } | undefined
+      for (let attempt = 0; attempt < 2 && !run?.oneMinute; attempt++) {
+        const { key } = await accountKey(databaseUrl)
+        run = await withinOneMinute(() => burst(t, origin, key))
+      }
+      assert.ok(run?.oneMinute, 'two bursts in a row straddled a minute boundary')
+      assert.doesNotMatch(
+        primary.stdout() + primary.stderr(),
+        /rate-limit store unreachable/,
+        'a worker fell back to per-process limits',
+      )
+      const answers = run.result
+      assert.deepEqual(statusCounts(answers), { 200: 60, 429: 240 })
 
-    // Every answer came from a worker (the server side of its connection is held by one), and from both of them.
-    const port = Number(new URL(origin).port)
-    const owners = connectionOwners(port, workers)
-    const answeredBy = answers.map((a) => owners.get(a.clientPort))
-    assert.ok(
-      answeredBy.every((pid) => pid !== undefined),
-      `${answeredBy.filter((p) => p === undefined).length} connections held by no worker`,
-    )
-    assert.deepEqual(new Set(answeredBy), new Set(workers))
+      // Every answer came from a worker (the server side of its connection is held by one), and from both of them.
+      const port = Number(new URL(origin).port)
+      const owners = connectionOwners(port, workers)
+      const answeredBy = answers.map((a) => owners.get(a.clientPort))
+      assert.ok(
+        answeredBy.every((pid) => pid !== undefined),
+        `${answeredBy.filter((p) => p === undefined).length} connections held by no worker`,
+      )
+      assert.deepEqual(new Set(answeredBy), new Set(workers))
 
-    assert.deepEqual(await primary.stop(), { code: 0, signal: null }, primary.stderr())
-    for (const [pid, time] of started)
-      assert.ok(await gone(pid, time), `worker ${pid} still runs after the primary exited`)
-    assert.doesNotMatch(primary.stderr(), /exited|starting another/, 'a worker was restarted')
-  })
+      assert.deepEqual(await primary.stop(), { code: 0, signal: null }, primary.stderr())
+      for (const [pid, time] of started)
+        assert.ok(await gone(pid, time), `worker ${pid} still runs after the primary exited`)
+      assert.doesNotMatch(primary.stderr(), /exited|starting another/, 'a worker was restarted')
+    },
+  )
 }

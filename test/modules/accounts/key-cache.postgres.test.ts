@@ -81,39 +81,42 @@ test('revoked on one server: refused there on the next request, and on the other
   assert.ok(ms < 1_000, `the other server refused it after ${ms} ms`)
 })
 
-test('rolled (no grace) or revoked by the CLI, and a plan changed by the CLI: every server within one second', async (t) => {
-  if (postgresOnly(t)) return
-  const { cli, a, b, account, newKey } = await twoServers(t)
-  const rolled = await newKey()
-  const revoked = await newKey()
-  await warm(rolled.key, a, b)
-  await warm(revoked.key, a, b)
-  const { created } = await cli.rollApiKey({ actor: testActor, keyId: rolled.id, graceSeconds: 0 })
-  await cli.revokeApiKey(revoked.id, { actor: testActor })
-  for (const [name, s] of [
-    ['a', a],
-    ['b', b],
-  ] as const) {
-    const rolledMs = await msUntilRefused(s.get, rolled.key, /rolled/)
-    const revokedMs = await msUntilRefused(s.get, revoked.key, /revoked/)
-    t.diagnostic(
-      `server ${name}: rolled key refused after ${rolledMs.toFixed(1)} ms, revoked after ${revokedMs.toFixed(1)} ms`,
-    )
-    assert.ok(rolledMs < 1_000 && revokedMs < 1_000, `server ${name}: ${rolledMs}, ${revokedMs} ms`)
-    assert.equal((await s.get(created.key)).statusCode, 200, 'the replacement works')
-  }
+test(
+  'rolled (no grace) or revoked by the CLI, ' + 'and a plan changed by the CLI: every server within one second',
+  async (t) => {
+    if (postgresOnly(t)) return
+    const { cli, a, b, account, newKey } = await twoServers(t)
+    const rolled = await newKey()
+    const revoked = await newKey()
+    await warm(rolled.key, a, b)
+    await warm(revoked.key, a, b)
+    const { created } = await cli.rollApiKey({ actor: testActor, keyId: rolled.id, graceSeconds: 0 })
+    await cli.revokeApiKey(revoked.id, { actor: testActor })
+    for (const [name, s] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      const rolledMs = await msUntilRefused(s.get, rolled.key, /rolled/)
+      const revokedMs = await msUntilRefused(s.get, revoked.key, /revoked/)
+      t.diagnostic(
+        `server ${name}: rolled key refused after ${rolledMs.toFixed(1)} ms, revoked after ${revokedMs.toFixed(1)} ms`,
+      )
+      assert.ok(rolledMs < 1_000 && revokedMs < 1_000, `server ${name}: ${rolledMs}, ${revokedMs} ms`)
+      assert.equal((await s.get(created.key)).statusCode, 200, 'the replacement works')
+    }
 
-  const limit = async (s: typeof a) => (await s.get(created.key)).headers['x-ratelimit-limit']
-  assert.equal(await limit(b), String(account.quota.perMinute))
-  const changed = await cli.setPlan({ actor: testActor, id: account.id, plan: 'free' })
-  const seen = await pollUntil(
-    'the plan change reaches server b',
-    async () => ((await limit(b)) === String(changed.quota.perMinute) ? true : undefined),
-    1_000,
-    5,
-  )
-  assert.equal(seen, true)
-})
+    const limit = async (s: typeof a) => (await s.get(created.key)).headers['x-ratelimit-limit']
+    assert.equal(await limit(b), String(account.quota.perMinute))
+    const changed = await cli.setPlan({ actor: testActor, id: account.id, plan: 'free' })
+    const seen = await pollUntil(
+      'the plan change reaches server b',
+      async () => ((await limit(b)) === String(changed.quota.perMinute) ? true : undefined),
+      1_000,
+      5,
+    )
+    assert.equal(seen, true)
+  },
+)
 
 test('a server whose change channel drops reads keys from the database until it listens again', async (t) => {
   if (postgresOnly(t)) return

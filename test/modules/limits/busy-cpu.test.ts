@@ -107,36 +107,43 @@ test('100 parallel requests of a free key with Redis up: exactly 60 admitted, th
   assert.equal(outages(), 0, 'Redis was never taken for down')
 })
 
-test('the same while other processes saturate every CPU and our own event loop is blocked in a few places', async (t) => {
-  const { origin, key, outages } = await startListening(t)
-  await saturateCpus(t, availableParallelism() + 1)
-  // Our event loop stalls (200 ms, 120 ms, 80 ms) while the burst's answers from Redis are on their way.
-  const stalls = [
-    [1, 200],
-    [15, 120],
-    [40, 80],
-  ].map(([at, ms]) => setTimeout(() => blockEventLoop(ms!), at))
-  const sent = burst(origin, key, 100)
-  blockEventLoop(60)
-  const tally = await sent
-  stalls.forEach(clearTimeout)
-  assert.deepEqual(tally, README_RULE)
-  assert.equal(outages(), 0, 'Redis was never taken for down')
-})
+test(
+  'the same while other processes saturate every CPU' + ' and our own event loop is blocked in a few places',
+  async (t) => {
+    const { origin, key, outages } = await startListening(t)
+    await saturateCpus(t, availableParallelism() + 1)
+    // Our event loop stalls (200 ms, 120 ms, 80 ms) while the burst's answers from Redis are on their way.
+    const stalls = [
+      [1, 200],
+      [15, 120],
+      [40, 80],
+    ].map(([at, ms]) => setTimeout(() => blockEventLoop(ms!), at))
+    const sent = burst(origin, key, 100)
+    blockEventLoop(60)
+    const tally = await sent
+    stalls.forEach(clearTimeout)
+    assert.deepEqual(tally, README_RULE)
+    assert.equal(outages(), 0, 'Redis was never taken for down')
+  },
+)
 
-test('a silent Redis (SIGSTOP, connections open) is still told apart while this process is busy: the fallback answers, one outage', async (t) => {
-  const { origin, key, outages, redis } = await startListening(t)
-  redis.pause()
-  t.after(() => {
-    try {
-      redis.resume()
-    } catch {}
-  })
-  await saturateCpus(t, availableParallelism() + 1)
-  const stalls = [1, 30].map((at) => setTimeout(() => blockEventLoop(150), at))
-  // Without a bound on the wait the requests would never be answered (no timer of ioredis's is left).
-  const tally = await within(burst(origin, key, 30), 'the burst while Redis is paused', 60_000)
-  stalls.forEach(clearTimeout)
-  assert.deepEqual(tally, { '200': 20, '429 rate_limit_exceeded': 10 }, 'the per-process fallback: 60 ÷ 3')
-  assert.equal(outages(), 1)
-})
+test(
+  'a silent Redis (SIGSTOP, connections open) is still told apart while this process is busy: ' +
+    'the fallback answers, one outage',
+  async (t) => {
+    const { origin, key, outages, redis } = await startListening(t)
+    redis.pause()
+    t.after(() => {
+      try {
+        redis.resume()
+      } catch {}
+    })
+    await saturateCpus(t, availableParallelism() + 1)
+    const stalls = [1, 30].map((at) => setTimeout(() => blockEventLoop(150), at))
+    // Without a bound on the wait the requests would never be answered (no timer of ioredis's is left).
+    const tally = await within(burst(origin, key, 30), 'the burst while Redis is paused', 60_000)
+    stalls.forEach(clearTimeout)
+    assert.deepEqual(tally, { '200': 20, '429 rate_limit_exceeded': 10 }, 'the per-process fallback: 60 ÷ 3')
+    assert.equal(outages(), 1)
+  },
+)
