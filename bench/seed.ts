@@ -11,6 +11,7 @@ import { loadOrCreateSecret } from '../src/db/settings.js'
 import { createCursorCodec } from '../src/api/contract/cursor.js'
 import { ORDERS_LIST } from '../src/api/v1/orders.routes.js'
 import { ORDER_STATUSES } from '../src/api/v1/orders.schemas.js'
+import { removeOwnersOf } from '../src/modules/integrators/account-owners.js'
 
 export interface Seeded {
   key: string
@@ -72,7 +73,7 @@ export async function seed({
   const handle = openDatabase(databaseUrl)
   try {
     await migrateToLatest(handle.db)
-    const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
+    const accounts = createAccountsRepository({ db: handle.db, clock: systemClock, removeWithAccount: removeOwnersOf })
     const newKey = async (input: { plan: string; perMinute: number; perDay: number }, name: string) => {
       const actor = { kind: 'system' } as const
       const account = await accounts.createAccount({ name, ...input, actor })

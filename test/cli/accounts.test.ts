@@ -6,6 +6,7 @@ import { systemClock } from '../../src/kernel/clock.js'
 import { openDatabase } from '../../src/db/database.js'
 import { testActor } from '../helpers/actors.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
+import { removeOwnersOf } from '../../src/modules/integrators/account-owners.js'
 
 interface Account {
   id: string
@@ -164,7 +165,11 @@ test(
     // An operator's changes (the console's), made on the same database file.
     const handle = openDatabase(cli.file)
     try {
-      const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
+      const accounts = createAccountsRepository({
+        db: handle.db,
+        clock: systemClock,
+        removeWithAccount: removeOwnersOf,
+      })
       await accounts.suspend({ accountId: quiet.id, reason: 'unpaid invoices', actor: testActor })
       await accounts.deleteAccount(gone.id, { actor: testActor })
     } finally {

@@ -13,6 +13,7 @@ import { openDatabase } from '../../src/db/database.js'
 import { migrateDownTo, migrateToLatest, migrations } from '../../src/db/migrate.js'
 import { testActor } from '../helpers/actors.js'
 import { backend, postgresSchema } from '../helpers/backend.js'
+import { removeOwnersOf } from '../../src/modules/integrators/account-owners.js'
 
 const BEFORE = '0009_console_lookups'
 /** 0010 and the migrations after it (undone and done again with it). */
@@ -42,7 +43,7 @@ test('keys that exist before 0010 get every scope and keep working; down and up 
     values ('key_old', 'acct_old', ${hashApiKey(SECRET)}, 'ps_test_exis', 'test', '2027-01-01T00:00:00Z')`.execute(db)
 
   assert.deepEqual(await migrateToLatest(db), SINCE)
-  const accounts = createAccountsRepository({ db, clock: systemClock })
+  const accounts = createAccountsRepository({ db, clock: systemClock, removeWithAccount: removeOwnersOf })
   const owner = await accounts.findKeyOwner(SECRET)
   assert.equal(owner?.keyId, 'key_old')
   assert.deepEqual(owner?.scopes, [...SCOPES])

@@ -38,7 +38,7 @@ export interface ChangeContext {
   /** The account's row, locked for the rest of the transaction on PostgreSQL (SQLite has one writer at a time). */
   lockedAccount: (trx: Kysely<Database>, id: string) => Promise<AccountRow>
   /** What other modules remove with a deleted account, in its transaction (accounts.repository.ts). */
-  removeWithAccount?: (trx: Kysely<Database>, accountId: string) => Promise<void>
+  removeWithAccount: (trx: Kysely<Database>, accountId: string) => Promise<void>
 }
 
 /** The plan and the quota in force, as an audit entry shows them before and after a change. */
@@ -213,7 +213,7 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount, rem
           .where('account_id', '=', accountId)
           .where('revoked_at', 'is', null)
           .execute()
-        await removeWithAccount?.(trx, accountId)
+        await removeWithAccount(trx, accountId)
         await writeAudit(trx, atMs, options.actor, {
           action: 'account.deleted',
           accountId,

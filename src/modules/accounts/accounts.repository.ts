@@ -41,9 +41,10 @@ interface AccountsRepositoryOptions {
   keyCache?: KeyCache
   /**
    * What other modules remove with a deleted account, in its transaction: the integrators' users and what lets them
-   * in (integrators/account-owners.ts, removeOwnersOf). Passed in because the integrators module builds on this one.
+   * in (integrators/account-owners.ts, removeOwnersOf). Passed in because the integrators module builds on this one;
+   * required, so that no builder of this repository forgets it.
    */
-  removeWithAccount?: (trx: Kysely<Database>, accountId: string) => Promise<void>
+  removeWithAccount: (trx: Kysely<Database>, accountId: string) => Promise<void>
 }
 
 export function createAccountsRepository({

@@ -16,6 +16,7 @@ import { tcpProxy } from '../../helpers/tcp-proxy.js'
 import { keyCachingServer, warmKeyCache } from '../../helpers/servers.js'
 import { pollUntil } from '../../helpers/within.js'
 import { testActor } from '../../helpers/actors.js'
+import { removeOwnersOf } from '../../../src/modules/integrators/account-owners.js'
 
 type T = { after: (fn: () => Promise<void>) => void }
 
@@ -49,7 +50,7 @@ async function twoServers(t: T) {
   await migrateToLatest(setup.db)
   t.after(() => setup.close())
   // What the CLI does: its own repository in its own connection, no cache.
-  const cli = createAccountsRepository({ db: setup.db, clock: systemClock })
+  const cli = createAccountsRepository({ db: setup.db, clock: systemClock, removeWithAccount: removeOwnersOf })
   const a = await server(t, url)
   const b = await server(t, url)
   const account = await cli.createAccount({ actor: testActor, name: 'two servers', plan: 'business' })

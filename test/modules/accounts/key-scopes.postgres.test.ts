@@ -12,6 +12,7 @@ import { postgresOnly } from '../../helpers/backend.js'
 import { testActor } from '../../helpers/actors.js'
 import { errorOf } from '../../helpers/harness.js'
 import { msUntilStatus, twoKeyCachingServers, warmKeyCache } from '../../helpers/servers.js'
+import { removeOwnersOf } from '../../../src/modules/integrators/account-owners.js'
 
 type Server = Awaited<ReturnType<typeof twoKeyCachingServers>>['a']
 
@@ -60,7 +61,7 @@ test('narrowed by the CLI (its own connection, no cache): every server within on
   const { a, b, key } = await setUp(t)
   const handle = openDatabase(a.config.databaseUrl, { poolSize: 1 })
   t.after(() => handle.close())
-  const cli = createAccountsRepository({ db: handle.db, clock: systemClock })
+  const cli = createAccountsRepository({ db: handle.db, clock: systemClock, removeWithAccount: removeOwnersOf })
   await cli.restrictApiKeyScopes({ keyId: key.id, scopes: ['orders:read'], actor: testActor })
   await reachesOther(t, a, key.key, 'the CLI')
   await reachesOther(t, b, key.key, 'the CLI')

@@ -7,13 +7,14 @@ import { openDatabase } from '../../../src/db/database.js'
 import { migrateToLatest } from '../../../src/db/migrate.js'
 import { createPortalRepository } from '../../../src/modules/integrators/integrators.repository.js'
 import { cliOn } from '../../helpers/cli.js'
+import { removeOwnersOf } from '../../../src/modules/integrators/account-owners.js'
 
 test('accounts list shows the email of portal accounts, in JSON and in the plain form', async (t) => {
   const cli = cliOn(t)
   const operatorMade = await cli.json<{ id: string }>(['accounts', 'create', '--name', 'Shelter'])
   const handle = openDatabase(cli.file)
   await migrateToLatest(handle.db)
-  const accounts = createAccountsRepository({ db: handle.db, clock: systemClock })
+  const accounts = createAccountsRepository({ db: handle.db, clock: systemClock, removeWithAccount: removeOwnersOf })
   const user = await createPortalRepository({ db: handle.db, clock: systemClock, accounts }).createUser({
     email: 'Dev@Example.com',
     passwordHash: 'scrypt$x',
