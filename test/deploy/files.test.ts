@@ -100,7 +100,9 @@ test(
     const check = dockerfile().find((s) => s.name === 'HEALTHCHECK')!
     const [program, ...args] = execForm(check.rest.replace(/^CMD\s+/, ''))
     assert.equal(program, 'node')
-    assert.match(args.join(' '), /\/readyz/)
+    // Liveness, not readiness: a database outage makes every instance unready at once, and an orchestrator that
+    // restarted unhealthy containers would restart them all (docs/operators/operating.md, Health and metrics).
+    assert.match(args.join(' '), /\/healthz/)
     const { file } = tempDir(t)
     const [port, messagesPort] = await freePorts(2)
     const server = spawnServe(t, {
@@ -205,10 +207,18 @@ test(
     assert.deepEqual(value('ProtectSystem'), ['strict'])
     assert.deepEqual(value('ReadWritePaths'), ['/var/lib/petstore'])
     assert.deepEqual(value('StateDirectory'), ['petstore'])
-    const [workdir] = value('WorkingDirectory')
+    // It runs in its data directory, so relative paths (the default database and outbox) land where it may write,
+    // and its default database is there: an untouched .env.example (every line a comment) starts it.
+    assert.deepEqual(value('WorkingDirectory'), ['/var/lib/petstore'])
     const [exec] = value('ExecStart')
-    assert.equal(exec, `/usr/bin/node ${NODE_FLAGS} ${workdir}/bin/petstore.js serve`)
-    assert.deepEqual(value('Environment'), [`MALLOC_ARENA_MAX=${ARENAS}`])
+    assert.equal(exec, `/usr/bin/node ${NODE_FLAGS} /opt/petstore/bin/petstore.js serve`)
+    assert.deepEqual(value('Environment'), [`MALLOC_ARENA_MAX=${ARENAS}`, 'DATABASE_URL=/var/lib/petstore/petstore.db'])
+    const example = readFileSync(deployFile('.env.example'), 'utf8')
+    assert.deepEqual(
+      example.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#')),
+      [],
+      '.env.example sets nothing',
+    )
     assert.ok(existsSync(deployFile('bin/petstore.js')))
     if (spawnSync('systemd-analyze', ['--version']).error)
       return t.skip('systemd-analyze is not installed: the unit is not verified')
