@@ -3,8 +3,11 @@
 import { CommanderError } from 'commander'
 import { buildProgram } from './program.js'
 import { fail, USAGE_EXIT } from '../cli/run.js'
+import { loadEnvFile } from '../kernel/env-file.js'
 
 try {
+  // Before any setting is read: the working directory's .env, or PETSTORE_ENV_FILE's (the environment wins).
+  loadEnvFile()
   await buildProgram().parseAsync(process.argv)
 } catch (error) {
   // Commander has already printed its one line (or the help text, for a command given without a sub-command).

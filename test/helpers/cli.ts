@@ -12,9 +12,13 @@ export const BIN = fileURLToPath(new URL('bin/petstore.js', repoRoot))
 
 type After = { after: (fn: () => void | Promise<void>) => void }
 
-/** The test process's environment without any of our settings, plus `env`: children see only what a test sets. */
+/**
+ * The test process's environment without any of our settings, plus `env`: children see only what a test sets. No
+ * settings file either (a developer's `.env` in the checkout): PETSTORE_ENV_FILE names an empty one unless `env`
+ * names its own.
+ */
 export function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { ...process.env }
+  const base: NodeJS.ProcessEnv = { ...process.env, PETSTORE_ENV_FILE: '/dev/null' }
   for (const s of Object.values(settings)) delete base[s.env]
   return { ...base, ...env }
 }
@@ -33,12 +37,12 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion; a run that hangs or dies from a signal rejects (so it can never pass as a failure). */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: childEnv(env), timeout: 30_000, encoding: 'utf8' },
+      { env: childEnv(env), timeout: 30_000, encoding: 'utf8', cwd },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(
