@@ -18,7 +18,15 @@ export const LINK_MIN_INTERVAL_MS = 60_000
  */
 export async function issueLinkToken(
   engine: Engine,
-  input: { userId: string; purpose: LinkPurpose; ttlMs: number; at: number; minIntervalMs?: number },
+  input: {
+    userId: string
+    purpose: LinkPurpose
+    ttlMs: number
+    at: number
+    minIntervalMs?: number
+    /** The address a change-of-address link moves its user to (purpose `email` only). */
+    newEmail?: string
+  },
 ): Promise<string | undefined> {
   const { userId, purpose, at } = input
   const token = randomSecret()
@@ -45,6 +53,7 @@ export async function issueLinkToken(
         created_at: at,
         expires_at: at + input.ttlMs,
         used_at: null,
+        ...(input.newEmail === undefined ? {} : { new_email: input.newEmail }),
       })
       .execute()
     return true

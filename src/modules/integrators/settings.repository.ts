@@ -6,8 +6,8 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
-import { randomSecret, secretHash } from '../../kernel/secrets.js'
-import { voidLinkTokens } from './link-tokens.js'
+import { secretHash } from '../../kernel/secrets.js'
+import { issueLinkToken, LINK_MIN_INTERVAL_MS, voidLinkTokens } from './link-tokens.js'
 import { writeAudit } from '../audit/audit.repository.js'
 import { integratorActor, passwordChanged } from './actor.js'
 
@@ -127,40 +127,8 @@ export function createSettingsRepository({
      * A change-of-address token for `newEmail` (earlier ones stop working), or undefined when one was issued
      * less than `minIntervalMs` ago, so nobody can have an inbox flooded.
      */
-    async issueEmailToken(
-      userId: string,
-      newEmail: string,
-      ttlMs: number,
-      minIntervalMs = 60_000,
-    ): Promise<string | undefined> {
-      const token = randomSecret()
-      const at = now()
-      const issued = await engine.transaction(async (trx) => {
-        const recent = await trx
-          .selectFrom('portal_tokens')
-          .select('token_hash')
-          .where('user_id', '=', userId)
-          .where('purpose', '=', 'email')
-          .where('created_at', '>', at - minIntervalMs)
-          .executeTakeFirst()
-        if (recent) return false
-        await trx.deleteFrom('portal_tokens').where('user_id', '=', userId).where('purpose', '=', 'email').execute()
-        await trx
-          .insertInto('portal_tokens')
-          .values({
-            token_hash: secretHash(token),
-            user_id: userId,
-            purpose: 'email',
-            created_at: at,
-            expires_at: at + ttlMs,
-            used_at: null,
-            new_email: newEmail,
-          })
-          .execute()
-        return true
-      })
-      return issued ? token : undefined
-    },
+    issueEmailToken: (userId: string, newEmail: string, ttlMs: number, minIntervalMs = LINK_MIN_INTERVAL_MS) =>
+      issueLinkToken(engine, { userId, purpose: 'email', ttlMs, at: now(), minIntervalMs, newEmail }),
 
     /** The address a change-of-address link would move its user to, if the link works now (to show its form). */
     emailTokenTarget: async (token: string): Promise<string | undefined> =>
