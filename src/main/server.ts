@@ -21,6 +21,7 @@ import { buildServices } from './services.js'
 import { pino } from 'pino'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { bannerStream, createLogDestination } from '../ops/log-output.js'
+import { reasonOf } from '../kernel/reason.js'
 
 /** How long in-flight requests get to finish after SIGTERM/SIGINT before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000
@@ -54,17 +55,6 @@ interface StartOptions {
 
 /** A start-up failure the operator can act on: printed as one line, without a stack. */
 class StartError extends Error {}
-
-/**
- * The reason of a connection failure in one phrase (Node gives an AggregateError with no message for a name with two
- * addresses).
- */
-export function reasonOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0])
-  if (!(error instanceof Error)) return String(error)
-  const code = (error as { code?: string }).code
-  return error.message || code || error.name
-}
 
 /** Opens and (unless told not to) migrates the database; unreachable: a StartError naming it. */
 export async function openAndMigrate(config: Config, options: { poolSize?: number; skipMigrations?: boolean } = {}) {
