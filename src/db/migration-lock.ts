@@ -6,7 +6,7 @@
 // waits by trying: each `pg_try_advisory_lock` returns at once, so no statement runs long whatever the wait.
 import { PostgresAdapter, sql, type Kysely } from 'kysely'
 
-/** The first half of the two-part advisory lock key ("PSmg"); the second is the hash of the schema's name. */
+/** The first half of the two-part advisory lock key ("PS" + "mg"); the second is the hash of the schema's name. */
 const LOCK_CLASS = 0x5053_6d67
 const RETRY_MS = 100
 /** How long a process waits for another's migration before it gives up (a long index build, say). */

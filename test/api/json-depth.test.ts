@@ -10,7 +10,7 @@ import { expectError, injectSender } from '../helpers/http.js'
 import { repoRoot } from '../helpers/root.js'
 
 const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
-const objects = (depth: number) => '{"a":'.repeat(depth - 1) + '{}}'.repeat(depth - 1)
+const objects = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1)
 const TOO_DEEP = `The request body is not valid JSON: it is nested deeper than ${MAX_JSON_DEPTH} levels.`
 
 test(

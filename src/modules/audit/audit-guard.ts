@@ -8,7 +8,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf } from '../../db/database.js'
 
-/** The lock two instances starting at once take to replace the function one after the other ("PSau"). */
+/** The lock two instances starting at once take to replace the function one after the other ("PS" + "au"). */
 const LOCK_CLASS = 0x5053_6175
 
 function checkedDays(days: number): number {
