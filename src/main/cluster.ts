@@ -16,6 +16,7 @@ import { answerMetricsRequests } from '../ops/metrics.js'
 import { bannerStream } from '../ops/log-output.js'
 import { openAndMigrate, startServer, type Interface } from './server.js'
 import { reasonOf } from '../kernel/reason.js'
+import { checkListeners } from './listener-check.js'
 
 const READY = 'petstore:ready'
 const FAILED = 'petstore:failed'
@@ -25,6 +26,12 @@ const CRASH_BACKOFF_MS = 250
 const MAX_BACKOFF_MS = 30_000
 /** Which worker slot a process fills (its replacement keeps it): slot 0 reports a Redis missing at start. */
 const SLOT_ENV = 'PETSTORE_WORKER_SLOT'
+
+/** A worker's banner: its listeners, and (from the worker that made the local account) the key it printed. */
+function splitBanner(banner: string): [string, string | undefined] {
+  const at = banner.indexOf('\nCreated a local account')
+  return at < 0 ? [banner, undefined] : [banner.slice(0, at), banner.slice(at)]
+}
 
 type WorkerMessage = { type: typeof READY; banner: string } | { type: typeof FAILED; reason: string }
 
@@ -44,10 +51,13 @@ async function runWorker(config: Config, only: Interface | undefined): Promise<v
   }
 }
 
-export async function serve(config: Config, options: { only?: Interface }): Promise<void> {
-  if (config.workers <= 1) return startServer(config, { only: options.only })
+export async function serve(config: Config, options: { only?: Interface; create?: boolean }): Promise<void> {
   if (cluster.isWorker) return runWorker(config, options.only)
-  const handle = await openAndMigrate(config, { poolSize: 1 })
+  // Before the database is touched: every address the instance will listen on can be bound (each named by its
+  // setting when it cannot), so a wrong HOST or a taken PORT leaves no migration behind.
+  await checkListeners(config, options.only)
+  if (config.workers <= 1) return startServer(config, { only: options.only, create: options.create })
+  const handle = await openAndMigrate(config, { poolSize: 1, create: options.create })
   try {
     await claimEnvironment(handle.db, config.environment, handle.location)
   } finally {
@@ -59,6 +69,7 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
   const ready = new Set<Worker>()
   const reasons = new Map<Worker, string>()
   let announced = false
+  let createdKey: string | undefined
   let startFailures = 0
   const crashes: number[] = []
   let stopping = false
@@ -78,12 +89,15 @@ export async function serve(config: Config, options: { only?: Interface }): Prom
     if (message?.type !== READY) return
     ready.add(worker)
     startFailures = 0
-    // One banner per instance: the first worker's, once every worker listens.
+    // One banner per instance, once every worker listens. The worker that made the local account (any of them, in
+    // any order) adds its key: kept until then, so the listeners are never printed twice.
+    const [listeners, key] = splitBanner(message.banner)
+    if (key) createdKey = key
     if (!announced && ready.size === config.workers) {
       announced = true
-      bannerStream().write(`${message.banner.replace(/\n/, `  ·  ${config.workers} workers\n`)}`)
-    } else if (message.banner.includes('Created a local account')) {
-      bannerStream().write(message.banner)
+      bannerStream().write(`${listeners.replace(/\n/, `  ·  ${config.workers} workers\n`)}${createdKey ?? ''}`)
+    } else if (announced && key) {
+      bannerStream().write(key)
     }
   })
 
