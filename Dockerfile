@@ -44,4 +44,5 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself (no shell in between); the server drains and exits on it.
 STOPSIGNAL SIGTERM
-CMD ["node", "bin/petstore.js", "serve"]
+# --create: the first start makes the database in the volume, at the image's DATABASE_URL.
+CMD ["node", "bin/petstore.js", "serve", "--create"]

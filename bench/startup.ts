@@ -21,9 +21,10 @@ export interface StartupResult {
   rounds: number
 }
 
+// On a fresh SQLite file each: --create makes it (serve refuses a path that does not exist without it).
 const COMMANDS = {
-  npmStart: ['npm', ['start']],
-  nodeServe: [process.execPath, ['bin/petstore.js', 'serve']],
+  npmStart: ['npm', ['start', '--', '--create']],
+  nodeServe: [process.execPath, ['bin/petstore.js', 'serve', '--create']],
   baseline: [process.execPath, ['bench/startup-baseline.mjs']],
 } as const
 

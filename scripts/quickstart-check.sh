@@ -2,7 +2,9 @@
 # Proves the README's quick start on this checkout (run by .ci/run after `npm ci`): `npm start` serves,
 # `GET /healthz` answers 200 and the API key printed at the first start is accepted by `GET /v1/pets`.
 # The key is in the start-up banner, on stderr; stdout is the log, JSON lines only (checked too).
-# It runs on a throw-away database in a temporary folder and on free ports, and stops the server whatever happens.
+# It runs on free ports and stops the server whatever happens. As a newcomer's checkout: no DATABASE_URL, so the
+# first start makes the default ./data/petstore.db; in a folder of its own (links to this checkout's bin/, dist/ and
+# node_modules/, a copy of package.json), so that database is a fresh one and is not left in the checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,9 +26,13 @@ port=$(free_port)
 messages_port=$(free_port)
 while [ "$messages_port" = "$port" ]; do messages_port=$(free_port); done
 
-# Only what the quick start needs: our settings from the caller's environment would not be a fresh start.
-env -u REDIS_URL -u PETSTORE_ENV -u PETSTORE_WORKERS -u LOG_LEVEL \
-  HOST=127.0.0.1 PORT="$port" MESSAGES_PORT="$messages_port" DATABASE_URL="$work/data/petstore.db" \
+mkdir "$work/checkout"
+for linked in bin dist node_modules; do ln -s "$PWD/$linked" "$work/checkout/$linked"; done
+cp package.json "$work/checkout/"
+# Only what the quick start needs: our settings from the caller's environment would not be a fresh start (nor a
+# .env of this checkout: the copy has none).
+env -C "$work/checkout" -u REDIS_URL -u PETSTORE_ENV -u PETSTORE_WORKERS -u LOG_LEVEL -u DATABASE_URL \
+  -u PETSTORE_ENV_FILE HOST=127.0.0.1 PORT="$port" MESSAGES_PORT="$messages_port" \
   setsid npm start >"$work/out.log" 2>"$work/err.log" </dev/null &
 server=$!
 

@@ -48,16 +48,20 @@ export function accountsCommand(): Command {
       .requiredOption('--name <name>', 'account name (1 to 100 characters, not only white space)', accountName)
       .addOption(new Option('--plan <plan>', 'the plan').choices(PLANS).default('free')),
   ).action((opts: QuotaOptions & { name: string; plan: string }) =>
-    withDatabase(async ({ accounts }) => {
-      const account = await accounts.createAccount({
-        name: opts.name,
-        plan: opts.plan,
-        perMinute: opts.perMinute,
-        perDay: opts.perDay,
-        actor: cliActor(),
-      })
-      output(!!opts.json, account, () => `created account ${describe(account)}`)
-    }),
+    withDatabase(
+      async ({ accounts }) => {
+        const account = await accounts.createAccount({
+          name: opts.name,
+          plan: opts.plan,
+          perMinute: opts.perMinute,
+          perDay: opts.perDay,
+          actor: cliActor(),
+        })
+        output(!!opts.json, account, () => `created account ${describe(account)}`)
+        // The first account of a new installation may come before anything else: it may start the database.
+      },
+      { create: true },
+    ),
   )
 
   accounts

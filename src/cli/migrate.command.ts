@@ -6,7 +6,7 @@ import { loadConfig } from '../kernel/config.js'
 import { openDatabase } from '../db/database.js'
 import { migrateToLatest, migrationStatus } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
-import { output } from './run.js'
+import { openExisting, output } from './run.js'
 
 export function migrateCommand(): Command {
   const migrate = new Command('migrate')
@@ -30,7 +30,8 @@ export function migrateCommand(): Command {
     .description('list applied migrations (with when) and pending ones; changes nothing')
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
-      const handle = openDatabase(loadConfig().databaseUrl)
+      // Read-only: status never creates or changes a file (a missing one is refused, naming DATABASE_URL).
+      const handle = openExisting(loadConfig(), { readOnly: true })
       try {
         const all = await migrationStatus(handle.db)
         const applied = all.filter((m) => m.appliedAt !== null).map((m) => ({ name: m.name, appliedAt: m.appliedAt! }))

@@ -29,7 +29,10 @@ function role(raw: string): OperatorRole {
 }
 
 /** Runs `fn` with the operators repository; a refused change is one line (a bad email: a usage error). */
-function withOperators(fn: (operators: OperatorsRepository, ctx: CommandContext) => Promise<void>): Promise<void> {
+function withOperators(
+  fn: (operators: OperatorsRepository, ctx: CommandContext) => Promise<void>,
+  options: { create?: boolean } = {},
+): Promise<void> {
   return withDatabase(async (ctx) => {
     try {
       await fn(createOperatorsRepository({ db: ctx.handle.db, clock: systemClock }), ctx)
@@ -38,7 +41,7 @@ function withOperators(fn: (operators: OperatorsRepository, ctx: CommandContext)
         throw error.code === 'invalid_email' ? new UsageError(error.message) : new RunError(error.message)
       throw error
     }
-  })
+  }, options)
 }
 
 export function operatorsCommand(): Command {
@@ -55,18 +58,22 @@ export function operatorsCommand(): Command {
     )
     .option('--json', 'print one JSON object')
     .action((opts: { email: string; role: OperatorRole; json?: boolean }) =>
-      withOperators(async (repo, { config }) => {
-        const { operator, setupToken } = await repo.create({ email: opts.email, role: opts.role, actor: cliActor() })
-        const setupLink = `${config.publicUrl}/console/setup/${setupToken}`
-        const expiresAt = new Date(Date.parse(operator.createdAt) + SETUP_LINK_TTL_MS).toISOString()
-        output(!!opts.json, { ...operator, setupLink, setupLinkExpiresAt: expiresAt }, () =>
-          [
-            `created operator ${describe(operator)}`,
-            `setup link (single use, until ${expiresAt}): ${setupLink}`,
-            ...(config.console ? [] : ['note: the console is off here (CONSOLE=off or PORTAL=off)']),
-          ].join('\n'),
-        )
-      }),
+      withOperators(
+        async (repo, { config }) => {
+          const { operator, setupToken } = await repo.create({ email: opts.email, role: opts.role, actor: cliActor() })
+          const setupLink = `${config.publicUrl}/console/setup/${setupToken}`
+          const expiresAt = new Date(Date.parse(operator.createdAt) + SETUP_LINK_TTL_MS).toISOString()
+          output(!!opts.json, { ...operator, setupLink, setupLinkExpiresAt: expiresAt }, () =>
+            [
+              `created operator ${describe(operator)}`,
+              `setup link (single use, until ${expiresAt}): ${setupLink}`,
+              ...(config.console ? [] : ['note: the console is off here (CONSOLE=off or PORTAL=off)']),
+            ].join('\n'),
+          )
+          // The first operator of a new installation may come before anything else: it may start the database.
+        },
+        { create: true },
+      ),
     )
 
   operators

@@ -12,7 +12,7 @@ import {
 import { InvalidArgumentError } from 'commander'
 import { systemClock } from '../kernel/clock.js'
 import { ConfigError, loadConfig, type Config } from '../kernel/config.js'
-import { openDatabase, type DatabaseHandle } from '../db/database.js'
+import { DatabaseMissing, openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
 import { removeOwnersOf } from '../modules/integrators/account-owners.js'
@@ -54,9 +54,29 @@ export function fail(error: unknown): never {
   process.exit(usage ? USAGE_EXIT : FAILURE_EXIT)
 }
 
-export async function withDatabase<T>(fn: (ctx: CommandContext) => Promise<T>): Promise<T> {
+/**
+ * The database DATABASE_URL names, for a command that needs one that exists: a SQLite file that is not there is
+ * refused with a line naming DATABASE_URL and the path (a typo must not become a new, empty database); a command
+ * that makes something (`accounts create`, `operators create`) passes `create` and may start one.
+ */
+export function openExisting(config: Config, options: { create?: boolean; readOnly?: boolean } = {}): DatabaseHandle {
+  try {
+    return openDatabase(config.databaseUrl, { mustExist: !options.create, readOnly: options.readOnly })
+  } catch (error) {
+    if (!(error instanceof DatabaseMissing)) throw error
+    throw new RunError(
+      `DATABASE_URL=${config.databaseUrl}: no database at ${error.path}; ` +
+        'check the path, or create it with `petstore migrate`',
+    )
+  }
+}
+
+export async function withDatabase<T>(
+  fn: (ctx: CommandContext) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
   const config = loadConfig()
-  const handle = openDatabase(config.databaseUrl)
+  const handle = openExisting(config, options)
   try {
     await migrateToLatest(handle.db)
     await claimEnvironment(handle.db, config.environment, handle.location)

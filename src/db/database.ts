@@ -1,6 +1,6 @@
 // Opens the database named by DATABASE_URL: SQLite (better-sqlite3, the embedded default) or PostgreSQL
 // (a `pg` pool). Every query goes through Kysely, so the same code runs on both.
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, PostgresAdapter, SqliteDialect } from 'kysely'
@@ -38,6 +38,20 @@ interface DatabaseOptions {
   timeoutMs?: number
   /** SQLite: the connection's page cache in MiB. */
   sqliteCacheMb?: number
+  /**
+   * SQLite: open an existing file only (DatabaseMissing otherwise, and nothing is created, not even its folder): a
+   * mistyped path must not become a new, empty database.
+   */
+  mustExist?: boolean
+  /** SQLite: open read-only (and existing only): nothing is written to the file, not even its journal mode. */
+  readOnly?: boolean
+}
+
+/** A SQLite database that had to exist and does not: nothing was created. */
+export class DatabaseMissing extends Error {
+  constructor(readonly path: string) {
+    super(`no database at ${path}`)
+  }
 }
 
 const DEFAULT_SQLITE_CACHE_MB = 2
@@ -75,10 +89,13 @@ export function sqlitePathFromUrl(url: string): string {
 }
 
 function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const sqlite = new SQLite(path)
-  // WAL lets readers run beside the single writer; FULL makes every commit durable before we answer.
-  sqlite.pragma('journal_mode = WAL')
+  const existing = options.mustExist || options.readOnly
+  if (path !== ':memory:' && existing && !existsSync(path)) throw new DatabaseMissing(path)
+  if (path !== ':memory:' && !existing) mkdirSync(dirname(path), { recursive: true })
+  const sqlite = new SQLite(path, options.readOnly ? { readonly: true, fileMustExist: true } : {})
+  // WAL lets readers run beside the single writer; FULL makes every commit durable before we answer. (A read-only
+  // connection reads the file in whatever mode its writers set.)
+  if (!options.readOnly) sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   // The CLI, other workers and the server may write at the same time; wait for the lock instead of failing.

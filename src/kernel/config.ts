@@ -187,7 +187,9 @@ export const settings = {
     default: './data/petstore.db',
     doc:
       'Database location. A plain path, or a `file:` or `sqlite:` URL (`file:/var/lib/petstore/petstore.db`, ' +
-      '`file:./data/p.db`) selects SQLite (the folder is created); `:memory:` is a throw-away database; ' +
+      '`file:./data/p.db`) selects SQLite (a command refuses a path that names no database, except `migrate`, ' +
+      '`accounts create`, `operators create` and `serve` at this default path or with `--create`, which create it ' +
+      'and its folder); `:memory:` is a throw-away database; ' +
       '`postgres://user:password@host:5432/db` selects PostgreSQL.',
     parse: databaseUrl,
     sensitive: 'url',

@@ -57,14 +57,20 @@ export function buildProgram(): Command {
       'processes on this machine (PETSTORE_WORKERS; more than 1 needs REDIS_URL)',
       positiveInteger,
     )
-    .action(async (opts: { only?: Interface; workers?: number }) => {
+    .option(
+      '--create',
+      'start a new SQLite database if DATABASE_URL names none (without it only the default path, ./data/petstore.db, ' +
+        'is created: a mistyped path is refused)',
+    )
+    .action(async (opts: { only?: Interface; workers?: number; create?: boolean }) => {
       const config = loadConfig(
         opts.workers === undefined ? process.env : { ...process.env, PETSTORE_WORKERS: String(opts.workers) },
       )
       // Loaded only to serve: the web framework and every route would otherwise cost every other command ~1 s of
       // start-up.
       const { serve } = await import('./cluster.js')
-      await serve(config, { only: opts.only })
+      // The first start of `npm start` (DATABASE_URL not set) makes its database; any other path must exist.
+      await serve(config, { only: opts.only, create: opts.create === true || !process.env.DATABASE_URL })
     })
 
   program.addCommand(migrateCommand())

@@ -10,7 +10,7 @@ import { bootstrapLocalAccount } from '../modules/accounts/bootstrap.js'
 import { buildApp } from './api-app.js'
 import { loggerOptions } from '../api/platform/base-app.js'
 import type { Config } from '../kernel/config.js'
-import { openDatabase } from '../db/database.js'
+import { DatabaseMissing, openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
 import { buildMessagesApp } from './messages-app.js'
@@ -47,6 +47,8 @@ interface StartOptions {
   only?: Interface
   out?: NodeJS.WritableStream
   skipMigrations?: boolean
+  /** May start a new SQLite database where DATABASE_URL names none (`serve --create`, or the default path). */
+  create?: boolean
   /** Where the start-up banner goes (default: `out`); a cluster worker hands it to its primary. */
   announce?: (banner: string) => void
   /** Say nothing when Redis is not reachable at start (a cluster worker other than the first). */
@@ -56,14 +58,32 @@ interface StartOptions {
 /** A start-up failure the operator can act on: printed as one line, without a stack. */
 class StartError extends Error {}
 
+/** The database DATABASE_URL names; a SQLite file that must exist and does not: a StartError naming both. */
+function openDatabaseNamed(config: Config, options: Parameters<typeof openDatabase>[1]) {
+  try {
+    return openDatabase(config.databaseUrl, options)
+  } catch (error) {
+    if (!(error instanceof DatabaseMissing)) throw error
+    throw new StartError(
+      `DATABASE_URL=${config.databaseUrl}: no database at ${error.path}; check the path, ` +
+        'or start a new one with `petstore serve --create` (or `petstore migrate`)',
+    )
+  }
+}
+
 /** Opens and (unless told not to) migrates the database; unreachable: a StartError naming it. */
-export async function openAndMigrate(config: Config, options: { poolSize?: number; skipMigrations?: boolean } = {}) {
-  const handle = openDatabase(config.databaseUrl, {
+export async function openAndMigrate(
+  config: Config,
+  options: { poolSize?: number; skipMigrations?: boolean; create?: boolean } = {},
+) {
+  const handle = openDatabaseNamed(config, {
     poolSize: options.poolSize ?? config.databasePoolSize,
     // Opened at the first hot read only: the cluster primary, which only migrates, opens none.
     pipelinedConnections: config.databasePipelinedConnections,
     timeoutMs: config.databaseTimeoutMs,
     sqliteCacheMb: config.sqliteCacheMb,
+    // A cluster's workers open what their primary made.
+    mustExist: !options.create && !options.skipMigrations,
   })
   try {
     if (!options.skipMigrations) {
@@ -85,7 +105,7 @@ export async function openAndMigrate(config: Config, options: { poolSize?: numbe
 export async function startServer(config: Config, options: StartOptions = {}): Promise<void> {
   const out = options.out ?? bannerStream()
   const serves = (i: Interface) => options.only === undefined || options.only === i
-  const handle = await openAndMigrate(config, { skipMigrations: options.skipMigrations })
+  const handle = await openAndMigrate(config, { skipMigrations: options.skipMigrations, create: options.create })
   await claimEnvironment(handle.db, config.environment, handle.location)
   // One destination for every logger of the process (JSON lines on stdout, or pino-pretty: LOG_FORMAT).
   const logDestination = createLogDestination(config)

@@ -201,8 +201,10 @@ test('backup on PostgreSQL exits 1 with one line pointing to pg_dump, without sh
 
 test('backup of a database that does not exist exits 1 and creates nothing', async (t) => {
   const cli = cliOn(t)
-  const r = await cli.run(['backup', join(cli.dir, 'copy.db')])
+  const missing = join(cli.dir, 'missing.db')
+  const r = await cli.run(['backup', join(cli.dir, 'copy.db')], { DATABASE_URL: missing })
   assert.match(oneLineFailure(r), /no database at/)
   assert.equal(r.code, 1)
-  assert.ok(!existsSync(cli.file))
+  assert.ok(!existsSync(missing))
+  assert.ok(!existsSync(join(cli.dir, 'copy.db')))
 })

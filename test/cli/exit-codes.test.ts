@@ -1,7 +1,7 @@
 // Exit codes of every command: 2 and one line on stderr for a usage error (an unknown option, a bad value, a
 // missing or extra argument), caught before the database is touched; 1 for a failure at run time; 0 for help.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import type { Command } from 'commander'
 import { buildProgram } from '../../src/main/program.js'
@@ -80,13 +80,19 @@ test('the table covers every command of the CLI', () => {
   assert.deepEqual(cases.map((c) => c.command).sort(), commandsOf(buildProgram()).sort())
 })
 
-/** A usage error: exit 2, one line on stderr, and the database was never opened (it would have been created). */
+/**
+ * A usage error: exit 2, one line on stderr, and the database was never opened: cliOn's file is still the empty
+ * file it made (opening it writes its header and journal mode).
+ */
 function assertUsageError(r: CliResult, file: string, names: RegExp): void {
   const line = oneLineFailure(r)
   assert.equal(r.code, 2, line)
   assert.match(line, /^petstore: /)
   assert.match(line, names)
-  assert.ok(!existsSync(file), 'a usage error must be found before the database is opened')
+  assert.ok(
+    statSync(file).size === 0 && !existsSync(`${file}-wal`),
+    'a usage error must be found before the database is opened',
+  )
 }
 
 // Four at a time: each case is two short CLI runs, mostly start-up.

@@ -9,6 +9,7 @@ import { postgresOnly, postgresSchema } from '../helpers/backend.js'
 import { runCli, tempDir } from '../helpers/cli.js'
 import { freePort, spawnServe } from '../helpers/serve.js'
 import { untilReady } from './until-ready.js'
+import SQLite from 'better-sqlite3'
 
 test('migrate on an empty database applies every migration, then says it is up to date', async (t) => {
   const { dir } = tempDir(t, 'petstore-migrate-')
@@ -39,6 +40,7 @@ test('migrate on an empty database applies every migration, then says it is up t
 
 test('the other commands migrate on their own: accounts list works on a database nobody migrated', async (t) => {
   const { file } = tempDir(t, 'petstore-migrate-')
+  new SQLite(file).close() // a database file, empty: nobody migrated it
   const r = await runCli(['accounts', 'list', '--json'], { DATABASE_URL: file })
   assert.equal(r.code, 0, r.stderr)
   assert.deepEqual(JSON.parse(r.stdout), { accounts: [] })
@@ -49,6 +51,7 @@ test(
   'migrate status lists pending migrations before migrate ' + 'and applied ones, with when, after; exit 0 both times',
   async (t) => {
     const { file } = tempDir(t, 'petstore-migrate-')
+    new SQLite(file).close() // a database file, empty: nobody migrated it
     const names = Object.keys(migrations)
     const before = await runCli(['migrate', 'status', '--json'], { DATABASE_URL: file })
     assert.equal(before.code, 0, before.stderr)

@@ -73,7 +73,8 @@ test(
     const last = Math.max(...steps.map((s) => s.stage))
     const final = steps.filter((s) => s.stage === last)
     const cmd = execForm(final.find((s) => s.name === 'CMD')!.rest)
-    assert.deepEqual(cmd, ['node', 'bin/petstore.js', 'serve'])
+    // --create: the first start makes the database in the volume (DATABASE_URL is the image's own path).
+    assert.deepEqual(cmd, ['node', 'bin/petstore.js', 'serve', '--create'])
     const help = await runCli(['serve', '--help'])
     assert.equal(help.code, 0, `petstore serve --help: ${help.stderr}`)
     const user = final.filter((s) => s.name === 'USER').at(-1)?.rest
@@ -211,7 +212,7 @@ test(
     // and its default database is there: an untouched .env.example (every line a comment) starts it.
     assert.deepEqual(value('WorkingDirectory'), ['/var/lib/petstore'])
     const [exec] = value('ExecStart')
-    assert.equal(exec, `/usr/bin/node ${NODE_FLAGS} /opt/petstore/bin/petstore.js serve`)
+    assert.equal(exec, `/usr/bin/node ${NODE_FLAGS} /opt/petstore/bin/petstore.js serve --create`)
     assert.deepEqual(value('Environment'), [`MALLOC_ARENA_MAX=${ARENAS}`, 'DATABASE_URL=/var/lib/petstore/petstore.db'])
     const example = readFileSync(deployFile('.env.example'), 'utf8')
     assert.deepEqual(

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { settings } from '../../src/kernel/config.js'
 import { repoRoot } from './root.js'
+import SQLite from 'better-sqlite3'
 
 export const BIN = fileURLToPath(new URL('bin/petstore.js', repoRoot))
 
@@ -56,9 +57,13 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd?: s
   })
 }
 
-/** A CLI bound to a fresh database file in a temporary folder. */
+/**
+ * A CLI bound to a fresh database file in a temporary folder: an empty SQLite database, made here and migrated by
+ * nobody (commands refuse a path that names no database; each migrates what it opens).
+ */
 export function cliOn(t: After, env: Record<string, string> = {}) {
   const { dir, file } = tempDir(t, 'petstore-cli-')
+  new SQLite(file).close()
   return {
     dir,
     file,

@@ -28,15 +28,17 @@ export interface ServeProcess {
 /**
  * Starts the server (`serve` plus `args`, e.g. `['--workers', '2']` or `['--only', 'pets']`); it is killed after
  * the test if it is still running then. `asProgram`: run bin/petstore.js itself, as `npx petstore` does (its
- * first line then gives Node.js its options), instead of `node bin/petstore.js`.
+ * first line then gives Node.js its options), instead of `node bin/petstore.js`. With `--create` (tests mostly start
+ * on a database file nobody has made yet) unless `create: false`.
  */
 export function spawnServe(
   t: { after: (fn: () => Promise<void>) => void },
   env: Record<string, string>,
   args: string[] = [],
-  options: { asProgram?: boolean } = {},
+  options: { asProgram?: boolean; create?: boolean } = {},
 ): ServeProcess {
-  const [command, argv] = options.asProgram ? [BIN, ['serve', ...args]] : [process.execPath, [BIN, 'serve', ...args]]
+  const serve = ['serve', ...args, ...(options.create === false ? [] : ['--create'])]
+  const [command, argv] = options.asProgram ? [BIN, serve] : [process.execPath, [BIN, ...serve]]
   const child = spawn(command, argv, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''

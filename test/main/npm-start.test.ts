@@ -10,7 +10,7 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import SQLite from 'better-sqlite3'
 import { SHUTDOWN_GRACE_MS } from '../../src/main/server.js'
-import { childEnv, tempDir } from '../helpers/cli.js'
+import { childEnv, runCli, tempDir } from '../helpers/cli.js'
 import { freePort } from '../helpers/ports.js'
 import { repoRoot } from '../helpers/root.js'
 import { pollUntil } from '../helpers/within.js'
@@ -59,6 +59,9 @@ async function startNpm(t: { after: (fn: () => void) => void }) {
     MESSAGES_PORT: String(messagesPort),
     DATABASE_URL: join(dir, 'data', 'petstore.db'),
   })
+  // The database exists before the first start, as an operator makes it (`petstore migrate`): `serve` refuses a
+  // DATABASE_URL that names no database (it creates only the default path, or with --create).
+  assert.equal((await runCli(['migrate'], { DATABASE_URL: env.DATABASE_URL! })).code, 0)
   // detached: a process group of its own, led by npm, as a supervisor or `setsid npm start` runs it.
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,

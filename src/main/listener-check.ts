@@ -1,0 +1,48 @@
+// Before `serve` touches the database: each address the instance will listen on is bound once and let go, so a HOST
+// that is no address of this machine, or a PORT another process holds, stops the start with one line naming the
+// setting, before any migration runs (listening comes after them, and its own error named neither).
+import { createServer } from 'node:net'
+import type { Config } from '../kernel/config.js'
+import type { Interface } from './server.js'
+
+/** A listener setting that cannot be used: the message names the variable and its value. */
+class ListenerError extends Error {}
+
+interface Listener {
+  variable: 'PORT' | 'MESSAGES_PORT'
+  port: number
+}
+
+function why(code: string | undefined, host: string, { variable, port }: Listener): string {
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return `HOST=${host}: not an address or a host name this machine can listen on`
+    case 'EADDRNOTAVAIL':
+      return `HOST=${host}: not an address of this machine`
+    case 'EADDRINUSE':
+      return `${variable}=${port}: the port is in use on ${host} (another process listens there)`
+    case 'EACCES':
+      return `${variable}=${port}: this user may not listen on port ${port} of ${host}`
+    default:
+      return `cannot listen on ${host}:${port} (HOST, ${variable})`
+  }
+}
+
+function tryListening(host: string, listener: Listener): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new ListenerError(`${why(error.code, host, listener)} (${error.code ?? error.message})`)),
+    )
+    server.listen({ host, port: listener.port, exclusive: true }, () => server.close(() => resolve()))
+  })
+}
+
+export async function checkListeners(config: Config, only?: Interface): Promise<void> {
+  const listeners: Listener[] = []
+  if (only !== 'messages') listeners.push({ variable: 'PORT', port: config.port })
+  if (only !== 'pets') listeners.push({ variable: 'MESSAGES_PORT', port: config.messagesPort })
+  for (const listener of listeners) await tryListening(config.host, listener)
+}
