@@ -16,7 +16,11 @@ COPY sdk sdk
 COPY src src
 COPY bin bin
 COPY scripts/bundle.mjs scripts/
-RUN npm rebuild better-sqlite3 && npm run build && npm prune --omit=dev --no-audit --no-fund
+# The commit being built, for petstore_build_info (the build context has no .git): docker build --build-arg
+# PETSTORE_REVISION=$(git rev-parse --short=12 HEAD) …; unknown otherwise.
+ARG PETSTORE_REVISION=unknown
+RUN npm rebuild better-sqlite3 && PETSTORE_REVISION=$PETSTORE_REVISION npm run build \
+    && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 # The memory settings `npm start` and bin/petstore.js give node (see bin/petstore.js), for `node` run directly.

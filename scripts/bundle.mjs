@@ -12,8 +12,23 @@
 // CommonJS dependencies inside an ES module bundle need a `require` for Node's built-ins: the banner makes one.
 // scripts/build-tests.mjs bundles the test files with the same options (APP_BUNDLE), so what runs in a test is built
 // the way what runs in production is.
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { build } from 'esbuild'
 import { pathToFileURL } from 'node:url'
+
+/** The commit being built (petstore_build_info's revision): PETSTORE_REVISION, else git's, else unknown. */
+function revision() {
+  if (process.env.PETSTORE_REVISION) return process.env.PETSTORE_REVISION
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
+  } catch {
+    return 'unknown' // no git, or not a checkout (the image's build stage has no .git)
+  }
+}
 
 export const APP_BUNDLE = {
   bundle: true,
@@ -39,4 +54,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     sourcesContent: false,
     legalComments: 'linked',
   })
+  writeFileSync('dist/build-info.json', `${JSON.stringify({ revision: revision() })}\n`)
 }

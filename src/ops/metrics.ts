@@ -78,8 +78,29 @@ interface MetricsSources {
 
 export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: MetricsSources = {}) {
   const registry = new Registry()
-  // `petstore_` + prom-client's own names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes` …).
-  collectDefaultMetrics({ register: registry, prefix: 'petstore_' })
+  // prom-client's process and Node.js metrics under their standard names (`process_cpu_seconds_total`,
+  // `nodejs_eventloop_lag_seconds` …), as stock Node.js dashboards and alerts expect them; ours are `petstore_*`.
+  collectDefaultMetrics({ register: registry })
+  // The pool's gauges first: a scrape reads them before its own queries (outbox, accounts) ask the pool for
+  // connections, so an idle instance shows nothing waiting.
+  if (pool) {
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read())
+        },
+      })
+    gauge('petstore_db_pool_connections', 'Connections open in the PostgreSQL pool', () => pool.totalCount)
+    gauge('petstore_db_pool_idle', 'Idle connections in the PostgreSQL pool', () => pool.idleCount)
+    gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
+    if (reads)
+      gauge('petstore_db_pipelined_connections', 'Pipelined PostgreSQL connections open for the hot reads', () =>
+        reads.open(),
+      )
+  }
   registerScrapeGauges({ registry, db, clock, redis, plans })
   let scrape = () => registry.metrics()
   if (cluster.isWorker) {
@@ -146,24 +167,6 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
   const hits = keyLookups.labels('hit')
   const misses = keyLookups.labels('miss')
   const keyCache = { hit: () => hits.inc(), miss: () => misses.inc() }
-  if (pool) {
-    const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          this.set(read())
-        },
-      })
-    gauge('petstore_db_pool_connections', 'Connections open in the PostgreSQL pool', () => pool.totalCount)
-    gauge('petstore_db_pool_idle', 'Idle connections in the PostgreSQL pool', () => pool.idleCount)
-    gauge('petstore_db_pool_waiting', 'Queries waiting for a PostgreSQL connection', () => pool.waitingCount)
-    if (reads)
-      gauge('petstore_db_pipelined_connections', 'Pipelined PostgreSQL connections open for the hot reads', () =>
-        reads.open(),
-      )
-  }
   return {
     registry,
     requests,

@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely'
 import { Gauge, type Registry } from 'prom-client'
 import type { Clock } from '../kernel/clock.js'
 import type { Database } from '../db/schema.js'
-import { packageInfo } from '../kernel/version.js'
+import { buildRevision, packageInfo } from '../kernel/version.js'
 import type { RedisState } from './dependency-checks.js'
 
 /** The worker slot a process fills under `serve --workers N` (set by cluster.ts; a replacement keeps its slot). */
@@ -74,11 +74,11 @@ export function registerScrapeGauges({ registry, db, clock, redis, plans }: Scra
   const { version } = packageInfo()
   new Gauge({
     name: 'petstore_build_info',
-    help: 'Always 1; its labels say which version of the service runs on which Node.js',
-    labelNames: ['version', 'node'] as const,
+    help: 'Always 1; its labels say which version of the service, built from which revision, runs on which Node.js',
+    labelNames: ['version', 'revision', 'node'] as const,
     registers,
     aggregator: 'max',
-  }).set({ version, node: process.version }, 1)
+  }).set({ version, revision: buildRevision(), node: process.version }, 1)
   // prom-client's process_start_time_seconds is left out of a cluster's merged scrape (aggregator `omit`).
   new Gauge({
     name: 'petstore_worker_start_time_seconds',

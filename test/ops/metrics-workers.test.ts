@@ -11,10 +11,15 @@ import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { tempDir } from '../helpers/cli.js'
 import { redisServer } from '../helpers/redis-server.js'
+import { repoRoot } from '../helpers/root.js'
 import { pollUntil } from '../helpers/within.js'
 import { accountKey, startInstance } from '../scale/support.js'
 import { packageInfo } from '../../src/kernel/version.js'
 import { parseMetrics, type Sample } from '../helpers/prometheus.js'
+
+/** The revision the build stamped on dist/ (scripts/bundle.mjs), as the served program reports it. */
+const BUILT_FROM = (JSON.parse(readFileSync(new URL('dist/build-info.json', repoRoot), 'utf8')) as { revision: string })
+  .revision
 
 const series = (samples: Sample[], name: string) => samples.filter((s) => s.name === name)
 const one = (samples: Sample[], name: string, labels: Record<string, string> = {}) => {
@@ -108,7 +113,11 @@ test(
       const samples = await scrape()
       const what = `scrape ${i + 1}`
       assert.equal(
-        one(samples, 'petstore_build_info', { version: packageInfo().version, node: process.version }),
+        one(samples, 'petstore_build_info', {
+          version: packageInfo().version,
+          revision: BUILT_FROM,
+          node: process.version,
+        }),
         1,
         `${what}: not summed`,
       )

@@ -15,6 +15,7 @@ import { bearer, errorOf, startHarness, type Harness } from '../helpers/harness.
 import { startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
 import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
 import { parseMetrics, type Sample } from '../helpers/prometheus.js'
+import { pollUntil } from '../helpers/within.js'
 
 const REMOTE = '10.0.0.1'
 
@@ -84,10 +85,14 @@ test(
       !labelValues.some((v) => /987654321|12345/.test(v)),
       'raw paths never become label values (one series per route pattern)',
     )
-    assert.ok(
-      samples.some((s) => s.name.startsWith('petstore_process_')),
-      'process metrics',
-    )
+    // prom-client's process and Node.js metrics under their standard names, as stock dashboards query them.
+    for (const standard of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ])
+      assert.ok(valueOf(samples, standard) !== undefined, standard)
+    assert.ok(!samples.some((s) => /^petstore_(process|nodejs)_/.test(s.name)), 'no petstore_-prefixed default metric')
     const pool = valueOf(samples, 'petstore_db_pool_connections')
     if (backend === 'postgres') assert.ok(pool !== undefined && pool >= 1, `pool connections: ${pool}`)
     else assert.equal(pool, undefined, 'no pool on SQLite')
@@ -168,11 +173,14 @@ test(
   },
 )
 
-test("/metrics: build info (version, Node.js) and this process's start time as worker 0", async (t) => {
+test("/metrics: build info (version, revision, Node.js) and this process's start time as worker 0", async (t) => {
   const h = await startHarness(t)
   const before = Date.now() / 1000
   const samples = await scrape(h)
-  assert.equal(valueOf(samples, 'petstore_build_info', { version: packageInfo().version, node: process.version }), 1)
+  // In-process the app runs from sources, which no build stamped: the revision is `unknown` (the built program's is
+  // checked in metrics-workers.test.ts).
+  const info = { version: packageInfo().version, revision: 'unknown', node: process.version }
+  assert.equal(valueOf(samples, 'petstore_build_info', info), 1)
   assert.equal(samples.filter((s) => s.name === 'petstore_build_info').length, 1)
   const started = valueOf(samples, 'petstore_worker_start_time_seconds', { worker: '0' })
   assert.ok(
@@ -331,3 +339,23 @@ test(
     }
   },
 )
+
+test("the pool's gauges are read before the scrape's own queries ask the pool for connections", async (t) => {
+  if (backend !== 'postgres') return t.skip('the pool gauges are PostgreSQL only')
+  const h = await startHarness(t)
+  const pool = h.handle.pool!
+  // Every connection of the pool busy (as on a loaded instance; an idle one whose connections timed out is the same:
+  // its scrape's queries wait for new ones): the scrape's queries must wait, and are counted waiting once queued.
+  const held = await Promise.all(Array.from({ length: pool.options.max ?? 10 }, () => pool.connect()))
+  let released = false
+  const release = () => {
+    if (!released) for (const client of held) client.release()
+    released = true
+  }
+  t.after(release)
+  const scraping = scrape(h)
+  await pollUntil('the scrape waiting for connections', async () => (pool.waitingCount > 0 ? true : undefined))
+  release()
+  const samples = await scraping
+  assert.equal(valueOf(samples, 'petstore_db_pool_waiting'), 0, 'read before the scrape queued its own queries')
+})

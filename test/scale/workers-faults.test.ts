@@ -120,9 +120,9 @@ test(
         '20',
         `scrape ${scrape + 1}: every worker's requests, whichever worker answered the scrape`,
       )
-      assert.doesNotMatch(text, /petstore_process_process_/)
-      assert.match(text, /^petstore_process_cpu_seconds_total /m)
-      assert.match(text, /^petstore_nodejs_heap_size_used_bytes /m)
+      assert.doesNotMatch(text, /process_process_/)
+      assert.match(text, /^process_cpu_seconds_total /m)
+      assert.match(text, /^nodejs_heap_size_used_bytes /m)
     }
 
     process.kill(workers[0]!, 'SIGKILL')
