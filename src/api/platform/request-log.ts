@@ -7,6 +7,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { OutageLog } from '../../ops/outage-log.js'
 import { errorCodeOf } from '../contract/error-code-notes.js'
+import { logFieldsOf } from '../../ops/log-fields.js'
 
 /**
  * The portal's emailed links carry their token in the path (/portal/verify/TOKEN), and so does an operator's setup
@@ -47,6 +48,7 @@ export class RequestLogController extends LogController {
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime),
       ...(auth ? { accountId: auth.accountId, keyId: auth.keyId } : {}),
+      ...logFieldsOf(request),
       ...(errorCode ? { errorCode } : {}),
       ...(userAgent ? { userAgent: userAgent.slice(0, USER_AGENT_MAX) } : {}),
       ...rateLimitOf(reply, errorCode),

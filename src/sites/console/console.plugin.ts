@@ -63,6 +63,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     name: 'console',
     bounds: CONSOLE_BOUNDS,
     visitorProperty: 'operatorVisitor',
+    visitorLogField: 'operatorId',
     sessions,
     csrf,
     mailer: options.mailer,

@@ -15,6 +15,7 @@ import { PageError, sendPage } from './reply.js'
 import { TooManyLogins } from '../../modules/sign-in/login-throttle.errors.js'
 import type { Sessions, Visitor } from './sessions.js'
 import type { OutageLog } from '../../ops/outage-log.js'
+import { addLogFields } from '../../ops/log-fields.js'
 
 // No inline script or style anywhere; forms post only to ourselves; nobody may frame a page.
 const CSP =
@@ -35,6 +36,8 @@ interface SiteScope<User extends { id: string }> {
   bounds: SiteBounds
   /** The request property that holds the visitor (declared by the site on FastifyRequest). */
   visitorProperty: string
+  /** The field of the request's log line that names a signed-in visitor by id (`operatorId`, `portalUserId`). */
+  visitorLogField: string
   sessions: Sessions<User>
   csrf: Csrf
   /** Mail still being sent when the app closes goes out first. */
@@ -85,6 +88,7 @@ export async function siteScope<User extends { id: string }>(
   app.addHook('preValidation', async (request, reply) => {
     const visitor = await sessions.identify(request)
     ;(request as unknown as Record<string, Visitor<User>>)[site.visitorProperty] = visitor
+    if (visitor.user) addLogFields(request, { [site.visitorLogField]: visitor.user.id })
     // A page that needs a signed-in visitor sends the others to log in, and back here afterwards.
     if (
       request.method === 'GET' &&

@@ -55,6 +55,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     name: 'portal',
     bounds: PORTAL_BOUNDS,
     visitorProperty: 'visitor',
+    visitorLogField: 'portalUserId',
     sessions,
     csrf,
     mailer: options.mailer,
