@@ -6,7 +6,7 @@ import { endsAt, shownState } from '../modules/accounts/key-display.js'
 import { checkExpiry, checkGraceSeconds, KeyInputError } from '../modules/accounts/key-input.js'
 import { checkScopes, hasAllScopes, splitScopes, type Scope } from '../modules/accounts/key-scopes.js'
 
-export function describe(k: ApiKeyInfo): string {
+export function describe(k: ApiKeyInfo, account: { suspended: boolean } = { suspended: false }): string {
   const name = k.name === null ? '' : `  "${k.name}"`
   // A rolled key reads as one (ROLLED, its real end), never "expires never" while it will stop working.
   const ended = k.revokedAt
@@ -15,7 +15,7 @@ export function describe(k: ApiKeyInfo): string {
       ? `  rolled (grace until ${k.graceEndsAt})`
       : ''
   return [
-    `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${shownState(k).toUpperCase()}`,
+    `${k.id}${name}  ${k.prefix}…  ${k.environment}  ${shownState(k, account).toUpperCase()}`,
     // In the form --scopes takes.
     `scopes ${hasAllScopes(k.scopes) ? 'all' : k.scopes.join(',')}`,
     `created ${k.createdAt}`,

@@ -64,7 +64,11 @@ export function keysCommand(): Command {
     .action((opts: { account: string; json?: boolean }) =>
       withDatabase(async ({ accounts }) => {
         const list = await accounts.listApiKeys(opts.account)
-        output(!!opts.json, { keys: list }, () => (list.length === 0 ? 'no keys' : list.map(describe).join('\n')))
+        // A suspended account's working keys read SUSPENDED: none of them is accepted until it is reactivated.
+        const suspended = (await accounts.getAccount(opts.account)).suspendedAt !== null
+        output(!!opts.json, { keys: list }, () =>
+          list.length === 0 ? 'no keys' : list.map((k) => describe(k, { suspended })).join('\n'),
+        )
       }),
     )
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { test } from 'node:test'
-import { appOnFile } from '../helpers/app-on-file.js'
+import { appOnFile, servicesOnFile } from '../helpers/app-on-file.js'
 import { cliOn, databaseBytes } from '../helpers/cli.js'
 import { bearer, errorOf } from '../helpers/harness.js'
 
@@ -108,4 +108,20 @@ test('keys revoke KEY_ID: the key worked before and is refused with 401 invalid_
   ])
   assert.equal(typeof keys.find((k) => k.id === doomed.id)?.revokedAt, 'string')
   assert.equal(keys.find((k) => k.id === kept.id)?.revokedAt, null)
+})
+
+test("keys list: a suspended account's working keys read SUSPENDED, ACTIVE again once it is reactivated", async (t) => {
+  const cli = cliOn(t)
+  const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Paused'])
+  const { id: keyId } = await cli.json(['keys', 'create', '--account', accountId])
+  const services = await servicesOnFile(t, cli.file)
+  const actor = { kind: 'cli', user: 'test' } as const
+  const stateOf = async () => (await cli.run(['keys', 'list', '--account', accountId])).stdout.split('  ')
+  await services.accounts.suspend({ accountId, reason: 'unpaid', actor })
+  assert.ok((await stateOf()).includes('SUSPENDED'), `key ${keyId}`)
+  await services.accounts.reactivate({ accountId, actor })
+  assert.ok(
+    (await stateOf()).some((part) => part.startsWith('ACTIVE')),
+    `key ${keyId}`,
+  )
 })

@@ -3,12 +3,16 @@
 // authenticator decides with; this only names it for reading.
 import type { ApiKeyInfo } from './accounts.repository.js'
 
-type ShownState = 'active' | 'rolled' | 'expired' | 'revoked'
+type ShownState = 'active' | 'rolled' | 'suspended' | 'expired' | 'revoked'
 
 type KeyTimes = Pick<ApiKeyInfo, 'state' | 'replacedBy' | 'expiresAt' | 'graceEndsAt'>
 
-/** `rolled`: the old secret of a roll, still working during its grace period. */
-export function shownState(key: KeyTimes): ShownState {
+/**
+ * `rolled`: the old secret of a roll, still working during its grace period. `suspended`: a key that would work but
+ * whose account is suspended (every request with it is refused until the account is reactivated).
+ */
+export function shownState(key: KeyTimes, account: { suspended: boolean } = { suspended: false }): ShownState {
+  if (key.state === 'active' && account.suspended) return 'suspended'
   return key.state === 'active' && key.replacedBy !== null ? 'rolled' : key.state
 }
 

@@ -119,7 +119,7 @@ function keysTable(ctx: ConsolePageContext, view: AccountView): Html {
   if (view.keys.length === 0) return html`<p class="muted">No keys.</p>`
   const rows = view.keys.map((k) => {
     const until = view.bans.get(k.id)
-    const state = shownState(k)
+    const state = shownState(k, { suspended: view.account.suspendedAt !== null })
     return html`<tr><th scope="row" id="key-${k.id}" class="key-name">${keyLabel(k)}</th><td data-label="Key">\
 <code>${k.prefix}…</code></td>
 <td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" data-label="Last \

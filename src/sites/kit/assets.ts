@@ -66,6 +66,7 @@ pre code { font-size: inherit; }
 .secret { word-break: break-all; }
 .state-active { color: var(--ok-ink); font-weight: 600; }
 .state-expired, .state-revoked { color: var(--muted); }
+.state-suspended { color: var(--err-ink); font-weight: 600; }
 /* A key's permissions (portal/key-scopes.pages.ts): a checkbox per scope, its code and what it allows on one line. */
 fieldset.permissions { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .9rem .75rem; margin: 0; }
 fieldset.permissions legend { font-weight: 600; padding: 0 .25rem; }

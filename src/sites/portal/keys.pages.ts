@@ -29,8 +29,8 @@ export { when } from '../kit/when.js'
 export const keyName = (key: ApiKeyInfo) => key.name ?? 'Unnamed key'
 
 /** The state as people read it: a rolled key in its grace period is `rolled` (the Expires cell says until when). */
-function stateCell(key: ApiKeyInfo): Html {
-  const state = shownState(key)
+function stateCell(key: ApiKeyInfo, suspended: boolean): Html {
+  const state = shownState(key, { suspended })
   return html`<span class="state-${state}">${state}</span>`
 }
 
@@ -52,7 +52,7 @@ function keysTable(keys: ApiKeyInfo[], suspended = false): Html {
 <code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" \
 data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
 <td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k, narrowLink(k))}<td \
-data-label="State">${stateCell(k)}</td><td class="actions">${actions(k, suspended)}</td></tr>`,
+data-label="State">${stateCell(k, suspended)}</td><td class="actions">${actions(k, suspended)}</td></tr>`,
   )
   return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only; a secret is \
 shown once, when it is made.</caption>

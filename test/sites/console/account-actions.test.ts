@@ -68,6 +68,9 @@ test('Suspend with a reason: 403 account_suspended on the API; Reactivate: 200 a
   const page = await confirm(admin, accountId, 'suspend', { reason: '  Card fraud, ticket 42  ' })
   assert.match(notice(page.body)!, /suspended/)
   assert.match(page.body, /Reason: Card fraud, ticket 42/)
+  // Its keys say so: none of them works while the account is suspended.
+  assert.match(page.body, /<span class="state-suspended">suspended<\/span>/)
+  assert.doesNotMatch(page.body, /state-active/)
   const refused = await api(h, key)
   assert.equal(refused.statusCode, 403)
   assert.equal(errorOf(refused).code, 'account_suspended')
@@ -77,6 +80,7 @@ test('Suspend with a reason: 403 account_suspended on the API; Reactivate: 200 a
 
   const back = await confirm(admin, accountId, 'reactivate')
   assert.match(notice(back.body)!, /reactivated/)
+  assert.match(back.body, /<span class="state-active">active<\/span>/)
   assert.equal((await api(h, key)).statusCode, 200)
   const [reactivated] = await entriesOf(h, accountId, 'account.reactivated')
   assert.equal(reactivated!.actor.email, admin.operator.email)

@@ -216,3 +216,17 @@ test("another account's key cannot be seen, shown, rolled or revoked", async (t)
   const secret = secretOf((await owner.get(location)).body)!
   assert.equal((await h.app.inject({ url: '/v1/pets', headers: bearer(secret) })).statusCode, 200)
 })
+
+test("a suspended account's keys read suspended, not active, until it is reactivated", async (t) => {
+  const h = await portalHarness(t)
+  const c = await signedUpUser(h, 'paused@example.com')
+  await c.get('/portal/keys/new')
+  const { location } = await madeKey(c, '/portal/keys', { name: 'paused', expires: '' })
+  const secret = secretOf((await c.get(location)).body)!
+  const { account_id: accountId } = (await h.services.portal!.repo.findUserByEmail('paused@example.com'))!
+  const actor = { kind: 'cli', user: 'test' } as const
+  await h.services.accounts.suspend({ accountId, reason: 'unpaid', actor })
+  assert.match(rowOf((await c.get('/portal/keys')).body, secret.slice(0, 12)), /class="state-suspended">suspended</)
+  await h.services.accounts.reactivate({ accountId, actor })
+  assert.match(rowOf((await c.get('/portal/keys')).body, secret.slice(0, 12)), /class="state-active">active</)
+})
