@@ -99,6 +99,7 @@ async function serviceDatabase(t: { after: (fn: () => Promise<void>) => void }):
 const startService = (url: string, days: number) =>
   openAndMigrate(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, AUDIT_RETENTION_DAYS: String(days) }), {
     poolSize: 2,
+    create: true, // its first start makes the SQLite file, as `serve --create` does
   })
 
 test(
