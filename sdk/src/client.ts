@@ -1,6 +1,6 @@
 import { RateLimitGate } from './gate.js'
 import { createLog, type Logger, type LogLevel } from './logger.js'
-import { count, optionalCount } from './options.js'
+import { checkedHeaders, count, optionalCount } from './options.js'
 import { fromEnvironment, isBrowser, userAgent } from './platform.js'
 import { Messages } from './resources/messages.js'
 import { Orders } from './resources/orders.js'
@@ -35,6 +35,11 @@ export interface PetstoreOptions {
   logLevel?: LogLevel | undefined
   /** Allows the client in a browser page, where anyone who opens the page can read the API key. Default false. */
   dangerouslyAllowBrowser?: boolean | undefined
+  /**
+   * Headers sent with every call (a tracing header, a tenant tag); a call's `headers` add to them. Never the ones the
+   * client sets itself (Authorization, Idempotency-Key, User-Agent, Accept, Content-Type): those throw a TypeError.
+   */
+  defaultHeaders?: Record<string, string> | undefined
 }
 
 const BROWSER_REFUSED =
@@ -81,6 +86,7 @@ export class Petstore {
       log,
       gate: new RateLimitGate({ maxConcurrency: optionalCount('maxConcurrency', options.maxConcurrency, 1), log }),
       userAgent: userAgent(),
+      defaultHeaders: checkedHeaders('defaultHeaders', options.defaultHeaders),
     }
     this.pets = new Pets(settings, this.baseUrl)
     this.orders = new Orders(settings, this.baseUrl)

@@ -19,6 +19,32 @@ export interface RequestOptions {
   deadlineMs?: number | undefined
   /** Aborts the call (and any wait between attempts); the abort reason is thrown, never retried. */
   signal?: AbortSignal | undefined
+  /** Headers for this call, over the client's `defaultHeaders` (never the ones the client sets: see RESERVED). */
+  headers?: Record<string, string> | undefined
+}
+
+/**
+ * Headers the client sets itself, which `defaultHeaders` and `headers` may not: the key (`apiKey`), the
+ * Idempotency-Key (`idempotencyKey`), the User-Agent the service's logs and support read, the JSON media types, and
+ * the retry count.
+ */
+const RESERVED = ['authorization', 'idempotency-key', 'user-agent', 'accept', 'content-type', 'x-petstore-retry-count']
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** Extra headers, checked (a name that is no header name, a value with a line break, or a reserved header throws). */
+export function checkedHeaders(name: string, headers: Record<string, string> | undefined): Record<string, string> {
+  if (headers === undefined) return {}
+  if (typeof headers !== 'object' || headers === null) throw new TypeError(`${name} must be an object of strings`)
+  const checked: Record<string, string> = {}
+  for (const [header, value] of Object.entries(headers)) {
+    if (!TOKEN.test(header)) throw new TypeError(`${name}: ${JSON.stringify(header)} is not a header name`)
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value))
+      throw new TypeError(`${name}: the value of ${header} must be a string on one line`)
+    if (RESERVED.includes(header.toLowerCase()))
+      throw new TypeError(`${name} may not set ${header}: the client sets it (see the README, Headers)`)
+    checked[header.toLowerCase()] = value
+  }
+  return checked
 }
 
 /** The per-call options, checked like the constructor's. */
@@ -29,5 +55,6 @@ export function checkedRequestOptions(options: RequestOptions | undefined): Requ
   optionalCount('deadlineMs', checked.deadlineMs, 1)
   if (checked.idempotencyKey !== undefined && typeof checked.idempotencyKey !== 'string')
     throw new TypeError('idempotencyKey must be a string')
+  checkedHeaders('headers', checked.headers)
   return checked
 }

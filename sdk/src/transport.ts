@@ -8,7 +8,7 @@ import { ConnectionError, errorFromResponse, type PetstoreError } from './errors
 import type { RateLimitGate } from './gate.js'
 import { stringifyJson } from './json.js'
 import type { Log } from './logger.js'
-import { checkedRequestOptions, type RequestOptions } from './options.js'
+import { checkedHeaders, checkedRequestOptions, type RequestOptions } from './options.js'
 import { randomUuid } from './platform.js'
 import { rateLimitOf, type RateLimit } from './quota.js'
 import { isRetryable, retryDelayMs } from './retry.js'
@@ -38,6 +38,8 @@ export interface TransportSettings {
   log: Log
   gate: RateLimitGate
   userAgent: string | undefined
+  /** Sent with every call (`defaultHeaders`, checked, names lower-cased). */
+  defaultHeaders: Record<string, string>
 }
 
 interface Call {
@@ -76,7 +78,13 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
   const deadlineMs = options.deadlineMs ?? settings.deadlineMs
   const deadline = deadlineMs === undefined ? undefined : Date.now() + deadlineMs
   const what = `${call.method} ${call.url}`
-  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${settings.apiKey}` }
+  // The caller's headers first; the client's own come after and are never theirs to set (checkedHeaders refuses them).
+  const headers: Record<string, string> = {
+    ...settings.defaultHeaders,
+    ...checkedHeaders('headers', options.headers),
+    accept: 'application/json',
+    authorization: `Bearer ${settings.apiKey}`,
+  }
   if (settings.userAgent) headers['user-agent'] = settings.userAgent
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   // Every POST carries a key, the same on every attempt: a retry after a lost answer is replayed, never done twice.
