@@ -13,6 +13,7 @@ import { consoleLookups } from './migrations/0009_console_lookups.js'
 import { keyScopes } from './migrations/0010_key_scopes.js'
 import { auditAge } from './migrations/0011_audit_age.js'
 import { setupBrowser } from './migrations/0013_setup_browser.js'
+import { rateLimitState } from './migrations/0014_rate_limit_state.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0010_key_scopes': keyScopes,
   '0011_audit_age': auditAge,
   '0013_setup_browser': setupBrowser,
+  '0014_rate_limit_state': rateLimitState,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

@@ -253,6 +253,24 @@ export interface Database {
   operator_sessions: OperatorSessionsTable
   operator_login_failures: PortalLoginFailuresTable
   plan_requests: PlanRequestsTable
+  rate_limit_counters: RateLimitCountersTable
+  rate_limit_bans: RateLimitBansTable
+}
+
+/** A rate-limit window's or a ban's refusal count, kept when there is no Redis (0014_rate_limit_state). */
+export interface RateLimitCountersTable {
+  subject: string
+  kind: 'window' | 'refusals'
+  name: string
+  seconds: number | bigint
+  window_start: number | bigint
+  window_end: number | bigint
+  count: number | bigint
+}
+
+export interface RateLimitBansTable {
+  subject: string
+  until: number | bigint
 }
 
 export type AccountRow = Selectable<AccountsTable>

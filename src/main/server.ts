@@ -113,7 +113,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Each audit entry this process writes is a log line too (for shipping the log elsewhere: docs/operators/console.md,
   // Audit log).
   logAuditEntries(bootLog)
-  const rateLimitStore = await createRateLimitStore(config, bootLog, { quiet: options.quietRedis })
+  // Without Redis, the limits' counts and bans live in the embedded database too, so a restart keeps them.
+  const rateLimitStore = await createRateLimitStore(config, bootLog, {
+    quiet: options.quietRedis,
+    sqlite: handle.dialect === 'sqlite' ? handle.db : undefined,
+  })
   const services = await buildServices({
     config,
     db: handle.db,

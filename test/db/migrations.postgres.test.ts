@@ -29,6 +29,8 @@ const TABLES = [
   'portal_sessions',
   'portal_tokens',
   'portal_users',
+  'rate_limit_bans',
+  'rate_limit_counters',
   'settings',
   'usage_days',
   'usage_minutes',

@@ -31,9 +31,21 @@ export interface MemoryStore extends RateLimitStore {
   rememberBan(subject: string, untilMs: number): void
   /** Every ban in force at `now`: [subject, until]. */
   bansInForce(now: number): [string, number][]
+  /** The state of these subjects at `now` (their windows, refusal counts and ban in force), to keep elsewhere. */
+  stateOf(subjects: Iterable<string>, now: number): StoreState
+  /** Takes kept state back (at start: persisted.store.ts); what has ended by `now` is left out. */
+  restore(state: StoreState, now: number): void
 }
 
-export function createMemoryStore(): MemoryStore {
+/** Counters and bans as they are kept outside the process (persisted.store.ts). */
+export interface StoreState {
+  windows: Array<{ subject: string; name: string; seconds: number; start: number; end: number; count: number }>
+  refusals: Array<{ subject: string; seconds: number; start: number; end: number; count: number }>
+  bans: Array<{ subject: string; until: number }>
+}
+
+/** `onChange`: called with each subject whose counts or ban a call changed (to write it behind). */
+export function createMemoryStore({ onChange }: { onChange?: (subject: string) => void } = {}): MemoryStore {
   // Per subject, one counter per window (matched by name and length), so a request looks its subject up once.
   const counters = new Map<string, NamedCounter[]>()
   const refusals = new Map<string, Counter>()
@@ -94,11 +106,13 @@ export function createMemoryStore(): MemoryStore {
       if (bannedUntil !== undefined) return { admitted: false, windows: entries.map((e) => e.state), bannedUntil }
       if (entries.every((e) => e.counter.count < e.state.limit)) {
         for (const e of entries) e.state.used = ++e.counter.count
+        onChange?.(subject)
         return { admitted: true, windows: entries.map((e) => e.state) }
       }
       if (ban && windows[0]) {
         const refused = current(refusals, ban.subject, now, windows[0].seconds)
         refused.count += 1
+        onChange?.(ban.subject)
         if (refused.count > ban.threshold) {
           bans.set(ban.subject, now + ban.durationMs)
           return {
@@ -122,16 +136,55 @@ export function createMemoryStore(): MemoryStore {
 
     async unban(subject) {
       refusals.delete(subject)
+      onChange?.(subject)
       return bans.delete(subject)
     },
 
     record({ subject, windows, now }) {
       sweep(now)
       for (const e of states(subject, windows, now)) e.counter.count += 1
+      onChange?.(subject)
     },
 
     rememberBan(subject, untilMs) {
       if ((bans.get(subject) ?? 0) < untilMs) bans.set(subject, untilMs)
+      onChange?.(subject)
+    },
+
+    stateOf(subjects, now) {
+      const state: StoreState = { windows: [], refusals: [], bans: [] }
+      for (const subject of subjects) {
+        for (const c of counters.get(subject) ?? [])
+          if (isCurrent(c, now) && c.count > 0)
+            state.windows.push({
+              subject,
+              name: c.name,
+              seconds: c.seconds,
+              start: c.start,
+              end: c.end,
+              count: c.count,
+            })
+        const refused = refusals.get(subject)
+        if (refused && isCurrent(refused, now)) {
+          const seconds = (refused.end - refused.start) / 1000
+          state.refusals.push({ subject, seconds, start: refused.start, end: refused.end, count: refused.count })
+        }
+        const until = activeBan(subject, now)
+        if (until !== undefined) state.bans.push({ subject, until })
+      }
+      return state
+    },
+
+    restore(state, now) {
+      for (const w of state.windows) {
+        if (w.end <= now) continue
+        let list = counters.get(w.subject)
+        if (list === undefined) counters.set(w.subject, (list = []))
+        list.push({ name: w.name, seconds: w.seconds, start: w.start, end: w.end, count: w.count })
+      }
+      for (const r of state.refusals)
+        if (r.end > now) refusals.set(r.subject, { start: r.start, end: r.end, count: r.count })
+      for (const b of state.bans) if (b.until > now) bans.set(b.subject, b.until)
     },
 
     bansInForce: (now) => [...bans].filter(([, until]) => until > now),

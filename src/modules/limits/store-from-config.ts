@@ -1,7 +1,10 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/schema.js'
 import type { Logger } from '../../kernel/logger.js'
 import type { Config } from '../../kernel/config.js'
 import { createFallbackStore } from './fallback.store.js'
 import { createMemoryStore } from './memory.store.js'
+import { createPersistedStore } from './persisted.store.js'
 import type { RateLimitStore } from './rate-limit.store.js'
 
 /** Redis's address without credentials, safe to print. */
@@ -11,15 +14,16 @@ const redisLocation = (url: string) => {
 }
 
 /**
- * In memory, or in Redis (with a per-process fallback) when REDIS_URL is set. Connects before returning.
+ * In Redis (with a per-process fallback) when REDIS_URL is set, connected before returning. Without Redis: in memory,
+ * kept in the embedded database given as `sqlite` (persisted.store.ts: a restart keeps the counts and bans).
  * `quiet`: say nothing if Redis is not reachable at start (a cluster worker: its primary has said it once).
  */
 export async function createRateLimitStore(
   config: Config,
   log: Logger,
-  options: { quiet?: boolean } = {},
+  options: { quiet?: boolean; sqlite?: Kysely<Database> } = {},
 ): Promise<RateLimitStore> {
-  if (!config.redisUrl) return createMemoryStore()
+  if (!config.redisUrl) return options.sqlite ? createPersistedStore({ db: options.sqlite, log }) : createMemoryStore()
   // Loaded only when configured: the Redis client costs ~20 MB of memory in a process that does not use it.
   const { createRedisStore } = await import('./redis.store.js')
   const redis = createRedisStore({
