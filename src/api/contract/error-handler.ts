@@ -6,7 +6,7 @@ import { ApiError } from './errors.js'
 import { isDatabaseUnavailable } from '../../db/unavailable.js'
 import { reportDatabaseUnavailable } from '../../ops/database-outage.js'
 import type { OutageLog } from '../../ops/outage-log.js'
-import { noteErrorCode } from './error-code-notes.js'
+import { addLogFields } from '../../ops/log-fields.js'
 import { validationError } from './validation-errors.js'
 
 /** What a 503 tells clients to wait: about the time the pool takes to give up on one connection attempt. */
@@ -38,7 +38,7 @@ export function clientError(error: FastifyError, bodyLimit: number): ApiError | 
 }
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
-  noteErrorCode(reply, error.code)
+  addLogFields(reply.request, { errorCode: error.code })
   return reply.code(error.status).headers(error.headers).send(error.toBody())
 }
 

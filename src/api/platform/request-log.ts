@@ -6,7 +6,6 @@
 // a cookie, a password), never a body, and never the token of an emailed link.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { OutageLog } from '../../ops/outage-log.js'
-import { errorCodeOf } from '../contract/error-code-notes.js'
 import { logFieldsOf } from '../../ops/log-fields.js'
 
 /**
@@ -39,7 +38,9 @@ export class RequestLogController extends LogController {
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     const auth = request.auth ?? undefined
-    const errorCode = errorCodeOf(reply)
+    // The error code of an Error answer (the error handler's), a site visitor's id (the site kit's).
+    const fields = logFieldsOf(request)
+    const errorCode = fields.errorCode
     const userAgent = request.headers['user-agent']
     const line = {
       method: request.method,
@@ -48,8 +49,7 @@ export class RequestLogController extends LogController {
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime),
       ...(auth ? { accountId: auth.accountId, keyId: auth.keyId } : {}),
-      ...logFieldsOf(request),
-      ...(errorCode ? { errorCode } : {}),
+      ...fields,
       ...(userAgent ? { userAgent: userAgent.slice(0, USER_AGENT_MAX) } : {}),
       ...rateLimitOf(reply, errorCode),
     }
