@@ -64,10 +64,7 @@ export function openExisting(config: Config, options: { create?: boolean; readOn
     return openDatabase(config.databaseUrl, { mustExist: !options.create, readOnly: options.readOnly })
   } catch (error) {
     if (!(error instanceof DatabaseMissing)) throw error
-    throw new RunError(
-      `DATABASE_URL=${config.databaseUrl}: no database at ${error.path}; ` +
-        'check the path, or create it with `petstore migrate`',
-    )
+    throw new RunError(`${error.message}, or create it with \`petstore migrate\``)
   }
 }
 

@@ -47,10 +47,13 @@ interface DatabaseOptions {
   readOnly?: boolean
 }
 
-/** A SQLite database that had to exist and does not: nothing was created. */
+/**
+ * A SQLite database that had to exist and does not: nothing was created. The message names DATABASE_URL and the
+ * path; the caller adds how to make one (each command has its own way).
+ */
 export class DatabaseMissing extends Error {
-  constructor(readonly path: string) {
-    super(`no database at ${path}`)
+  constructor(url: string, path: string) {
+    super(`DATABASE_URL=${url}: no database at ${path}; check the path`)
   }
 }
 
@@ -88,9 +91,9 @@ export function sqlitePathFromUrl(url: string): string {
   return target.path
 }
 
-function openSqlite(path: string, options: DatabaseOptions): DatabaseHandle {
+function openSqlite(url: string, path: string, options: DatabaseOptions): DatabaseHandle {
   const existing = options.mustExist || options.readOnly
-  if (path !== ':memory:' && existing && !existsSync(path)) throw new DatabaseMissing(path)
+  if (path !== ':memory:' && existing && !existsSync(path)) throw new DatabaseMissing(url, path)
   if (path !== ':memory:' && !existing) mkdirSync(dirname(path), { recursive: true })
   const sqlite = new SQLite(path, options.readOnly ? { readonly: true, fileMustExist: true } : {})
   // WAL lets readers run beside the single writer; FULL makes every commit durable before we answer. (A read-only
@@ -204,5 +207,5 @@ function dropOnReadTimeout(client: pg.PoolClient): void {
 
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   const target = targetOf(url)
-  return target.dialect === 'postgres' ? openPostgres(target.url, options) : openSqlite(target.path, options)
+  return target.dialect === 'postgres' ? openPostgres(target.url, options) : openSqlite(url, target.path, options)
 }

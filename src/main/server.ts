@@ -65,8 +65,7 @@ function openDatabaseNamed(config: Config, options: Parameters<typeof openDataba
   } catch (error) {
     if (!(error instanceof DatabaseMissing)) throw error
     throw new StartError(
-      `DATABASE_URL=${config.databaseUrl}: no database at ${error.path}; check the path, ` +
-        'or start a new one with `petstore serve --create` (or `petstore migrate`)',
+      `${error.message}, or start a new one with \`petstore serve --create\` (or \`petstore migrate\`)`,
     )
   }
 }
