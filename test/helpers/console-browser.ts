@@ -11,7 +11,6 @@ import type { FastifyInstance } from 'fastify'
 import * as OTPAuth from 'otpauth'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
@@ -26,7 +25,7 @@ import { OPERATOR_PASSWORD } from './console.js'
 import { testPasswordCost, type Harness } from './harness.js'
 import { newOutbox, removeOutbox } from './portal.js'
 import { freePort } from './serve.js'
-import { buildServices } from '../../src/main/services.js'
+import { appWithServices } from './app-with-services.js'
 
 type After = { after: (fn: () => Promise<void>) => void }
 
@@ -69,7 +68,7 @@ export async function consoleBrowserHarness(
     { databaseUrl, ...(redisUrl ? { redisUrl } : {}) },
   )
   const clock = createManualClock(Date.now())
-  const services = await buildServices({
+  const { app, services } = await appWithServices({
     config,
     db: handle.db,
     pool: handle.pool,
@@ -77,8 +76,8 @@ export async function consoleBrowserHarness(
     engine: handle.engine,
     clock,
     rateLimitStore,
+    logger: false,
   })
-  const app = await buildApp({ config, db: handle.db, services, logger: false })
   await app.listen({ host: '127.0.0.1', port })
   const baseUrl = `http://127.0.0.1:${port}`
   closers.push(

@@ -4,8 +4,8 @@ import type { TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { KyselyPlugin } from 'kysely'
 import { keyEnvironment } from '../../src/modules/accounts/api-keys.js'
-import { buildApp } from '../../src/main/api-app.js'
-import { buildServices, type Services } from '../../src/main/services.js'
+import type { Services } from '../../src/main/services.js'
+import { appWithServices } from './app-with-services.js'
 import { createManualClock } from '../../src/kernel/clock.js'
 import { loadConfig, type Config } from '../../src/kernel/config.js'
 import type { DatabaseHandle } from '../../src/db/database.js'
@@ -70,7 +70,7 @@ export async function startHarness(
   // With plugins, every query goes through Kysely so that the plugins see it (no precompiled fast path).
   const engine = options.plugins ? undefined : handle.engine
   // Built here and closed here (after the app): what the app's routes use, and what a test reads or changes.
-  const services = await buildServices({
+  const { app, services } = await appWithServices({
     config,
     db,
     pool: handle.pool,
@@ -78,8 +78,8 @@ export async function startHarness(
     engine,
     clock,
     rateLimitStore: store.rateLimitStore,
+    logger: options.logger ?? false,
   })
-  const app = await buildApp({ config, db, services, logger: options.logger ?? false })
   recordResponses(app, 'pets')
   let baseUrl = ''
   if (options.listen) {

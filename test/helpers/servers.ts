@@ -2,14 +2,13 @@
 // PostgreSQL database, remembering key look-ups for a minute (KEY_CACHE_TTL_MS=60000), so that only the LISTEN/NOTIFY
 // announcement can explain a prompt refusal. Ready once it listens for key changes; closed after the test.
 import assert from 'node:assert/strict'
-import { buildApp } from '../../src/main/api-app.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import { buildServices } from '../../src/main/services.js'
 import { postgresSchema } from './backend.js'
 import { bearer } from './harness.js'
 import { pollUntil } from './within.js'
+import { appWithServices } from './app-with-services.js'
 
 export async function keyCachingServer(
   t: { after: (fn: () => Promise<void>) => void },
@@ -18,8 +17,13 @@ export async function keyCachingServer(
 ) {
   const config = loadConfig({ LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '60000', ...env }, { databaseUrl: url })
   const handle = openDatabase(url, { poolSize: 2 })
-  const services = await buildServices({ config, db: handle.db, pool: handle.pool, engine: handle.engine })
-  const app = await buildApp({ config, db: handle.db, services, logger: false })
+  const { app, services } = await appWithServices({
+    config,
+    db: handle.db,
+    pool: handle.pool,
+    engine: handle.engine,
+    logger: false,
+  })
   t.after(async () => {
     await app.close()
     await services.close()
