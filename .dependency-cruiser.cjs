@@ -7,6 +7,14 @@ const layer = (name, path, mayUse) => ({
   from: { path },
   to: { path: '^src/', pathNot: [path, ...mayUse.map((l) => `^src/${l}/`)] },
 })
+/** Files under `from` never import files under `to`. */
+const never = (name, from, to, comment) => ({
+  name,
+  severity: 'error',
+  ...(comment ? { comment } : {}),
+  from: { path: from },
+  to: { path: to },
+})
 
 module.exports = {
   forbidden: [
@@ -32,43 +40,21 @@ module.exports = {
       from: { path: '^src/modules/' },
       to: { path: ['(^|/)node_modules/(fastify|@fastify/|fastify-plugin|typebox|@sinclair/typebox)'] },
     },
-    {
-      name: 'sites: the portal never imports the console',
-      severity: 'error',
-      from: { path: '^src/sites/portal/' },
-      to: { path: '^src/sites/console/' },
-    },
-    {
-      name: 'sites: the console never imports the portal',
-      severity: 'error',
-      from: { path: '^src/sites/console/' },
-      to: { path: '^src/sites/portal/' },
-    },
-    {
-      name: 'sites: the kit imports no site',
-      severity: 'error',
-      from: { path: '^src/sites/kit/' },
-      to: { path: '^src/sites/(portal|console)/' },
-    },
-    {
-      name: 'api: the transport imports no route',
-      severity: 'error',
-      from: { path: '^src/api/(platform|contract|guard)/' },
-      to: { path: '^src/api/(v1|messages|admin|ops)/' },
-    },
-    {
-      name: 'api: the contract is below the guard and the transport',
-      severity: 'error',
-      comment: 'Errors, schemas and paging are what the guard and the transport speak; they import neither.',
-      from: { path: '^src/api/contract/' },
-      to: { path: '^src/api/(guard|platform)/' },
-    },
-    {
-      name: 'api: the guard is below the transport',
-      severity: 'error',
-      from: { path: '^src/api/guard/' },
-      to: { path: '^src/api/platform/' },
-    },
+    never('sites: the portal never imports the console', '^src/sites/portal/', '^src/sites/console/'),
+    never('sites: the console never imports the portal', '^src/sites/console/', '^src/sites/portal/'),
+    never('sites: the kit imports no site', '^src/sites/kit/', '^src/sites/(portal|console)/'),
+    never(
+      'api: the transport imports no route',
+      '^src/api/(platform|contract|guard)/',
+      '^src/api/(v1|messages|admin|ops)/',
+    ),
+    never(
+      'api: the contract is below the guard and the transport',
+      '^src/api/contract/',
+      '^src/api/(guard|platform)/',
+      'Errors, schemas and paging are what the guard and the transport speak; they import neither.',
+    ),
+    never('api: the guard is below the transport', '^src/api/guard/', '^src/api/platform/'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
