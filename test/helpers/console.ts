@@ -8,7 +8,7 @@ import type { OperatorRole } from '../../src/modules/operators/operator.js'
 import { totpCode, totpStep } from '../../src/modules/operators/totp.js'
 import { hashPassword } from '../../src/kernel/passwords.js'
 import type { Harness } from './harness.js'
-import { client, GOOD_PASSWORD, portalHarness, type Client } from './portal.js'
+import { client, GOOD_PASSWORD, ORIGIN, portalHarness, type Client } from './portal.js'
 import type { Services } from '../../src/main/services.js'
 
 export { ORIGIN } from './portal.js'
@@ -132,4 +132,26 @@ export async function signedInOperator(
   assert.equal(response.statusCode, 303, response.body)
   await c.get('/console')
   return Object.assign(c, { operator })
+}
+
+/** One log-in from `address` in a fresh browser (GET the form for its cookie and token, POST it). */
+export async function logInFrom(
+  app: FastifyInstance,
+  address: string,
+  fields: { email: string; password: string; code: string },
+) {
+  const form = await app.inject({ url: '/console/login', remoteAddress: address })
+  const pre = form.cookies.find((c) => c.name.endsWith('console_pre'))!
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
+  return app.inject({
+    method: 'POST',
+    url: '/console/login',
+    remoteAddress: address,
+    headers: {
+      origin: ORIGIN,
+      cookie: `${pre.name}=${pre.value}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+  })
 }

@@ -6,10 +6,16 @@
 // and in the audit log, and a suspended account's idempotent replays.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import { totpCode } from '../../../src/modules/operators/totp.js'
 import { LOGIN_FAILURES_ALLOWED, LOGIN_WINDOW_MS } from '../../../src/modules/sign-in/login-throttle.js'
-import { consoleHarness, logIn, setUpOperator, signedInOperator, type SetUpOperator } from '../../helpers/console.js'
+import {
+  consoleHarness,
+  logIn,
+  logInFrom,
+  setUpOperator,
+  signedInOperator,
+  type SetUpOperator,
+} from '../../helpers/console.js'
 import { bearer } from '../../helpers/harness.js'
 import { client, GOOD_PASSWORD, mails, ORIGIN, signedUpUser } from '../../helpers/portal.js'
 import { testActor } from '../../helpers/actors.js'
@@ -18,28 +24,6 @@ import type { Services } from '../../../src/main/services.js'
 
 const FAILED = 'Email, password or code is incorrect.'
 const cli = { kind: 'cli' as const, user: 'test' }
-
-/** One log-in attempt from a client address of its own (a fresh browser there: GET the form, POST it). */
-async function logInFrom(
-  app: FastifyInstance,
-  address: string,
-  fields: { email: string; password: string; code: string },
-) {
-  const form = await app.inject({ url: '/console/login', remoteAddress: address })
-  const pre = form.cookies.find((c) => c.name.endsWith('console_pre'))!
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
-  return app.inject({
-    method: 'POST',
-    url: '/console/login',
-    remoteAddress: address,
-    headers: {
-      origin: ORIGIN,
-      cookie: `${pre.name}=${pre.value}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-  })
-}
 
 /** A 6-digit code that is not the operator's at `at` (nor a step either side). */
 function wrongCode(op: SetUpOperator, at: number, seed: number): string {

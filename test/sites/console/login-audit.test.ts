@@ -3,35 +3,11 @@
 // by the throttle (429); never the password typed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import { LOGIN_FAILURES_ALLOWED } from '../../../src/modules/sign-in/login-throttle.js'
-import { consoleHarness, setUpOperator } from '../../helpers/console.js'
-import { ORIGIN } from '../../helpers/portal.js'
+import { consoleHarness, logInFrom, setUpOperator } from '../../helpers/console.js'
 import type { Services } from '../../../src/main/services.js'
 
 const WRONG = 'not the password at all'
-
-/** One log-in from `address` in a fresh browser (GET the form for its cookie and token, POST it). */
-async function logInFrom(
-  app: FastifyInstance,
-  address: string,
-  fields: { email: string; password: string; code: string },
-) {
-  const form = await app.inject({ url: '/console/login', remoteAddress: address })
-  const pre = form.cookies.find((c) => c.name.endsWith('console_pre'))!
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
-  return app.inject({
-    method: 'POST',
-    url: '/console/login',
-    remoteAddress: address,
-    headers: {
-      origin: ORIGIN,
-      cookie: `${pre.name}=${pre.value}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-  })
-}
 
 const loginEntries = async (services: Services) =>
   (await services.audit.list({ limit: 100 }))
