@@ -61,13 +61,15 @@ export function operatorsCommand(): Command {
       withOperators(
         async (repo, { config }) => {
           const { operator, setupToken } = await repo.create({ email: opts.email, role: opts.role, actor: cliActor() })
-          const setupLink = `${config.publicUrl}/console/setup/${setupToken}`
+          const setupLink = `${config.consolePublicUrl}/console/setup/${setupToken}`
           const expiresAt = new Date(Date.parse(operator.createdAt) + SETUP_LINK_TTL_MS).toISOString()
           output(!!opts.json, { ...operator, setupLink, setupLinkExpiresAt: expiresAt }, () =>
             [
               `created operator ${describe(operator)}`,
               `setup link (single use, until ${expiresAt}): ${setupLink}`,
-              ...(config.console ? [] : ['note: the console is off here (CONSOLE=off or PORTAL=off)']),
+              ...(config.console
+                ? []
+                : ['note: the console is off here (CONSOLE=off, or CONSOLE unset and the portal off)']),
             ].join('\n'),
           )
           // The first operator of a new installation may come before anything else: it may start the database.

@@ -1,6 +1,6 @@
-import { isIP } from 'node:net'
 import { checkUrl } from './config-urls.js'
 import { parseDatabaseUrl } from './database-url.js'
+import { parseNetworkList } from './networks.js'
 
 // One definition per setting: its environment variable, default, documentation and parser.
 // docs/operators/configuration.md's table is written from this list; `loadConfig` validates all of it at boot.
@@ -135,20 +135,7 @@ const sendsRealMail = (url: string | undefined): boolean => url !== undefined &&
 function trustProxy(raw: string): false | number | string[] {
   if (raw === 'false') return false
   if (/^\d+$/.test(raw)) return positiveInt(raw)
-  const entries = raw.split(',').map((e) => e.trim())
-  for (const entry of entries) {
-    const [address, bits, extra] = entry.split('/')
-    const family = isIP(address ?? '')
-    const maxBits = family === 6 ? 128 : 32
-    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits)
-    if (family === 0 || !validBits || extra !== undefined) {
-      throw new Error(
-        `must be false, a hop count, or a comma-separated list of addresses and CIDR ranges ("${entry}" is none ` +
-          `of these)`,
-      )
-    }
-  }
-  return entries
+  return parseNetworkList(raw, 'false, a hop count, or ')
 }
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const
@@ -437,9 +424,48 @@ export const settings = {
     env: 'CONSOLE',
     default: undefined,
     doc:
-      '`off` turns the operator console under `/console` off alone. Unset or `on`: on wherever the portal is on ' +
-      '(`PORTAL`); `on` with the portal off is refused.',
+      '`on` or `off`: the operator console under `/console`. Unset: on wherever the portal is on. `on` runs it with ' +
+      'the portal off too (a private console; see `CONSOLE_PORT`).',
     parse: oneOf(['on', 'off'] as const),
+  }),
+  consolePort: setting({
+    env: 'CONSOLE_PORT',
+    default: undefined,
+    doc:
+      "A listener of the console's own, on `CONSOLE_HOST`; `/console` is then not served on `PORT` at all. Unset: " +
+      'the console is under `/console` on the API listener.',
+    parse: port,
+  }),
+  consoleHost: setting({
+    env: 'CONSOLE_HOST',
+    default: '127.0.0.1',
+    doc: "Address the console's own listener (`CONSOLE_PORT`) binds to.",
+    parse: nonEmpty,
+  }),
+  consolePublicUrl: setting({
+    env: 'CONSOLE_PUBLIC_URL',
+    default: undefined,
+    doc:
+      'Origin operators open the console at: its set-up links, its origin check and its `Secure` cookies. Unset: ' +
+      '`PETSTORE_PUBLIC_URL` on the API listener; `http://CONSOLE_HOST:CONSOLE_PORT` on its own listener.',
+    parse: origin,
+    sensitive: 'url',
+  }),
+  consoleAllowedNetworks: setting({
+    env: 'CONSOLE_ALLOWED_NETWORKS',
+    default: undefined,
+    doc:
+      "Addresses and CIDRs (`10.0.0.0/8,192.168.1.7`) that may reach the console, matched against the client's " +
+      "address after `TRUST_PROXY`; anyone else gets the API's 404. Unset: every address.",
+    parse: (raw: string) => parseNetworkList(raw),
+  }),
+  portalSignup: setting({
+    env: 'PORTAL_SIGNUP',
+    default: 'open',
+    doc:
+      '`open`: anyone may sign up in the portal. `closed`: the sign-up page says so, and operators create accounts ' +
+      'in the console, which mails their owners a link to choose a password.',
+    parse: oneOf(['open', 'closed'] as const),
   }),
   mailUrl: setting({
     env: 'MAIL_URL',
@@ -512,7 +538,15 @@ export const settings = {
 type Settings = typeof settings
 type Parsed = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> }
 /** Settings without a default may be absent. */
-type Optional = 'webhookUrl' | 'webhookSecret' | 'redisUrl' | 'metricsToken' | 'corsOrigins' | 'mailUrl'
+type Optional =
+  | 'webhookUrl'
+  | 'webhookSecret'
+  | 'redisUrl'
+  | 'metricsToken'
+  | 'corsOrigins'
+  | 'mailUrl'
+  | 'consolePort'
+  | 'consoleAllowedNetworks'
 /** `portal` is resolved from PORTAL, the environment and MAIL_URL; `console` from it and CONSOLE (see loadConfig). */
 export type Config = Omit<Parsed, Optional | 'portal' | 'console'> & { [K in Optional]: Parsed[K] | undefined } & {
   portal: boolean
@@ -576,13 +610,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         `PETSTORE_PUBLIC_URL, the origin its mailed links and cookies are for`,
     )
   }
-  if (problems.length === 0 && resolved.console === 'on' && !portal) {
-    problems.push('CONSOLE=on needs the portal on (PORTAL): the console shares its mail settings and public URL rules')
-  }
-  // The console runs where the portal runs (same listener, mail and public URL rules); CONSOLE=off turns it off alone.
-  const consoleOn = portal && resolved.console !== 'off'
+  // The console runs where the portal runs unless CONSOLE says otherwise: `on` runs it alone too (a private console).
+  const consoleOn = resolved.console === undefined ? portal : resolved.console === 'on'
   const result: Config = { ...resolved, portal, console: consoleOn, ...overrides }
+  problems.push(...consoleProblems(result, resolved, env))
   if (problems.length === 0) result.publicUrl ??= listenerOrigin(result.host, result.port)
+  if (problems.length === 0 && result.consolePublicUrl === undefined)
+    result.consolePublicUrl =
+      result.consolePort === undefined ? result.publicUrl : listenerOrigin(result.consoleHost, result.consolePort)
   // A sunset alone may be any instant, past ones included: the deprecation date then defaults to the earlier of
   // its default and the sunset. Only a deprecation date that was set, and is after the sunset, is a mistake.
   const deprecationSet = !!env[settings.getPetDeprecatedAt.env] || overrides.getPetDeprecatedAt !== undefined
@@ -612,6 +647,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     )
   }
   if (problems.length === 0 && result.port === result.messagesPort) problems.push('PORT and MESSAGES_PORT must differ')
+  if (problems.length === 0 && [result.port, result.messagesPort].includes(result.consolePort ?? 0))
+    problems.push('CONSOLE_PORT must differ from PORT and MESSAGES_PORT')
   if (problems.length > 0) throw new ConfigError(problems)
   return result
+}
+
+/** What the console's settings cannot be together (none when the console is off and none of them is set). */
+function consoleProblems(
+  config: Config,
+  resolved: { console: 'on' | 'off' | undefined; publicUrl?: string },
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const own = ['CONSOLE_PORT', 'CONSOLE_PUBLIC_URL', 'CONSOLE_ALLOWED_NETWORKS'].filter((name) => !!env[name])
+  if (!config.console) {
+    return own.length === 0
+      ? []
+      : [`${own.join(', ')} set, but the console is off (CONSOLE=${resolved.console ?? 'unset and the portal off'})`]
+  }
+  // Production: set-up links and the console's cookies must never be built from what a request carries.
+  const origin = config.consolePublicUrl ?? config.consolePort ?? resolved.publicUrl ?? config.publicUrl
+  if (config.environment === 'production' && origin === undefined)
+    return ['the console is on in production and needs CONSOLE_PUBLIC_URL or PETSTORE_PUBLIC_URL (or CONSOLE_PORT)']
+  return []
 }

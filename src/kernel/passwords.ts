@@ -74,6 +74,13 @@ function derive(password: string, salt: Buffer, cost: ScryptOptions): Promise<Bu
   )
 }
 
+/**
+ * What a portal user made by an operator (PORTAL_SIGNUP=closed) holds until its owner chooses a password through the
+ * mailed link: no password matches it, and a log-in spends the time of a real check anyway (hasPassword).
+ */
+export const UNSET_PASSWORD = 'unset'
+export const hasPassword = (stored: string): boolean => stored !== UNSET_PASSWORD
+
 /** A new hash at `cost` (log2 of scrypt's N; the app passes config.passwordHashCost), carrying its parameters. */
 export async function hashPassword(password: string, cost = PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(16)

@@ -16,7 +16,7 @@ import { NewPetSchema, PET_EXAMPLES, PetSchema, PetsSchema, PetStatusSchema } fr
 import { ordersRoutes } from '../api/v1/orders.routes.js'
 import { NewOrderSchema, OrderSchema, OrdersSchema, OrderStatusSchema } from '../api/v1/orders.schemas.js'
 import { portalPlugin } from '../sites/portal/portal.plugin.js'
-import { consolePlugin } from '../sites/console/console.plugin.js'
+import { registerConsole } from './console-app.js'
 import { buildServices, type ServiceDependencies, type Services } from './services.js'
 
 export interface AppDependencies extends ServiceDependencies {
@@ -101,26 +101,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       ...services.portal,
     })
   }
-  // The operator console (HTML pages under /console), where the portal is on unless CONSOLE=off.
-  if (services.portal && services.operators && services.console) {
-    const { operators, audit, accounts, usage, limiter: rateLimiter } = services
-    await app.register(consolePlugin, {
-      prefix: '/console',
-      config,
-      db: services.db,
-      clock,
-      accounts,
-      usage,
-      audit,
-      operators,
-      limiter: rateLimiter,
-      mailer: services.portal.mailer,
-      verification: services.verification,
-      planRequests: services.portal.planRequests,
-      csrfSecret: services.console.csrfSecret,
-      databaseOutage: services.outages.database,
-    })
-  }
+  // The operator console (HTML pages under /console) where it is on and has no listener of its own (console-app.ts).
+  if (config.consolePort === undefined) await registerConsole(app, services)
   await registerDocsRoutes(app, '/v1/openapi.json')
   registerIndexRoutes(app, { openapi: '/v1/openapi.json', docs: '/docs' })
   finish()

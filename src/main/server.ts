@@ -14,6 +14,7 @@ import { DatabaseMissing, openDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { claimEnvironment } from '../db/settings.js'
 import { buildMessagesApp } from './messages-app.js'
+import { buildConsoleApp } from './console-app.js'
 import { createLogSink, createWebhookSink } from '../modules/messages/sinks.js'
 import { createMessageWorker } from '../modules/messages/worker.js'
 import { createRateLimitStore } from '../modules/limits/store-from-config.js'
@@ -129,9 +130,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const local = await bootstrapLocalAccount({ db: handle.db, accounts: services.accounts, config })
 
   const logger = loggerOptions(config, logDestination)
-  const apps: FastifyInstance[] = []
-  if (serves('pets')) apps.push(await buildApp({ config, db: handle.db, services, logger }))
-  if (serves('messages')) apps.push(await buildMessagesApp({ config, db: handle.db, services, logger }))
+  const petsApp = serves('pets') ? await buildApp({ config, db: handle.db, services, logger }) : undefined
+  const messagesApp = serves('messages')
+    ? await buildMessagesApp({ config, db: handle.db, services, logger })
+    : undefined
+  // The console on a listener of its own (CONSOLE_PORT), beside the pet store's.
+  const consoleApp =
+    serves('pets') && config.console && config.consolePort !== undefined
+      ? await buildConsoleApp({ services, logger })
+      : undefined
+  const apps = [petsApp, messagesApp, consoleApp].filter((app): app is FastifyInstance => app !== undefined)
   const log = apps[0]!.log
 
   const worker = serves('messages')
@@ -207,15 +215,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   for (const signal of STOP_SIGNALS) process.on(signal, stop)
 
   const lines: string[] = []
-  if (serves('pets')) {
-    await apps[0]!.listen({ host: config.host, port: config.port })
+  if (petsApp) {
+    await petsApp.listen({ host: config.host, port: config.port })
     const base = `http://${hostForUrl(config.host)}:${config.port}`
     lines.push(`Pet store API (${config.environment}) at ${base}/v1  ·  docs ${base}/docs`)
   }
-  if (serves('messages')) {
-    await apps[apps.length - 1]!.listen({ host: config.host, port: config.messagesPort })
+  if (messagesApp) {
+    await messagesApp.listen({ host: config.host, port: config.messagesPort })
     const base = `http://${hostForUrl(config.host)}:${config.messagesPort}`
     lines.push(`Messages interface at ${base}  ·  docs ${base}/docs  ·  delivery: ${config.messagesSink}`)
+  }
+  if (consoleApp) {
+    await consoleApp.listen({ host: config.consoleHost, port: config.consolePort })
+    const listening = `${config.consoleHost}:${config.consolePort}`
+    lines.push(`Operator console at ${config.consolePublicUrl}/console (listening on ${listening})`)
   }
   worker?.start()
   let banner = `${lines.join('\n')}\nDatabase: ${handle.location}\n`

@@ -24,15 +24,16 @@ import { createMessagesRepository } from '../modules/messages/messages.repositor
 import { databaseState, redisState } from '../ops/dependency-checks.js'
 import { PLANS } from '../modules/accounts/plans.js'
 import { createMetrics } from '../ops/metrics.js'
-import { createDependencyOutages, type DependencyOutages } from '../ops/outage-log.js'
+import { createDependencyOutages } from '../ops/outage-log.js'
 import { createPetsRepository } from '../modules/pets/pets.repository.js'
 import { createPlanRequestThrottle } from '../modules/plan-requests/plan-request-throttle.js'
-import { createPlanRequests } from '../modules/plan-requests/plan-requests.service.js'
+import { createPlanRequests, type PlanRequests } from '../modules/plan-requests/plan-requests.service.js'
 import { createOrdersRepository } from '../modules/orders/orders.repository.js'
 import { createOperatorsRepository } from '../modules/operators/operators.repository.js'
-import { createMailer } from '../mail/mail.js'
+import { createMailer, type Mailer } from '../mail/mail.js'
 import type { PipelinedReads } from '../db/pipelined-reads.js'
 import { createPortalRepository } from '../modules/integrators/integrators.repository.js'
+import { createInvitations } from '../modules/integrators/invitations.js'
 import { createSettingsRepository } from '../modules/integrators/settings.repository.js'
 import { createUsage } from '../modules/usage/usage.service.js'
 
@@ -87,9 +88,20 @@ export async function buildServices({
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
   const usage = createUsage({ db, engine, accounts, store: rateLimitStore })
-  const portal = config.portal
-    ? await portalServices({ config, db, clock, engine, accounts, verification, log, outages, rateLimitStore })
-    : undefined
+  // Mail goes out for the portal and the console (a private console without the portal may have no MAIL_URL).
+  const mailer =
+    config.mailUrl && (config.portal || config.console)
+      ? createMailer({ url: config.mailUrl, from: config.mailFrom, outage: outages.mail })
+      : undefined
+  // Requests for a higher plan: the portal asks, the console decides (a private console decides those waiting).
+  const planRequests =
+    config.portal || config.console
+      ? createPlanRequests({ db, clock, engine, accounts, mailer, publicUrl: config.publicUrl, log })
+      : undefined
+  const portal =
+    config.portal && mailer && planRequests
+      ? await portalServices({ config, db, clock, accounts, verification, mailer, planRequests, rateLimitStore })
+      : undefined
   return {
     metrics,
     /** What /healthz, /readyz and /metrics need (api/ops/ops.routes.ts). */
@@ -144,8 +156,10 @@ export async function buildServices({
     cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
     adminToken: await loadOrCreateSecret(db, ADMIN_TOKEN_SETTING),
     portal,
-    /** Requests for a higher plan (the portal asks, the console decides); only where the portal is on. */
-    planRequests: portal?.planRequests,
+    /** The mailer of the portal and the console; absent where neither is on or no MAIL_URL is set. */
+    mailer,
+    /** Requests for a higher plan (the portal asks, the console decides); where either is on. */
+    planRequests,
     /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */
     operators: config.console ? createOperatorsRepository({ db, clock, engine }) : undefined,
     /** The console's own secrets (its CSRF tokens differ from the portal's). */
@@ -158,31 +172,30 @@ async function portalServices({
   config,
   db,
   clock,
-  engine,
   accounts,
   verification,
-  log,
-  outages,
+  mailer,
+  planRequests,
   rateLimitStore,
 }: {
   config: Config
   db: Kysely<Database>
   clock: Clock
-  engine: Engine
   accounts: ReturnType<typeof createAccountsRepository>
   verification: ReturnType<typeof createVerification>
-  log?: ServiceDependencies['log']
-  outages: DependencyOutages
+  mailer: Mailer
+  planRequests: PlanRequests
   rateLimitStore: RateLimitStore
 }) {
-  // loadConfig gives MAIL_URL a default wherever the portal can be on.
-  const mailer = createMailer({ url: config.mailUrl!, from: config.mailFrom, outage: outages.mail })
+  const repo = createPortalRepository({ db, clock, accounts })
   return {
     verification,
-    repo: createPortalRepository({ db, clock, accounts }),
+    repo,
+    /** Accounts operators make, with a link for their owner to choose a password (PORTAL_SIGNUP=closed). */
+    invitations: createInvitations({ repo, publicUrl: config.publicUrl }),
     settings: createSettingsRepository({ db, clock }),
     mailer,
-    planRequests: createPlanRequests({ db, clock, engine, accounts, mailer, publicUrl: config.publicUrl, log }),
+    planRequests,
     // In the rate-limit store, shared by every instance like the API's limits.
     planRequestThrottle: createPlanRequestThrottle({ store: rateLimitStore, clock }),
     csrfSecret: await loadOrCreateSecret(db, 'portal_csrf_secret'),

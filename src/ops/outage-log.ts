@@ -96,5 +96,3 @@ export function createDependencyOutages(input: { log?: OutageLogger; clock?: Clo
     },
   }
 }
-
-export type DependencyOutages = ReturnType<typeof createDependencyOutages>

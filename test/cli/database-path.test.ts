@@ -70,7 +70,7 @@ test('serve refuses a path that names no database (without --create; the default
   assert.ok(!existsSync(typo))
 })
 
-test('listener settings are checked before the database: a bad HOST or a taken port is named', async (t) => {
+test('listener settings are checked before the database: a bad HOST or CONSOLE_HOST, or a taken port', async (t) => {
   const { dir } = tempDir(t, 'petstore-listen-')
   const file = join(dir, 'petstore.db')
   const [port, messagesPort] = [await freePort(), await freePort()]
@@ -98,6 +98,22 @@ test('listener settings are checked before the database: a bad HOST or a taken p
     oneLineFailure(inUse),
     `petstore: MESSAGES_PORT=${takenPort}: the port is in use on 127.0.0.1 ` +
       '(another process listens there) (EADDRINUSE)',
+  )
+  const consoleEnv = { HOST: '127.0.0.1', PORT: String(port), MESSAGES_PORT: String(messagesPort), DATABASE_URL: file }
+  const consoleInUse = await runCli(['serve', '--create'], { ...consoleEnv, CONSOLE_PORT: String(takenPort) })
+  assert.equal(
+    oneLineFailure(consoleInUse),
+    `petstore: CONSOLE_PORT=${takenPort}: the port is in use on 127.0.0.1 ` +
+      '(another process listens there) (EADDRINUSE)',
+  )
+  const consoleHost = await runCli(['serve', '--create'], {
+    ...consoleEnv,
+    CONSOLE_PORT: String(await freePort()),
+    CONSOLE_HOST: '256.1.1.1',
+  })
+  assert.equal(
+    oneLineFailure(consoleHost),
+    'petstore: CONSOLE_HOST=256.1.1.1: not an address or a host name this machine can listen on (ENOTFOUND)',
   )
   assert.ok(!existsSync(file), 'no database was made')
 })

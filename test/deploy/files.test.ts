@@ -168,11 +168,16 @@ test(
     const [published, inside] = String(haproxy.ports[0]).split(':')
     assert.equal(haproxy.environment.PETSTORE_LISTEN, `:${inside}`)
     assert.equal(new URL(env.PETSTORE_PUBLIC_URL!).port, published)
+    // The console: its own port, published by app1 on the host's loopback only, at the origin its links name.
+    assert.deepEqual(c.services.app1.ports, [`127.0.0.1:${env.CONSOLE_PORT}:${env.CONSOLE_PORT}`])
+    assert.equal(c.services.app2.ports, undefined)
+    assert.deepEqual([env.CONSOLE, env.CONSOLE_HOST], ['on', '0.0.0.0'])
+    assert.equal(env.CONSOLE_PUBLIC_URL, `http://localhost:${env.CONSOLE_PORT}`)
     assert.deepEqual(
       Object.keys(env)
         .filter((k) => !(ADDRESS_SETTINGS as readonly string[]).includes(k))
         .sort(),
-      ['LOG_LEVEL', 'PETSTORE_ENV', 'PORTAL', 'RATE_LIMIT_FALLBACK_DIVISOR'],
+      ['CONSOLE', 'LOG_LEVEL', 'PETSTORE_ENV', 'PORTAL', 'RATE_LIMIT_FALLBACK_DIVISOR'],
       'the settings the HAProxy test takes from compose as they are',
     )
   },

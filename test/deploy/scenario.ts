@@ -1,5 +1,5 @@
 // What a proxy in front of the service must do, run the same way for deploy/haproxy.cfg and deploy/nginx.conf:
-// keep /metrics to itself, tell the service the client's address, lose no request when an instance stops, and
+// keep /metrics and the console to itself, tell the service the client's address, lose no request when an instance stops, and
 // answer the JSON 503 with Retry-After when none is left.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -123,6 +123,11 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
   ]) {
     assertErrorBody(await call(proxy.origin, path), 'not_found', 404)
   }
+
+  // The console is on each instance's own console port, never through the public door, however it is spelled.
+  assert.equal((await call(one.consoleOrigin, '/console/login')).status, 200)
+  for (const path of ['/console', '/console/login', '/console/', '/%63onsole/login', '//console', '/CONSOLE/login'])
+    assertErrorBody(await call(proxy.origin, path), 'not_found', 404)
 
   // The client's address reaches the service (TRUST_PROXY is the proxy's 127.0.0.1; the client connects from
   // 127.0.0.2), and what the client wrote in X-Forwarded-For does not.

@@ -39,6 +39,9 @@ export const ADDRESS_SETTINGS = [
   'REDIS_PREFIX',
   'TRUST_PROXY',
   'PETSTORE_PUBLIC_URL',
+  'CONSOLE_PORT',
+  'CONSOLE_HOST',
+  'CONSOLE_PUBLIC_URL',
 ] as const
 
 /** The instances' environment in compose.yaml (`x-petstore-env`, used by app1 and app2). */
@@ -114,6 +117,8 @@ export function assertErrorBody(a: Answer, code: string, status: number): void {
 
 export interface Instance {
   origin: string
+  /** Its console's own listener (CONSOLE_PORT, as compose.yaml runs it). */
+  consoleOrigin: string
   process: ServeProcess
 }
 
@@ -128,7 +133,7 @@ export async function twoInstances(
 ): Promise<{ instances: Instance[]; key: string; env: Record<string, string>; databaseRelay: TcpProxy }> {
   const databaseUrl = await postgresSchema(t)
   const redis = redisPrefix(t)
-  const [proxyPort, ...ports] = await freePorts(5)
+  const [proxyPort, ...ports] = await freePorts(7)
   const database = new URL(databaseUrl)
   const databaseRelay = await tcpProxy(t, { host: database.hostname, port: Number(database.port || 5432) })
   await databaseRelay.start()
@@ -143,6 +148,7 @@ export async function twoInstances(
     REDIS_PREFIX: redis.prefix,
     TRUST_PROXY: '127.0.0.1',
     HOST: '127.0.0.1',
+    CONSOLE_HOST: '127.0.0.1',
   }
   // As compose.yaml does: migrations once, then both instances at once.
   const migrated = await runCli(['migrate'], shared)
@@ -155,9 +161,15 @@ export async function twoInstances(
         ...(n === 0 ? { DATABASE_URL: relayed } : {}),
         PORT: String(port),
         MESSAGES_PORT: String(ports[2 * n + 1]),
+        CONSOLE_PORT: String(ports[4 + n]),
+        CONSOLE_PUBLIC_URL: `http://127.0.0.1:${ports[4 + n]}`,
         PETSTORE_PUBLIC_URL: `http://127.0.0.1:${proxyPort}`,
       }
-      const instance = { origin: `http://127.0.0.1:${port}`, process: spawnServe(t, env) }
+      const instance = {
+        origin: `http://127.0.0.1:${port}`,
+        consoleOrigin: `http://127.0.0.1:${ports[4 + n]}`,
+        process: spawnServe(t, env),
+      }
       await untilReady(instance)
       return instance
     }),

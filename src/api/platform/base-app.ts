@@ -47,8 +47,8 @@ export function createBaseApp(input: {
   limiter: RateLimiter
   /** Holds responses until the end of their event-loop turn (shared by every listener of the process). */
   sendBatcher: SendBatcher
-  /** Paths starting with this get 405 answers for methods they lack. */
-  apiPrefix: string
+  /** Paths starting with this get 405 answers for methods they lack, and CORS; none on a listener without an API. */
+  apiPrefix?: string
   /** Largest request body read; larger ones get 413. */
   bodyLimit?: number
   logger?: boolean | Record<string, unknown>
@@ -125,7 +125,7 @@ export function createBaseApp(input: {
     })
   }
   // First, so that every answer of the API (errors and 429s included) carries the CORS headers.
-  registerCors(app, { origins: input.config.corsOrigins, apiPrefix: input.apiPrefix })
+  if (input.apiPrefix) registerCors(app, { origins: input.config.corsOrigins, apiPrefix: input.apiPrefix })
   app.addHook('onRequest', async function identifyAndLimit(request, reply) {
     reply.header('x-request-id', request.id)
     const refusal = preRoutingRefusal(request.raw)

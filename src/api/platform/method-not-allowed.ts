@@ -12,9 +12,13 @@ import { sendError } from '../contract/error-handler.js'
 /** The methods an API path may have, in the order `Allow` lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
-/** Collects the routes whose path starts with `prefix` (the API; the docs UI keeps Fastify's own routing). */
-export function collectRoutes(app: FastifyInstance, prefix: string): Map<string, Set<string>> {
+/**
+ * Collects the routes whose path starts with `prefix` (the API; the docs UI keeps Fastify's own routing); none
+ * without one.
+ */
+export function collectRoutes(app: FastifyInstance, prefix: string | undefined): Map<string, Set<string>> {
   const routes = new Map<string, Set<string>>()
+  if (prefix === undefined) return routes
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(prefix)) return
     const methods = routes.get(route.url) ?? new Set<string>()

@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'account.reactivated',
   'account.deleted',
   'account.verification_resent',
+  'account.invitation_sent',
   'key.created',
   'key.rolled',
   'key.revoked',

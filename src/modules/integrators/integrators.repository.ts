@@ -9,6 +9,8 @@ import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { Database, PortalUsersTable } from '../../db/schema.js'
 import { emailKeyOf } from '../../kernel/email-address.js'
 import { secretHash } from '../../kernel/secrets.js'
+import { UNSET_PASSWORD } from '../../kernel/passwords.js'
+import type { AuditActor } from '../audit/audit-event.js'
 import { integratorActor, passwordChanged } from './actor.js'
 import { linkUses } from './link-uses.js'
 import { portalSessionsStore } from './integrator-sessions.js'
@@ -61,6 +63,10 @@ export function createPortalRepository({
       email: string
       passwordHash: string
       address?: string
+      /** Free unless an operator chose another (invitations.ts). */
+      plan?: string
+      /** Whoever made it: the integrator signing up unless an operator did (invitations.ts). */
+      actor?: AuditActor
     }): Promise<PortalUser | undefined> {
       const email = input.email
       const accountId = newId('acct')
@@ -79,8 +85,8 @@ export function createPortalRepository({
         await accounts.createAccount({
           id: accountId,
           name: email,
-          plan: 'free',
-          actor: integratorActor(user, input.address),
+          plan: input.plan ?? 'free',
+          actor: input.actor ?? integratorActor(user, input.address),
           within: async (trx) => {
             const inserted = await trx
               .insertInto('portal_users')
@@ -103,7 +109,7 @@ export function createPortalRepository({
      * session of the account ends and every pending link dies (a change of address asked for by whoever signed up
      * first goes with it), so whoever signed up first in someone else's name keeps no foothold. A verify link
      * issued within the last minute stays: it went to this same address, and no second one is mailed within a
-     * minute. False when the account was verified meanwhile (then nothing changes).
+     * minute. False when the account was verified meanwhile, or was made by an operator (then nothing changes).
      */
     replaceUnverified: (userId: string, passwordHash: string, address?: string): Promise<boolean> =>
       engine.transaction(async (trx) => {
@@ -113,6 +119,8 @@ export function createPortalRepository({
           .set({ password_hash: passwordHash })
           .where('id', '=', userId)
           .where('verified_at', 'is', null)
+          // An account an operator made for this address is not a sign-up's to take over (invitations.ts).
+          .where('password_hash', '!=', UNSET_PASSWORD)
           .executeTakeFirst()
         if (updated.numUpdatedRows !== 1n) return false
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()

@@ -7,6 +7,7 @@ import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
 import type { MailMessage } from '../../mail/mail.js'
 import { issueLinkToken } from './link-tokens.js'
+import { hasPassword } from '../../kernel/passwords.js'
 
 const VERIFY_TTL_MS = 24 * 60 * 60 * 1000
 
@@ -28,6 +29,8 @@ export interface PortalUserSummary {
   id: string
   email: string
   verifiedAt: string | null
+  /** Made by an operator, and its owner has not chosen a password yet (invitations.ts). */
+  invited: boolean
 }
 
 export function createVerification({
@@ -45,10 +48,17 @@ export function createVerification({
     async userOf(accountId: string): Promise<PortalUserSummary | undefined> {
       const row = await db
         .selectFrom('portal_users')
-        .select(['id', 'email', 'verified_at'])
+        .select(['id', 'email', 'verified_at', 'password_hash'])
         .where('account_id', '=', accountId)
         .executeTakeFirst()
-      return row && { id: row.id, email: row.email, verifiedAt: row.verified_at }
+      return (
+        row && {
+          id: row.id,
+          email: row.email,
+          verifiedAt: row.verified_at,
+          invited: !hasPassword(row.password_hash),
+        }
+      )
     },
 
     /**

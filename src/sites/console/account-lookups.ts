@@ -60,3 +60,18 @@ export async function bansOf(
   }
   return bans
 }
+
+/**
+ * The mailer, where this console can mail an account's owner: MAIL_URL set and the portal on (every link mailed to an
+ * owner leads there). Otherwise the 400 page; the account page shows no such action then.
+ */
+export function ownerMailer(c: Pick<OperatorConsole, 'mailer' | 'config'>): NonNullable<OperatorConsole['mailer']> {
+  if (c.mailer && c.config.portal) return c.mailer
+  throw new PageError(
+    400,
+    'No mail from this console',
+    'This console sends no mail to account owners: the portal is off here (PORTAL), or no MAIL_URL is set.',
+  )
+}
+
+export const canMail = (c: Pick<OperatorConsole, 'mailer' | 'config'>): boolean => !!c.mailer && c.config.portal

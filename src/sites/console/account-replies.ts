@@ -7,7 +7,7 @@ import { redirect, sendPage } from '../kit/reply.js'
 import type { Done } from './account.pages.js'
 import { consolePage, type ConsolePageContext } from './layout.js'
 
-export const backToAccount = (reply: FastifyReply, account: Account, done: Done) =>
+export const backToAccount = (reply: FastifyReply, account: Pick<Account, 'id'>, done: Done) =>
   redirect(reply, `/console/accounts/${encodeURIComponent(account.id)}?done=${done}`)
 
 export const confirmPage = (

@@ -9,7 +9,7 @@ import { liftBan } from '../../modules/limits/ban-lifting.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { PageError } from '../kit/reply.js'
 import { liftBanPage, resendPage } from './account-actions.pages.js'
-import { bansOf, keyOf, liveAccount } from './account-lookups.js'
+import { bansOf, keyOf, liveAccount, ownerMailer } from './account-lookups.js'
 import { backToAccount, confirmPage } from './account-replies.js'
 import { AccountKeyParams, AccountParams, ConfirmBody } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
@@ -61,6 +61,12 @@ export async function supportActionsRoutes(app: FastifyInstance, c: OperatorCons
         'No address to verify',
         `The account ${account.id} has no portal user (it was made with the CLI): there is no address to verify.`,
       )
+    if (user.invited)
+      throw new PageError(
+        400,
+        'No password chosen yet',
+        `The owner of ${account.id} has not chosen a password yet: send the password link again instead.`,
+      )
     if (user.verifiedAt !== null)
       throw new PageError(
         400,
@@ -74,6 +80,7 @@ export async function supportActionsRoutes(app: FastifyInstance, c: OperatorCons
     { schema: { hide, params: AccountParams, response: confirmResponses } },
     async (request, reply) => {
       c.require(request, 'support')
+      ownerMailer(c)
       const ctx = c.context(request, reply)
       const account = await liveAccount(c, request.params.id)
       const user = await unverifiedUser(account)
@@ -86,11 +93,12 @@ export async function supportActionsRoutes(app: FastifyInstance, c: OperatorCons
     async (request, reply) => {
       c.require(request, 'support')
       const actor = c.actor(request)
+      const mailer = ownerMailer(c)
       const account = await liveAccount(c, request.params.id)
       const user = await unverifiedUser(account)
       const message = await c.verification.freshLinkMessage(user)
       if (!message) return backToAccount(reply, account, 'verification-recent')
-      await c.mailer.send(message)
+      await mailer.send(message)
       // The address is the account's own (no secret); the link's token is never recorded.
       await c.audit.record(actor, {
         action: 'account.verification_resent',

@@ -24,6 +24,8 @@ interface AccountView {
   perMinute: UsagePoint[]
   perDay: UsagePoint[]
   events: AuditEvent[]
+  /** Whether this console can mail the owner (MAIL_URL set, the portal on: the links lead there). */
+  canMail: boolean
   /** What was just done (a confirmation notice), from DONE_MESSAGES. */
   done?: string
 }
@@ -38,6 +40,8 @@ export const DONE_MESSAGES = {
   'not-banned': 'The key was not banned (its ban may have ended meanwhile): nothing changed.',
   verification: "A fresh verification link was mailed to the account's address (earlier links no longer work).",
   'verification-recent': 'A link was mailed less than a minute ago and is still the link: nothing was sent.',
+  invited: "The account was made. A link to choose a password (valid 7 days) was mailed to the owner's address.",
+  'invitation-again': 'A fresh link to choose a password was mailed to the owner (earlier links no longer work).',
   deleted: 'The account was deleted: its keys are refused and its portal user is gone.',
   unchanged: 'Nothing changed: the account was already so.',
 } as const
@@ -67,8 +71,11 @@ function emailText(user: PortalUserSummary | undefined, account: Account): Html 
         ? 'None: the account was made with the CLI (no portal user)'
         : 'None: removed with the account'
     }</span>`
-  const verified =
-    user.verifiedAt === null ? html`<strong>not verified</strong>` : html`verified on ${when(user.verifiedAt)}`
+  const verified = user.invited
+    ? html`<strong>no password chosen yet</strong>`
+    : user.verifiedAt === null
+      ? html`<strong>not verified</strong>`
+      : html`verified on ${when(user.verifiedAt)}`
   return html`${user.email} (${verified})`
 }
 
@@ -98,7 +105,10 @@ function accountActions(ctx: ConsolePageContext, view: AccountView): Html {
         ? actionButton(`${base}/suspend`, 'Suspend')
         : actionButton(`${base}/reactivate`, 'Reactivate')
       : '',
-    user && user.verifiedAt === null ? actionButton(`${base}/verification`, 'Resend verification') : '',
+    view.canMail && user?.invited ? actionButton(`${base}/invitation`, 'Send the password link again') : '',
+    view.canMail && user && !user.invited && user.verifiedAt === null
+      ? actionButton(`${base}/verification`, 'Resend verification')
+      : '',
     admin ? actionButton(`${base}/delete`, 'Delete account', { danger: true }) : '',
   ].filter((b) => b !== '')
   if (buttons.length === 0) return html``

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { pageResponses } from '../kit/page-schemas.js'
 import { sendPage } from '../kit/reply.js'
-import { accountOr404, bansOf } from './account-lookups.js'
+import { accountOr404, bansOf, canMail } from './account-lookups.js'
 import { accountPage, isDone } from './account.pages.js'
 import { AccountPageQuery, AccountParams } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
@@ -55,6 +55,7 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         perMinute,
         perDay,
         events,
+        canMail: canMail(c),
         done,
       })
       return sendPage(

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { AccountsRepository } from '../../modules/accounts/accounts.repository.js'
 import type { Verification } from '../../modules/integrators/verification.js'
+import type { Invitations } from '../../modules/integrators/invitations.js'
 import type { AuditRepository } from '../../modules/audit/audit.repository.js'
 import type { AuditActor } from '../../modules/audit/audit-event.js'
 import type { Clock } from '../../kernel/clock.js'
@@ -31,9 +32,12 @@ export interface ConsoleOptions {
   usage: Usage
   audit: AuditRepository
   operators: OperatorsRepository
-  mailer: Mailer
+  /** Absent on a private console without MAIL_URL: the actions that mail are not offered. */
+  mailer?: Mailer
   /** Verification links and their message, as the portal's sign-up mails them (Resend verification). */
   verification: Verification
+  /** Accounts operators make for someone, who chooses a password through the mailed link; where the portal is on. */
+  invitations?: Invitations
   /** Requests for a higher plan: the console decides them (asked for in the portal). */
   planRequests: PlanRequests
   /** The rate limiter (its `.store` holds bans). */
@@ -54,7 +58,7 @@ export interface OperatorConsole extends ConsoleOptions {
   require(request: FastifyRequest, role: OperatorRole): Operator
   /** The signed-in operator as the actor of an audit entry. */
   actor(request: FastifyRequest): AuditActor
-  /** An absolute link to a page, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
+  /** An absolute link to a console page, for mail: from CONSOLE_PUBLIC_URL, never from the request. */
   link(path: string): string
 }
 

@@ -1,7 +1,7 @@
-// The operator console under /console: its own scope on the pet store listener (apart from the portal: its own
-// session cookie on Path=/console, its own CSRF secret and token purpose), set up as the portal's is
-// (src/web/site-scope.ts: security headers, the operator (session) of every request, CSRF checks on every POST, a
-// log-in for every page, HTML errors), the roles, and the routes.
+// The operator console under /console: its own scope on the pet store listener, or on a listener of its own
+// (main/console-app.ts). Apart from the portal: its own session cookie on Path=/console, its own CSRF secret and
+// token purpose; set up as the portal's is (kit/site-scope.ts: security headers, the operator (session) of every
+// request, CSRF checks on every POST, a log-in for every page, HTML errors), the roles, and the routes.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { roleSuffices, type Operator } from '../../modules/operators/operator.js'
 import { CONSOLE_CSS, PORTAL_FAVICON } from '../kit/assets.js'
@@ -16,6 +16,7 @@ import { loginRoutes } from './login.routes.js'
 import { operatorsRoutes } from './operators.routes.js'
 import { overviewRoutes } from './overview.routes.js'
 import { requestsRoutes } from './requests.routes.js'
+import { invitationsRoutes } from './invitations.routes.js'
 import { searchRoutes } from './search.routes.js'
 import { createConsoleSessions } from './sessions.js'
 import { setupRoutes } from './setup.routes.js'
@@ -29,10 +30,14 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   const sessions = createConsoleSessions({
     operators: options.operators,
     clock: options.clock,
-    publicUrl: options.config.publicUrl,
+    publicUrl: options.config.consolePublicUrl,
     secret: options.csrfSecret,
   })
-  const csrf = createCsrf({ secret: options.csrfSecret, publicUrl: options.config.publicUrl, purpose: 'console-csrf' })
+  const csrf = createCsrf({
+    secret: options.csrfSecret,
+    publicUrl: options.config.consolePublicUrl,
+    purpose: 'console-csrf',
+  })
   const signedIn = (request: FastifyRequest): Operator => {
     const operator = request.operatorVisitor?.user
     if (!operator) throw new PageError(403, 'Log in first', 'Your console session has ended. Log in again, then retry.')
@@ -56,7 +61,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
       const operator = signedIn(request)
       return { kind: 'operator', operatorId: operator.id, email: operator.email, address: request.ip }
     },
-    link: (path) => `${options.config.publicUrl}${path}`,
+    link: (path) => `${options.config.consolePublicUrl}${path}`,
   }
 
   await siteScope<Operator>(app, {
@@ -79,6 +84,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   await loginRoutes(app, c)
   await setupRoutes(app, c)
   await overviewRoutes(app, c)
+  await invitationsRoutes(app, c)
   await searchRoutes(app, c)
   await auditRoutes(app, c)
   await accountRoutes(app, c)

@@ -11,6 +11,8 @@ interface SearchView {
   q: string
   results: SearchResult[]
   more: boolean
+  /** Whether to offer New account (an admin, where the console can make accounts: invitations.routes.ts). */
+  newAccount: boolean
 }
 
 const accountLink = (id: string) => `/console/accounts/${encodeURIComponent(id)}`
@@ -58,6 +60,9 @@ export function searchContent(view: SearchView): Html {
 or a secret.</p>`
   else if (view.results.length === 0) outcome = notice('info', html`No account matches “${shown}”.`)
   else outcome = resultsTable(view, shown)
-  return html`${searchForm(view.csrf, view.q)}
+  const make = view.newAccount
+    ? html`<p class="row-actions"><a class="button secondary" href="/console/accounts/new">New account</a></p>`
+    : ''
+  return html`${make}${searchForm(view.csrf, view.q)}
 <div aria-live="polite">${outcome}</div>`
 }

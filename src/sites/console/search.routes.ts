@@ -7,7 +7,8 @@ import { Type } from 'typebox'
 import { formBody, pageQuery, pageResponses } from '../kit/page-schemas.js'
 import { PageError, sendPage } from '../kit/reply.js'
 import type { OperatorConsole } from './console.context.js'
-import { consolePage } from './layout.js'
+import { consolePage, isAdmin } from './layout.js'
+import { canMail } from './account-lookups.js'
 import { searchContent } from './search.pages.js'
 import { createSearchRepository, MAX_QUERY } from './search.repository.js'
 
@@ -29,10 +30,11 @@ export async function searchRoutes(app: FastifyInstance, c: OperatorConsole): Pr
       )
     const { results, more } = await search.search(q)
     const ctx = c.context(request, reply)
+    const newAccount = isAdmin(ctx) && c.invitations !== undefined && canMail(c)
     return sendPage(
       reply,
       200,
-      consolePage(ctx, 'Find an account', searchContent({ csrf: ctx.csrf, q, results, more })),
+      consolePage(ctx, 'Find an account', searchContent({ csrf: ctx.csrf, q, results, more, newAccount })),
     )
   }
 

@@ -36,7 +36,7 @@ export async function setupRoutes(app: FastifyInstance, c: OperatorConsole): Pro
     410: 'The link has expired or was used',
   })
   // The browser's half of an offer: on the setup pages only, never sent to another site, not readable by script.
-  const secure = c.config.publicUrl.startsWith('https:')
+  const secure = c.config.consolePublicUrl.startsWith('https:')
   const cookie = {
     name: `${secure ? '__Secure-' : ''}console_setup`,
     options: { path: '/console/setup/', httpOnly: true, sameSite: 'strict' as const, secure },

@@ -40,8 +40,8 @@ interface SiteScope<User extends { id: string }> {
   visitorLogField: string
   sessions: Sessions<User>
   csrf: Csrf
-  /** Mail still being sent when the app closes goes out first. */
-  mailer: Mailer
+  /** Mail still being sent when the app closes goes out first (a private console may have none). */
+  mailer: Mailer | undefined
   /** Pages anyone may open, by route; the others send a visitor who is not signed in to log in. */
   isPublicPage: (route: string) => boolean
   /** A page in the site's frame, for a signed-in `user` (navigation, Log out) or nobody. */
@@ -69,7 +69,7 @@ export async function siteScope<User extends { id: string }>(
   const visitorOf = (request: FastifyRequest) =>
     (request as unknown as Record<string, Visitor<User> | null>)[site.visitorProperty] ?? null
 
-  app.addHook('onClose', async () => site.mailer.settled())
+  app.addHook('onClose', async () => site.mailer?.settled())
   await app.register(cookie)
   await registerFormBody(app)
   app.decorateRequest(site.visitorProperty, null)

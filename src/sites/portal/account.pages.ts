@@ -37,6 +37,12 @@ ${passwordField('Password', true)}
 }
 
 /** The same page whether the address was new or already had an account: it tells nobody which. */
+/** PORTAL_SIGNUP=closed: what the sign-up page says instead of its form. */
+export const signupClosedPage = (): Html =>
+  html`<p>Accounts are not opened here: the people who run this service make them. Ask them for one; you will get \
+a link by mail to choose your password.</p>
+<p>Have an account already? <a href="/portal/login">Log in</a>.</p>`
+
 export const checkEmailPage = (email: string): Html =>
   html`<p>We sent a message to <strong>${email}</strong>. Open the link in it to finish (it works for 24 hours).</p>
 <p class="muted">Nothing arrived after a few minutes? Look in your spam folder, or <a href="/portal/signup">try \
@@ -44,7 +50,7 @@ again</a>.</p>`
 
 export function loginForm(
   csrf: string,
-  input: { email?: string; error?: string; info?: string; next?: string } = {},
+  input: { email?: string; error?: string; info?: string; next?: string; signupClosed?: boolean } = {},
 ): Html {
   const next =
     input.next && input.next !== '/portal/keys' ? html`<input type="hidden" name="next" value="${input.next}">` : ''
@@ -54,7 +60,9 @@ ${emailField(input.email)}
 ${passwordField('Password', false)}
 <div><button type="submit">Log in</button></div>
 </form>
-<p><a href="/portal/reset-request">Forgot your password?</a> · <a href="/portal/signup">Create an account</a></p>`
+<p><a href="/portal/reset-request">Forgot your password?</a>${
+    input.signupClosed ? '' : html` · <a href="/portal/signup">Create an account</a>`
+  }</p>`
 }
 
 export const tokenForm = (csrf: string, action: string, token: string, button: string, intro: string): Html =>

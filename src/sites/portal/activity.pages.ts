@@ -16,6 +16,7 @@ const ACTIONS: Record<AuditAction, string> = {
   'account.reactivated': 'Account reactivated',
   'account.deleted': 'Account deleted',
   'account.verification_resent': 'Verification link sent again',
+  'account.invitation_sent': 'Link to choose a password sent',
   'key.created': 'Key created',
   'key.rolled': 'Key rolled',
   'key.revoked': 'Key revoked',
@@ -89,6 +90,7 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
       break
     case 'account.verified':
     case 'account.verification_resent':
+    case 'account.invitation_sent':
       lines.push(text(c.email))
       break
     case 'account.suspended':

@@ -12,12 +12,15 @@ export interface PageContext {
   csrf: string
   /** Path of the current page, to mark its navigation link. */
   path?: string
+  /** PORTAL_SIGNUP=closed: no Sign up link (operators make accounts). */
+  signupClosed?: boolean
 }
 
 function navigation(ctx: PageContext): Html {
   if (!ctx.email)
-    return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li><li><a \
-href="/portal/signup">Sign up</a></li></ul></nav>`
+    return html`<nav aria-label="Portal"><ul><li><a href="/portal/login">Log in</a></li>${
+      ctx.signupClosed ? '' : html`<li><a href="/portal/signup">Sign up</a></li>`
+    }</ul></nav>`
   const link = (href: string, label: string) => navLink(ctx.path, href, label)
   return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}\
 ${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>

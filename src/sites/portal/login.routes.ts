@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { loginForm } from './account.pages.js'
 import { emailKeyOf } from '../../kernel/email-address.js'
 import { page } from './layout.js'
-import { verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
+import { hasPassword, verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
 import { redirect, sendPage } from '../kit/reply.js'
 import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import { LoginBody, LoginQuery, NoQuery, pageResponses } from './portal.schemas.js'
@@ -26,7 +26,7 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
       const next = safeNext(request.query.next, PORTAL_BOUNDS)
       if (request.visitor.user) return redirect(reply, next)
       const ctx = portal.context(request, reply)
-      return sendPage(reply, 200, page(ctx, 'Log in', loginForm(ctx.csrf, { next })))
+      return sendPage(reply, 200, page(ctx, 'Log in', loginForm(ctx.csrf, { next, signupClosed: ctx.signupClosed })))
     },
   )
 
@@ -46,16 +46,27 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
       const user = await repo.findUserByEmail(email)
       const who = { email: emailKeyOf(email), address: request.ip }
       const attempt = await throttle.attempt({ ...who, passwordChangedAt: user?.password_changed_at })
-      const ok = user
-        ? await verifyPassword(password, user.password_hash)
-        : await verifyAgainstNobody(password, portal.config.passwordHashCost)
+      // A user whose owner has not chosen a password yet (made by an operator) answers as nobody does, in as long.
+      const ok =
+        user && hasPassword(user.password_hash)
+          ? await verifyPassword(password, user.password_hash)
+          : await verifyAgainstNobody(password, portal.config.passwordHashCost)
       if (!user || !ok) {
         portal.metrics.loginFailures.inc()
         const ctx = portal.context(request, reply)
         return sendPage(
           reply,
           400,
-          page(ctx, 'Log in', loginForm(ctx.csrf, { email, next, error: 'Email or password is incorrect.' })),
+          page(
+            ctx,
+            'Log in',
+            loginForm(ctx.csrf, {
+              email,
+              next,
+              error: 'Email or password is incorrect.',
+              signupClosed: ctx.signupClosed,
+            }),
+          ),
         )
       }
       await attempt.succeeded()

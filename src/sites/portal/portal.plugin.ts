@@ -46,7 +46,12 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     csrf,
     context(request, reply) {
       const binding = sessions.ensurePreSession(reply, request.visitor)
-      return { email: request.visitor.user?.email, csrf: csrf.token(binding), path: request.url.split('?')[0] }
+      return {
+        email: request.visitor.user?.email,
+        csrf: csrf.token(binding),
+        path: request.url.split('?')[0],
+        signupClosed: options.config.portalSignup === 'closed',
+      }
     },
     link: (path) => `${options.config.publicUrl}${path}`,
   }

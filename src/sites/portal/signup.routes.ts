@@ -4,7 +4,7 @@
 // note. Verifying ends every other session of the account: whoever signed up in someone else's name is out.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { checkEmailPage, linkUnusable, signupForm, tokenForm } from './account.pages.js'
+import { checkEmailPage, linkUnusable, signupClosedPage, signupForm, tokenForm } from './account.pages.js'
 import { parseEmailAddress } from '../../kernel/email-address.js'
 import { html } from '../kit/html.js'
 import { integratorActor } from '../../modules/integrators/actor.js'
@@ -54,6 +54,7 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
     { schema: { hide, querystring: NoQuery, response: pageResponses({ 200: 'The sign-up form' }) } },
     async (request, reply) => {
       const ctx = portal.context(request, reply)
+      if (ctx.signupClosed) return sendPage(reply, 200, page(ctx, 'Sign-up is closed', signupClosedPage()))
       return sendPage(reply, 200, page(ctx, 'Create your account', signupForm(ctx.csrf)))
     },
   )
@@ -65,12 +66,14 @@ export async function signupRoutes(app: FastifyInstance, portal: Portal): Promis
         hide,
         querystring: NoQuery,
         body: CredentialsBody,
-        response: pageResponses({ 200: 'Check your email' }),
+        response: pageResponses({ 200: 'Check your email', 403: 'Sign-up is closed (PORTAL_SIGNUP)' }),
       },
     },
     async (request, reply) => {
       const { email: typed, password } = request.body
       const ctx = portal.context(request, reply)
+      // Refused before anything is read or hashed: nothing is made, nothing is mailed.
+      if (ctx.signupClosed) return sendPage(reply, 403, page(ctx, 'Sign-up is closed', signupClosedPage()))
       const parsed = parseEmailAddress(typed)
       const problem = 'problem' in parsed ? parsed.problem : passwordProblem(password, { email: parsed.email })
       if (problem || 'problem' in parsed)
