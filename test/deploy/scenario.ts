@@ -125,7 +125,7 @@ export async function proxyBehaviour(t: T, startProxy: StartProxy, notReady: Not
   }
 
   // The console is on each instance's own console port, never through the public door, however it is spelled.
-  assert.equal((await call(one.consoleOrigin, '/console/login')).status, 200)
+  assert.equal((await call(one.consoleOrigin!, '/console/login')).status, 200)
   for (const path of ['/console', '/console/login', '/console/', '/%63onsole/login', '//console', '/CONSOLE/login'])
     assertErrorBody(await call(proxy.origin, path), 'not_found', 404)
 

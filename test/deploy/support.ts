@@ -118,7 +118,7 @@ export function assertErrorBody(a: Answer, code: string, status: number): void {
 export interface Instance {
   origin: string
   /** Its console's own listener (CONSOLE_PORT, as compose.yaml runs it). */
-  consoleOrigin: string
+  consoleOrigin?: string
   process: ServeProcess
 }
 

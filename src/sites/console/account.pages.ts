@@ -12,6 +12,7 @@ import { usageCharts } from '../kit/usage-charts.js'
 import { when, whenCell } from '../kit/when.js'
 import { auditTable } from './account-audit.pages.js'
 import { isAdmin, notice, type ConsolePageContext } from './layout.js'
+import { FOUND_BY, type FoundBy } from './search.repository.js'
 
 interface AccountView {
   account: Account
@@ -26,6 +27,8 @@ interface AccountView {
   events: AuditEvent[]
   /** Whether this console can mail the owner (MAIL_URL set, the portal on: the links lead there). */
   canMail: boolean
+  /** Why the search that opened this page matched (its one match). */
+  found?: FoundBy[]
   /** What was just done (a confirmation notice), from DONE_MESSAGES. */
   done?: string
 }
@@ -161,7 +164,10 @@ export function accountPage(ctx: ConsolePageContext, view: AccountView): Html {
       html`<tr><th scope="row">${w.name === 'minute' ? 'This minute' : 'Today (UTC)'}</th><td>${number(w.used)} \
 of ${number(w.limit)} requests</td></tr>`,
   )
-  return html`${view.done ? notice('success', DONE_MESSAGES[view.done as Done]) : ''}
+  const found = view.found?.length
+    ? notice('info', `The only account your search matched, by ${view.found.map((k) => FOUND_BY[k]).join(' and ')}.`)
+    : ''
+  return html`${view.done ? notice('success', DONE_MESSAGES[view.done as Done]) : ''}${found}
 <h2 id="summary">Account</h2>
 <table class="facts" aria-labelledby="summary"><tbody>
 <tr><th scope="row">Account id</th><td><code>${account.id}</code></td></tr>

@@ -9,6 +9,11 @@ import { accountPage, isDone } from './account.pages.js'
 import { AccountPageQuery, AccountParams } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
+import { FOUND_BY, type FoundBy } from './search.repository.js'
+
+/** The known reasons in `?found=` (anything else is ignored: a link may carry anything). */
+const foundBy = (raw: string | undefined): FoundBy[] =>
+  (raw ?? '').split(',').filter((k): k is FoundBy => Object.hasOwn(FOUND_BY, k))
 
 /** How many audit entries the page shows (the rest: /console/audit?account=ID). */
 const ACCOUNT_AUDIT_ENTRIES = 20
@@ -46,6 +51,7 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         now,
       )
       const done = isDone(request.query.done) ? request.query.done : undefined
+      const found = foundBy(request.query.found)
       const content = accountPage(ctx, {
         account,
         user,
@@ -57,6 +63,7 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         events,
         canMail: canMail(c),
         done,
+        found,
       })
       return sendPage(
         reply,

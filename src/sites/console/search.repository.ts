@@ -21,9 +21,24 @@ export interface SearchResult {
   plan: string
   state: AccountState
   createdAt: string
-  /** Why it matched, in words (e.g. `email contains "acme"`, `key key_… whole secret`). */
+  /** Why it matched, in words (e.g. `part of the email`, `key id key_…`). */
   reasons: string[]
+  /** The same, from a closed list: what the account page may say when a search with one match opened it. */
+  foundBy: FoundBy[]
 }
+
+/** Why an account matched, as the account page says it (nothing of the input: a secret must not reach a URL). */
+export const FOUND_BY = {
+  'account-id': 'its account id',
+  'key-id': 'the id of one of its keys',
+  secret: 'the whole secret of one of its keys (found through its hash; not kept)',
+  'key-prefix': 'the prefix of one of its keys',
+  email: "its owner's email",
+  'part-email': "part of its owner's email",
+  name: 'its name',
+  'part-name': 'part of its name',
+} as const
+export type FoundBy = keyof typeof FOUND_BY
 
 /** `ps_live_` / `ps_test_`, then the secret's base64url characters. */
 const KEY_TEXT = /^ps_(?:live|test)_[A-Za-z0-9_-]*$/
@@ -51,9 +66,11 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
       const lower = q.toLowerCase()
       const contains = `%${likeEscape(lower)}%`
       const found = new Map<string, string[]>()
+      const foundBy = new Map<string, FoundBy[]>()
       const exact = new Set<string>()
-      const add = (accountId: string, reason: string, isExact = true) => {
+      const add = (accountId: string, reason: string, by: FoundBy, isExact = true) => {
         found.set(accountId, [...(found.get(accountId) ?? []), reason])
+        foundBy.set(accountId, [...(foundBy.get(accountId) ?? []), by])
         if (isExact) exact.add(accountId)
       }
       const keyText = KEY_TEXT.test(q)
@@ -114,23 +131,19 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
           : Promise.resolve(undefined),
       ])
 
-      for (const r of ids) add(r.id, 'account id')
-      for (const r of keyIds) add(r.account_id, `key id ${r.id}`)
-      if (secret) add(secret.account_id, `whole secret of key ${secret.id}`)
+      for (const r of ids) add(r.id, 'account id', 'account-id')
+      for (const r of keyIds) add(r.account_id, `key id ${r.id}`, 'key-id')
+      if (secret) add(secret.account_id, `whole secret of key ${secret.id}`, 'secret')
       for (const r of prefixes)
-        if (r.id !== secret?.id) add(r.account_id, `key prefix ${r.key_prefix}… (key ${r.id})`, false)
-      for (const r of emails)
-        add(
-          r.account_id,
-          r.email.toLowerCase() === lower ? 'email' : 'part of the email',
-          r.email.toLowerCase() === lower,
-        )
-      for (const r of names)
-        add(
-          r.id,
-          r.name.toLowerCase() === lower ? 'account name' : 'part of the account name',
-          r.name.toLowerCase() === lower,
-        )
+        if (r.id !== secret?.id) add(r.account_id, `key prefix ${r.key_prefix}… (key ${r.id})`, 'key-prefix', false)
+      for (const r of emails) {
+        const whole = r.email.toLowerCase() === lower
+        add(r.account_id, whole ? 'email' : 'part of the email', whole ? 'email' : 'part-email', whole)
+      }
+      for (const r of names) {
+        const whole = r.name.toLowerCase() === lower
+        add(r.id, whole ? 'account name' : 'part of the account name', whole ? 'name' : 'part-name', whole)
+      }
 
       const accountIds = [...found.keys()]
       if (accountIds.length === 0) return { results: [], more: false }
@@ -160,6 +173,7 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
         state: (r.deleted_at !== null ? 'deleted' : r.suspended_at !== null ? 'suspended' : 'active') as AccountState,
         createdAt: r.created_at,
         reasons: found.get(r.id)!,
+        foundBy: [...new Set(foundBy.get(r.id)!)],
       }))
       // Exact matches (an id, a secret, a whole address) before partial ones; newest first within each.
       results.sort((a, b) => Number(exact.has(b.id)) - Number(exact.has(a.id)))

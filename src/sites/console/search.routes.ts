@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { formBody, pageQuery, pageResponses } from '../kit/page-schemas.js'
-import { PageError, sendPage } from '../kit/reply.js'
+import { PageError, redirect, sendPage } from '../kit/reply.js'
 import type { OperatorConsole } from './console.context.js'
 import { consolePage, isAdmin } from './layout.js'
 import { canMail } from './account-lookups.js'
@@ -29,6 +29,10 @@ export async function searchRoutes(app: FastifyInstance, c: OperatorConsole): Pr
         `Search for at most ${MAX_QUERY} characters: an address, a name, an id, a key's prefix or a secret.`,
       )
     const { results, more } = await search.search(q)
+    // One match: its page, saying why it matched in the console's own words (nothing typed goes into the URL).
+    const [only] = results
+    if (only && results.length === 1 && !more)
+      return redirect(reply, `/console/accounts/${encodeURIComponent(only.id)}?found=${only.foundBy.join(',')}`)
     const ctx = c.context(request, reply)
     const newAccount = isAdmin(ctx) && c.invitations !== undefined && canMail(c)
     return sendPage(

@@ -22,6 +22,7 @@ test('the overview, search and audit pages work with the keyboard, pass axe and 
   // The public URL is the listener's own origin (the browser's), as a server started with that PORT has.
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const acme = await h.newAccount({ name: 'Acme Widgets', plan: 'pro' })
+  await h.newAccount({ name: 'Acme Gadgets' })
   const key = await h.services.accounts.createApiKey({
     accountId: acme.accountId,
     environment: keyEnvironment(h.config.environment),
@@ -61,15 +62,26 @@ test('the overview, search and audit pages work with the keyboard, pass axe and 
     )
     await screenshot(page, `console-overview-${width}`)
 
-    // Search with the keyboard: the field by its label, Enter to send; the whole secret is not shown back.
+    // Search with the keyboard: the field by its label, Enter to send. A whole secret opens its one account, and
+    // is neither in the address bar nor on the page.
     await page.goto(`${h.baseUrl}/console/accounts`)
     await page.getByLabel('Search').focus()
     await page.keyboard.type(key.key)
     await page.keyboard.press('Enter')
-    await page.getByRole('table').waitFor()
-    assert.equal(page.url(), `${h.baseUrl}/console/accounts`, 'the secret is not in the address bar')
+    await page.waitForURL(/\?found=secret$/)
+    assert.equal(page.url(), `${h.baseUrl}/console/accounts/${acme.accountId}?found=secret`)
     assert.ok(!(await page.content()).includes(key.key.slice(0, 13)))
-    assert.match(await page.getByRole('table').innerText(), /whole secret of key/)
+    assert.match(await page.getByRole('status').first().innerText(), /by the whole secret of one of its keys/)
+    await noSeriousViolations(page, `a search's one match at ${width}`)
+    await screenshot(page, `console-search-opened-${width}`)
+    // Several matches: the table, each row saying why.
+    await page.goto(`${h.baseUrl}/console/accounts`)
+    await page.getByLabel('Search').focus()
+    await page.keyboard.type('acme')
+    await page.keyboard.press('Enter')
+    await page.getByRole('table').waitFor()
+    assert.equal(await page.getByRole('table').locator('tbody tr').count(), 2)
+    assert.match(await page.getByRole('table').innerText(), /part of the account name/)
     await noSeriousViolations(page, `search at ${width}`)
     assert.equal(await overflows(page), false, `the search fits ${width} px`)
     await screenshot(page, `console-search-${width}`)

@@ -24,7 +24,8 @@ const results = (body: string) =>
   body.includes('<table class="search-results">') ? tableRows(body, 'search-results').slice(1) : []
 
 test(
-  'an operator finds accounts by email, name, account id, ' + 'key id, key prefix and whole secret, and is told why',
+  'an operator finds accounts by email, name, account id, key id, key prefix and whole secret, is told why, ' +
+    'and one match opens its page',
   async (t) => {
     const lines: string[] = []
     const h = await consoleHarness(t, {
@@ -50,10 +51,31 @@ test(
 
     for (const role of ['support', 'admin'] as const) {
       const operator = await signedInOperator(h, { role })
-      const search = async (q: string) => {
-        const page = await operator.post('/console/accounts', { q })
+      /**
+       * A search as the operator's browser sees it: the results page, or, for a single match, the page it opened
+       * (followed; `opened` is its address).
+       */
+      const search = async (q: string, via: 'post' | 'get' = 'post') => {
+        const sent =
+          via === 'post'
+            ? await operator.post('/console/accounts', { q })
+            : await operator.get(`/console/accounts?q=${encodeURIComponent(q)}`)
+        if (sent.statusCode !== 303) {
+          assert.equal(sent.statusCode, 200, sent.body)
+          return { body: sent.body, opened: undefined }
+        }
+        const opened = String(sent.headers.location)
+        const page = await operator.get(opened)
         assert.equal(page.statusCode, 200, page.body)
-        return page
+        return { body: page.body, opened }
+      }
+      /** [account id, why it matched]: each row of a results page, or the one account a search opened. */
+      const matches = async (q: string, via: 'post' | 'get' = 'post') => {
+        const { body, opened } = await search(q, via)
+        if (!opened) return results(body).map((r) => [r[0], r[6]])
+        const id = decodeURIComponent(/^\/console\/accounts\/([^/?]+)\?found=/.exec(opened)![1]!)
+        const why = /The only account your search matched, by (.*?)\.<\/div>/.exec(body)?.[1]
+        return [[id, why?.replace(/&#39;/g, "'")]]
       }
 
       const prompt = await operator.get('/console/accounts')
@@ -66,85 +88,69 @@ test(
       )
       assert.match(prompt.body, /Type what you have in the Search field/)
 
-      // Email: whole (any case), or a part of it.
-      const byEmail = results((await search('JANE.DOE@example.COM')).body)
-      assert.deepEqual(
-        byEmail.map((r) => [r[0], r[2], r[3], r[4], r[6]]),
-        [[jane, 'Jane.Doe@example.com', 'free', 'active', 'email; account name']],
-      )
-      assert.deepEqual(
-        results((await search('doe@EXA')).body).map((r) => [r[0], r[6]]),
-        [[jane, 'part of the email; part of the account name']],
-      )
+      // One match opens its page, which says why it matched; nothing typed is in its address.
+      const byEmail = await search('JANE.DOE@example.COM')
+      assert.equal(byEmail.opened, `/console/accounts/${jane}?found=email,name`)
+      assert.match(byEmail.body, /Jane\.Doe@example\.com/)
+      assert.deepEqual(await matches('JANE.DOE@example.COM'), [[jane, "its owner's email and its name"]])
+      assert.deepEqual(await matches('doe@EXA'), [[jane, "part of its owner's email and part of its name"]])
       // `_` and `%` are the characters themselves, not LIKE's wildcards.
-      assert.deepEqual(
-        results((await search('a_b')).body).map((r) => r[0]),
-        [underscore],
-      )
-      assert.deepEqual(
-        results((await search('%')).body).map((r) => r[0]),
-        [percent],
-      )
+      assert.deepEqual(await matches('a_b'), [[underscore, "part of its owner's email and part of its name"]])
+      assert.deepEqual(await matches('%'), [[percent, "part of its owner's email and part of its name"]])
+      // Several matches: the table, each row saying why.
+      const several = results((await search('example')).body)
+      assert.ok(several.length >= 4, 'every sign-up matches')
+      assert.ok(several.every((r) => r[6] === 'part of the email; part of the account name'))
       // Name (part), with the account's state and plan.
-      assert.deepEqual(
-        results((await search('widgets')).body).map((r) => [r[0], r[1], r[3], r[4], r[6]]),
-        [[acme.accountId, 'Acme Widgets Ltd', 'pro', 'suspended', 'part of the account name']],
-      )
+      const acmePage = await search('widgets')
+      assert.equal(acmePage.opened, `/console/accounts/${acme.accountId}?found=part-name`)
+      assert.match(acmePage.body, /Acme Widgets Ltd/)
+      assert.match(acmePage.body, /<strong>Suspended<\/strong>/)
+      assert.match(acmePage.body, /pro: /)
       // Account id; a deleted account is found and says so.
-      assert.deepEqual(
-        results((await search(gone.accountId)).body).map((r) => [r[0], r[4], r[6]]),
-        [[gone.accountId, 'deleted', 'account id']],
-      )
+      const gonePage = await search(gone.accountId)
+      assert.equal(gonePage.opened, `/console/accounts/${gone.accountId}?found=account-id`)
+      assert.match(gonePage.body, /<strong>Deleted<\/strong>/)
       // Key id.
-      assert.deepEqual(
-        results((await search(ci.id)).body).map((r) => [r[0], r[6]]),
-        [[jane, `key id ${ci.id}`]],
-      )
+      assert.deepEqual(await matches(ci.id), [[jane, 'the id of one of its keys']])
       // A key's prefix: as listed, copied with the listing's ellipsis, shorter, or a longer paste from a log.
       const prefix = displayPrefix(ci.key)
-      for (const q of [prefix, `${prefix}…`, ci.key.slice(0, 20)]) {
-        assert.deepEqual(
-          results((await search(q)).body).map((r) => [r[0], r[6]]),
-          [[jane, `key prefix ${prefix}… (key ${ci.id})`]],
-          q,
-        )
-      }
+      for (const q of [prefix, `${prefix}…`, ci.key.slice(0, 20)])
+        assert.deepEqual(await matches(q), [[jane, 'the prefix of one of its keys']], q)
       assert.ok(
-        results((await search(ci.key.slice(0, 10))).body).some((r) => r[0] === jane && r[6]!.includes(ci.id)),
+        (await matches(ci.key.slice(0, 10))).some(([id]) => id === jane),
         'a shorter prefix',
       )
-      assert.ok(
-        !(await search(ci.key.slice(0, 20))).body.includes(ci.key.slice(0, 13)),
-        'a longer paste is shown back only as its prefix',
-      )
+      const longer = await search(ci.key.slice(0, 20))
+      assert.ok(!longer.body.includes(ci.key.slice(0, 13)), 'a longer paste is shown back only as its prefix')
+      assert.ok(!longer.opened!.includes(ci.key.slice(0, 12)), 'and is not in the address')
 
-      // A whole secret finds its key through its hash, and is shown back only as its prefix.
+      // A whole secret finds its key through its hash, and appears nowhere: not in the page, not in its address.
       const bySecret = await search(ci.key)
-      assert.deepEqual(
-        results(bySecret.body).map((r) => [r[0], r[6]]),
-        [[jane, `whole secret of key ${ci.id}`]],
-      )
-      assert.ok(!bySecret.body.includes(ci.key.slice(0, 13)), 'the secret is not in the page (nor in the field)')
-      assert.match(bySecret.body, /<input type="text" id="q" name="q" value=""/)
+      assert.equal(bySecret.opened, `/console/accounts/${jane}?found=secret`)
+      assert.deepEqual(await matches(ci.key), [
+        [jane, 'the whole secret of one of its keys (found through its hash; not kept)'],
+      ])
+      assert.ok(!bySecret.body.includes(ci.key.slice(0, 13)), 'the secret is not in the page')
       // A link with ?q= works too, for ordinary searches and secrets alike.
-      const linked = await operator.get(`/console/accounts?q=${encodeURIComponent(ci.key)}`)
-      assert.deepEqual(
-        results(linked.body).map((r) => r[0]),
-        [jane],
-      )
+      const linked = await search(ci.key, 'get')
+      assert.equal(linked.opened, `/console/accounts/${jane}?found=secret`)
       assert.ok(!linked.body.includes(ci.key.slice(0, 13)))
       // A secret that is not a key's: one with a key's prefix finds that key by its prefix only (a leaked secret
       // that was rolled since), another finds nothing; neither is shown back.
       const altered = `${ci.key.slice(0, -4)}AAAA`
-      assert.deepEqual(
-        results((await search(altered)).body).map((r) => [r[0], r[6]]),
-        [[jane, `key prefix ${prefix}… (key ${ci.id})`]],
-      )
+      assert.deepEqual(await matches(altered), [[jane, 'the prefix of one of its keys']])
       const unknownSecret = `ps_test_-_-_${ci.key.slice(12)}`
       const unknown = await search(unknownSecret)
       assert.deepEqual(results(unknown.body), [])
       assert.match(unknown.body, /No account matches “ps_test_-_-_…”/)
       assert.ok(!unknown.body.includes(unknownSecret.slice(0, 13)))
+      assert.match(unknown.body, /<input type="text" id="q" name="q" value=""/, 'nor left in the field')
+
+      // An address that carries a reason it does not know says nothing about it.
+      const odd = await operator.get(`/console/accounts/${jane}?found=%3Cscript%3E,nonsense`)
+      assert.equal(odd.statusCode, 200)
+      assert.doesNotMatch(odd.body, /The only account your search matched/)
 
       assert.match((await search('nobody-has-this')).body, /No account matches “nobody-has-this”/)
       const tooLong = await operator.post('/console/accounts', { q: 'x'.repeat(401) })
