@@ -1,6 +1,6 @@
 // What a proxy in front of the service must do, run the same way for deploy/haproxy.cfg and deploy/nginx.conf:
-// keep /metrics and the console to itself, tell the service the client's address, lose no request when an instance stops, and
-// answer the JSON 503 with Retry-After when none is left.
+// keep /metrics and the console to itself, tell the service the client's address, lose no request when an instance
+// stops, and answer the JSON 503 with Retry-After when none is left.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { pollUntil } from '../helpers/within.js'
