@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import type pg from 'pg'
 import { postgresEngine, sqliteEngine, type Engine } from './engine.js'
 import { createPipelinedReads, type PipelinedReads } from './pipelined-reads.js'
+import { createPgGroupCommit } from './pg-group-commit.js'
 import type { Database } from './schema.js'
 import { withStatementCache } from './statement-cache.js'
 import { parseDatabaseUrl, type DatabaseTarget } from '../kernel/database-url.js'
@@ -168,8 +169,20 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     options.pipelinedConnections === 0
       ? undefined
       : createPipelinedReads({ driver: pg, config: connection, connections: options.pipelinedConnections ?? 2 })
+  // The writes of a turn: one transaction on a connection of their own (pg-group-commit.ts); a member whose group
+  // fails runs again alone, in a transaction on the pool.
+  const writes =
+    options.pipelinedConnections === 0
+      ? undefined
+      : createPgGroupCommit({
+          driver: pg,
+          config: connection,
+          connections: options.pipelinedConnections ?? 2,
+          alone: (work) => db.transaction().execute(work),
+        })
   const parsed = new URL(url)
   const close = async () => {
+    await writes?.close()
     await reads?.close()
     await db.destroy()
   }
@@ -177,7 +190,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     db,
     dialect: 'postgres',
     location: `postgres://${parsed.host}${parsed.pathname}`,
-    engine: postgresEngine({ db, pool, reads }),
+    engine: postgresEngine({ db, pool, reads, writes }),
     pool,
     reads,
     close,

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import { createGroupCommit, type Work } from './group-commit.js'
 import type { PipelinedReads } from './pipelined-reads.js'
+import type { PgGroupCommit } from './pg-group-commit.js'
 import type { Database } from './schema.js'
 
 export interface Engine {
@@ -77,24 +78,33 @@ export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: Sql
 
 /**
  * PostgreSQL: hot queries as named prepared statements (parsed and planned once per connection); reads over the
- * pipelined connections (pipelined-reads.ts), writes on the pool.
+ * pipelined connections (pipelined-reads.ts), writes grouped by turn on connections of their own
+ * (pg-group-commit.ts), or on the pool.
  */
 export function postgresEngine({
   db,
   pool,
   reads,
+  writes,
 }: {
   db: Kysely<Database>
   pool: pg.Pool
   reads?: PipelinedReads
+  /** Writes grouped by turn on pipelined connections (pg-group-commit.ts); through the pool without it. */
+  writes?: PgGroupCommit
 }): Engine {
+  const plain = kyselyEngine(db)
   return {
-    // Transactions hold a client of their own: statements for one go through Kysely on that client.
     rows: (text, name, values, executor, readOnly) => {
+      // A group's statements run straight on its connection, as named prepared statements.
+      const group = writes?.clientOf(executor)
+      if (group) return group.query({ name, text, values: values as unknown[] }).then((r) => r.rows)
+      // Other transactions hold a client of their own: statements for one go through Kysely on that client.
       if (executor !== db) return undefined
       if (readOnly && reads) return reads.query(name, text, values as unknown[])
       return pool.query({ name, text, values: values as unknown[] }).then((r) => r.rows)
     },
-    ...kyselyEngine(db),
+    transaction: writes ? writes.transaction : plain.transaction,
+    write: writes ? writes.transaction : plain.write,
   }
 }
