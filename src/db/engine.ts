@@ -26,6 +26,12 @@ export interface Engine {
   transaction: <T>(work: Work<T>) => Promise<T>
   /** Runs `work`, one write statement; resolves once it is committed. */
   write: <T>(work: Work<T>) => Promise<T>
+  /**
+   * Runs `work` in a transaction it may share with the other writes of its turn, their statements interleaved
+   * (PostgreSQL's group commit): only for work that relies on nothing it read, each statement a write of its own
+   * (an INSERT, and the update of a row only it has, as an Idempotency-Key's). Resolves once committed.
+   */
+  writeTogether: <T>(work: Work<T>) => Promise<T>
   /** Engines that answer writes together (SQLite's commit groups) call `listener` after each batch of answers. */
   onWritesSettled?: (listener: () => void) => void
 }
@@ -35,6 +41,7 @@ export function kyselyEngine(db: Kysely<Database>): Engine {
   return {
     transaction: (work) => db.transaction().execute(work),
     write: (work) => work(db),
+    writeTogether: (work) => db.transaction().execute(work),
   }
 }
 
@@ -72,6 +79,8 @@ export function sqliteEngine({ db, sqlite }: { db: Kysely<Database>; sqlite: Sql
     },
     transaction: group.transaction,
     write: group.write,
+    // SQLite's group runs its members one after another: each is as alone as in a transaction of its own.
+    writeTogether: group.transaction,
     onWritesSettled: group.onSettled,
   }
 }
@@ -104,7 +113,10 @@ export function postgresEngine({
       if (readOnly && reads) return reads.query(name, text, values as unknown[])
       return pool.query({ name, text, values: values as unknown[] }).then((r) => r.rows)
     },
-    transaction: writes ? writes.transaction : plain.transaction,
+    // A transaction that reads and then writes what it read (a row it locked, a count it checks) runs alone: in a
+    // group its reads would not wait for another member's writes.
+    transaction: plain.transaction,
     write: writes ? writes.transaction : plain.write,
+    writeTogether: writes ? writes.transaction : plain.writeTogether,
   }
 }

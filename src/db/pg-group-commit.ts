@@ -1,6 +1,7 @@
 // Group commit for PostgreSQL. Through the pool every write was a connection of its own: one write(2) to send it,
-// one wake-up of a backend, its own COMMIT. Instead, the writes that arrive in one turn of the event loop run
-// together on one pipelined connection, inside one transaction: BEGIN, every member's statements, COMMIT, sent in
+// one wake-up of a backend, its own COMMIT. Instead, the writes that arrive in one turn of the event loop (single
+// statements, and work that relies on nothing it read: engine.ts, writeTogether) run together on one pipelined
+// connection, their statements interleaved, inside one transaction: BEGIN, every member's statements, COMMIT, sent in
 // one write and answered in order, with one WAL flush for all of them. Nobody is answered before the COMMIT has
 // returned, so a 201 still means committed.
 //

@@ -1,5 +1,5 @@
-// PostgreSQL's group commit (src/db/pg-group-commit.ts): the writes of one turn share one transaction on one
-// pipelined connection, and grouping changes nothing a caller can see: a member that fails (by its own error, a
+// PostgreSQL's group commit (src/db/pg-group-commit.ts): the writes of one turn (engine.write, writeTogether) share
+// one transaction on one pipelined connection, and grouping changes nothing a caller can see: a member that fails (by its own error, a
 // constraint, a statement timeout, or a COMMIT the server refuses) fails alone while the others commit; a COMMIT
 // whose answer is lost fails every member as unavailable, and none of them is answered as committed.
 import assert from 'node:assert/strict'
@@ -45,12 +45,12 @@ const names = async (db: Kysely<Database>) =>
 
 const settled = (outcomes: PromiseSettledResult<unknown>[]) => outcomes.map((o) => o.status)
 
-test('the transactions of one turn run in one transaction (one COMMIT), each answered with its own', async (t) => {
+test('the writes of one turn run in one transaction (one COMMIT), each answered with its own result', async (t) => {
   if (postgresOnly(t)) return
   const { handle } = await opened(t)
   const results = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      handle.engine.transaction(async (trx) => {
+      handle.engine.writeTogether(async (trx) => {
         const { id } = await insertPet(trx, `pet ${i}`)
         const { rows } = await sql<{ xid: string }>`select txid_current()::text as xid`.execute(trx)
         return { id, xid: rows[0]!.xid }
@@ -59,6 +59,16 @@ test('the transactions of one turn run in one transaction (one COMMIT), each ans
   )
   assert.equal(new Set(results.map((r) => r.xid)).size, 1, 'one transaction for the turn')
   assert.equal(new Set(results.map((r) => String(r.id))).size, 20, 'each its own row')
+  // A transaction that reads before it writes runs alone, in a transaction of its own.
+  const alone = await Promise.all(
+    [1, 2].map(() =>
+      handle.engine.transaction(async (trx) => {
+        const { rows } = await sql<{ xid: string }>`select txid_current()::text as xid`.execute(trx)
+        return rows[0]!.xid
+      }),
+    ),
+  )
+  assert.equal(new Set(alone).size, 2)
 })
 
 test('a COMMIT the server refuses: every member runs again alone, and only the one that caused it fails', async (t) => {
@@ -73,7 +83,7 @@ test('a COMMIT the server refuses: every member runs again alone, and only the o
   await sql`create constraint trigger refuse_at_commit after insert on pets deferrable initially deferred
     for each row execute function refuse_at_commit()`.execute(check)
   const outcomes = await Promise.allSettled(
-    ['one', 'refused at commit', 'two'].map((name) => handle.engine.transaction((trx) => insertPet(trx, name))),
+    ['one', 'refused at commit', 'two'].map((name) => handle.engine.writeTogether((trx) => insertPet(trx, name))),
   )
   assert.deepEqual(settled(outcomes), ['fulfilled', 'rejected', 'fulfilled'])
   assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /refused at commit/)
@@ -85,7 +95,7 @@ test("a statement timeout in one member: it fails alone, the others' rows commit
   const { handle, check } = await opened(t, { timeoutMs: 300 })
   const outcomes = await Promise.allSettled([
     handle.engine.write((db) => insertPet(db, 'quick one')),
-    handle.engine.transaction(async (trx) => {
+    handle.engine.writeTogether(async (trx) => {
       await insertPet(trx, 'slow')
       await sql`select pg_sleep(2)`.execute(trx)
     }),
@@ -110,7 +120,7 @@ test('a COMMIT whose answer is lost fails every member as unavailable; none was 
   // The relay drops the connection instead of forwarding the group's COMMIT: the server never gets it.
   relay!.cutWhen(/COMMIT/)
   const outcomes = await Promise.allSettled(
-    ['a', 'b', 'c'].map((name) => handle.engine.transaction((trx) => insertPet(trx, name))),
+    ['a', 'b', 'c'].map((name) => handle.engine.writeTogether((trx) => insertPet(trx, name))),
   )
   assert.deepEqual(settled(outcomes), ['rejected', 'rejected', 'rejected'])
   for (const o of outcomes) assert.ok(isDatabaseUnavailable((o as PromiseRejectedResult).reason), String(o))

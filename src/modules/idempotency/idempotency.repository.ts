@@ -133,7 +133,8 @@ export function createIdempotencyRepository({
           .where('state', '=', 'in_progress')
           .where('created_at', '=', claimed.claimedAt) as QB
       try {
-        const response = await engine.transaction(async (trx) => {
+        // The creation (one INSERT) and this key's own row: safe to share a transaction with the turn's other writes.
+        const response = await engine.writeTogether(async (trx) => {
           const result = await operation(trx)
           const stored = await trx
             .updateTable('idempotency_keys')
