@@ -1,7 +1,8 @@
 // PostgreSQL's group commit (src/db/pg-group-commit.ts): the writes of one turn (engine.write, writeTogether) share
-// one transaction on one pipelined connection, and grouping changes nothing a caller can see: a member that fails (by its own error, a
-// constraint, a statement timeout, or a COMMIT the server refuses) fails alone while the others commit; a COMMIT
-// whose answer is lost fails every member as unavailable, and none of them is answered as committed.
+// one transaction on one pipelined connection, and grouping changes nothing a caller can see: a member that fails
+// (by its own error, a constraint, a statement timeout, or a COMMIT the server refuses) fails alone while the
+// others commit; a COMMIT whose answer is lost fails every member as unavailable, and none of them is answered as
+// committed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
