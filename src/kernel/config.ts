@@ -192,7 +192,8 @@ export const settings = {
     default: '2',
     doc:
       'PostgreSQL: connections (per process, besides the pool) that carry the hot reads pipelined, every read of ' +
-      'a turn in one write; 0 sends them through the pool.',
+      "a turn in one write, and as many again for the grouped writes, each turn's in one transaction; 0 sends both " +
+      'through the pool.',
     parse: nonNegativeInt,
   }),
   databaseTimeoutMs: setting({
