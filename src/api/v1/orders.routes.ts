@@ -5,7 +5,7 @@ import type { ApiRoutesOptions } from '../api.context.js'
 import { Type } from 'typebox'
 import { BODY_LIMIT_BYTES } from '../platform/base-app.js'
 import { ApiError } from '../contract/errors.js'
-import { refuseEncodedBody, requireJsonContentType } from '../platform/json-body.js'
+import { refuseEncodedBody, requireJsonContentType, sendJsonText } from '../platform/json-body.js'
 import { linkNextPage, pageStart } from '../contract/paging.js'
 import {
   emptyResponse,
@@ -71,7 +71,7 @@ export const ordersRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (
       const start = pageStart(api.cursors, request, ORDERS_LIST, request.query)
       const page = await orders.page(start)
       linkNextPage(api, request, reply, ORDERS_LIST, start, page)
-      return page.orders
+      return sendJsonText(reply, page.json)
     },
   )
 

@@ -5,6 +5,8 @@ import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
 import { prepared } from '../../db/prepared.js'
+import { dialectOf } from '../../db/database.js'
+import { ordersJsonArray } from './orders-json.js'
 import type { Database } from '../../db/schema.js'
 import { OrderRefused } from './orders.errors.js'
 import type { NewOrder, Order, OrderStatus } from './order.js'
@@ -53,13 +55,28 @@ export function createOrdersRepository({
     live(qb, p).select(COLUMNS).where('id', '=', p<bigint>('id')),
   )
 
-  // One page and the first order of the next: `limit + 1` rows on the index, whatever the depth. The page size is
-  // part of the SQL text (a literal, validated 1–100), so each size is one prepared statement.
+  // A page comes back as the response body itself (orders-json.ts), the id of its last order and whether more
+  // follow, in one statement, on the partial index whatever the depth. The page size is part of the SQL text (a
+  // literal, validated 1–100), so each size is one prepared statement.
+  const ordersJson = ordersJsonArray(dialectOf(db))
   const pageQuery = prepared({ db, engine }, (qb, shape: { status: boolean; after: boolean; limit: number }, p) => {
-    let rows = live(qb, p).select(COLUMNS)
-    if (shape.status) rows = rows.where('status', '=', p<string>('status'))
+    let filtered = live(qb, p)
+    if (shape.status) filtered = filtered.where('status', '=', p<string>('status'))
+    let rows = filtered.select(COLUMNS)
     if (shape.after) rows = rows.where('id', '>', p<bigint>('afterId'))
-    return rows.orderBy('id').limit(sql.lit(shape.limit + 1))
+    const later = filtered.select(sql.lit(1).as('one'))
+    return qb
+      .selectFrom(
+        qb
+          .selectFrom(rows.orderBy('id').limit(sql.lit(shape.limit)).as('rows'))
+          .select((eb) => [ordersJson.as('body'), eb.fn.max('id').as('last_id')])
+          .as('page'),
+      )
+      .select((eb) => [
+        'body',
+        'last_id',
+        eb.exists(later.where('orders.id', '>', sql.ref<bigint>('page.last_id'))).as('more'),
+      ])
   })
 
   // The pet must be the account's own: the row is inserted only when that pet is found, in the same statement.
@@ -140,11 +157,12 @@ export function createOrdersRepository({
       status?: OrderStatus
       afterId?: bigint
       limit: number
-    }): Promise<{ orders: Order[]; lastId?: bigint; hasMore: boolean }> {
+    }): Promise<{ json: string; lastId?: bigint; hasMore: boolean }> {
       const shape = { status: input.status !== undefined, after: input.afterId !== undefined, limit: input.limit }
-      const rows = await pageQuery.rows(shape, input)
-      const orders = rows.slice(0, input.limit).map(toOrder)
-      return { orders, lastId: orders.at(-1)?.id, hasMore: rows.length > input.limit }
+      const row = await pageQuery.first(shape, input)
+      if (row === undefined) throw new Error('the page query returned no row')
+      // EXISTS is a boolean on PostgreSQL and the integer 0 or 1 on SQLite.
+      return { json: row.body, lastId: row.last_id ?? undefined, hasMore: row.more === true || Number(row.more) === 1 }
     },
 
     /** Cancels a live order of the account; false when there is none (missing, another account's, cancelled). */
