@@ -29,6 +29,7 @@ const bad: Record<string, [value: string, problem: string]> = {
     'PETSTORE_STAGING_URL: scheme "ftp:" is not supported',
   ],
   CORS_ORIGINS: [`https://ops:${SECRET}@app.example.com`, 'CORS_ORIGINS: must be an origin'],
+  CONSOLE_PUBLIC_URL: [`https://ops:${SECRET}@console.example.com`, 'CONSOLE_PUBLIC_URL: must be an origin'],
 }
 
 const sensitive = Object.values(settings).filter((s) => s.sensitive !== undefined)
