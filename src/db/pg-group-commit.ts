@@ -17,6 +17,7 @@ import { Kysely, PostgresDialect } from 'kysely'
 import type pg from 'pg'
 import type { Work } from './group-commit.js'
 import type { Database } from './schema.js'
+import { isDatabaseUnavailable } from './unavailable.js'
 
 /** Largest group; later arrivals wait for the next one. */
 const MAX_GROUP = 64
@@ -113,7 +114,11 @@ export function createPgGroupCommit({
     let settle: () => void
     try {
       hold(client)
-      const begin = sql(client, 'BEGIN')
+      // Settled at once: a BEGIN that fails while the members still run must not be an unhandled rejection.
+      const begin = sql(client, 'BEGIN').then(
+        () => true,
+        () => false,
+      )
       const outcomes = await Promise.all(
         group.map((m) =>
           m.work(slot.db).then(
@@ -122,12 +127,13 @@ export function createPgGroupCommit({
           ),
         ),
       )
-      const began = await begin.then(
-        () => true,
-        () => false,
-      )
+      const began = await begin
       if (!began || outcomes.some((o) => !o.ok)) {
-        await sql(client, 'ROLLBACK').catch(() => drop(index, slot))
+        // A connection that failed or timed out a statement is not asked for anything more: dropping it ends the
+        // transaction (the server rolls it back), where a ROLLBACK would wait out another timeout first.
+        const broken = !began || outcomes.some((o) => !o.ok && isDatabaseUnavailable(o.error))
+        if (broken) drop(index, slot)
+        else await sql(client, 'ROLLBACK').catch(() => drop(index, slot))
         settle = () => runAlone(group)
       } else {
         const committed = await sql(client, 'COMMIT').then(
