@@ -33,7 +33,8 @@ href="${accountHref(input.account)}">Cancel</a></div>
 </form>`
 }
 
-const planLabel = (plan: string) =>
+/** A plan as the plan forms list it: `pro (300 per minute, 10,000 per day)`. */
+export const planLabel = (plan: string) =>
   plan === 'enterprise'
     ? 'enterprise (its own quotas, below)'
     : `${plan} (${number(PLAN_QUOTAS[plan as keyof typeof PLAN_QUOTAS].perMinute)} per minute, ` +
@@ -124,4 +125,10 @@ export function resendPage(csrf: string, account: Account, user: PortalUserSumma
   return html`${about(account)}<p>A fresh verification link (valid 24 hours) is mailed to \
 <strong>${user.email}</strong>; earlier links stop working. At most one link a minute is sent.</p>
 ${confirmForm({ csrf, account, action: 'verification', button: 'Resend verification' })}`
+}
+
+export function invitationAgainPage(csrf: string, account: Account, user: PortalUserSummary): Html {
+  return html`${about(account)}<p>Its owner has not chosen a password yet. A fresh link (valid 7 days) is mailed to \
+<strong>${user.email}</strong>; earlier links stop working. At most one link a minute is sent.</p>
+${confirmForm({ csrf, account, action: 'invitation', button: 'Send the password link again' })}`
 }

@@ -13,7 +13,8 @@ import { liveAccount, ownerMailer } from './account-lookups.js'
 import { backToAccount, confirmPage } from './account-replies.js'
 import { AccountParams, ConfirmBody } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
-import { INVITATION_PLANS, invitationAgainPage, newAccountForm, type NewAccountValues } from './invitations.pages.js'
+import { INVITATION_PLANS, newAccountForm, type NewAccountValues } from './invitations.pages.js'
+import { invitationAgainPage } from './account-actions.pages.js'
 import { consolePage } from './layout.js'
 
 const hide = true
