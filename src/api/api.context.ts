@@ -12,6 +12,8 @@ import type { MessagesRepository } from '../modules/messages/messages.repository
 import type { OrdersRepository } from '../modules/orders/orders.repository.js'
 import type { PetsRepository } from '../modules/pets/pets.repository.js'
 import type { Usage } from '../modules/usage/usage.service.js'
+import type { WebhookEndpoints } from '../modules/webhooks/endpoints.service.js'
+import type { EventsRepository } from '../modules/webhooks/events.repository.js'
 import type { CursorCodec } from './contract/cursor.js'
 
 export interface ApiContext {
@@ -26,6 +28,8 @@ export interface ApiContext {
   messages: MessagesRepository
   cursors: CursorCodec
   idempotency: IdempotencyRepository
+  /** Absent with WEBHOOKS=off (the routes are then not registered). */
+  webhooks?: { endpoints: WebhookEndpoints; events: EventsRepository }
 }
 
 /** What a route plugin of the API is registered with. */

@@ -14,6 +14,7 @@ import { keyScopes } from './migrations/0010_key_scopes.js'
 import { auditAge } from './migrations/0011_audit_age.js'
 import { setupBrowser } from './migrations/0013_setup_browser.js'
 import { rateLimitState } from './migrations/0014_rate_limit_state.js'
+import { webhooks } from './migrations/0015_webhooks.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0011_audit_age': auditAge,
   '0013_setup_browser': setupBrowser,
   '0014_rate_limit_state': rateLimitState,
+  '0015_webhooks': webhooks,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

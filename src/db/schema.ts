@@ -255,6 +255,65 @@ export interface Database {
   plan_requests: PlanRequestsTable
   rate_limit_counters: RateLimitCountersTable
   rate_limit_bans: RateLimitBansTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_events: WebhookEventsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
+}
+
+/** An account's webhook endpoint (0015_webhooks); `secret` and `previous_secret` are sealed (kernel/secret-box.ts). */
+export interface WebhookEndpointsTable {
+  id: string
+  account_id: string
+  url: string
+  description: string
+  event_types: string
+  enabled: number
+  disabled_reason: string | null
+  secret: string
+  previous_secret: string | null
+  previous_secret_until: bigint | null
+  failing_since: bigint | null
+  created_at: string
+  updated_at: string
+}
+
+export interface WebhookEventsTable {
+  seq: Generated<bigint>
+  id: string
+  account_id: string
+  type: string
+  data: string
+  created_at: string
+  fanned_out: Generated<number>
+}
+
+export interface WebhookDeliveriesTable {
+  seq: Generated<bigint>
+  event_seq: bigint
+  endpoint_id: string
+  account_id: string
+  status: 'pending' | 'delivered' | 'failed'
+  attempts: Generated<number>
+  next_attempt_at: bigint
+  locked_until: bigint | null
+  created_at: string
+  settled_at: string | null
+}
+
+export interface WebhookAttemptsTable {
+  seq: Generated<bigint>
+  delivery_seq: bigint
+  account_id: string
+  endpoint_id: string
+  event_id: string
+  event_type: string
+  attempted_at: string
+  status_code: number | null
+  error_class: string | null
+  error: string | null
+  duration_ms: number
+  response_excerpt: string | null
 }
 
 /** A rate-limit window's or a ban's refusal count, kept when there is no Redis (0014_rate_limit_state). */

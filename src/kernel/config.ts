@@ -1,6 +1,7 @@
 import { checkUrl } from './config-urls.js'
 import { parseDatabaseUrl } from './database-url.js'
 import { parseNetworkList } from './networks.js'
+import { parseSecretsKeys } from './secret-box.js'
 
 // One definition per setting: its environment variable, default, documentation and parser.
 // docs/operators/configuration.md's table is written from this list; `loadConfig` validates all of it at boot.
@@ -398,6 +399,62 @@ export const settings = {
     doc: 'How often the delivery worker looks for due messages.',
     parse: positiveInt,
   }),
+  webhooks: setting({
+    env: 'WEBHOOKS',
+    default: 'on',
+    doc:
+      '`on` or `off`: integrators may register webhook endpoints and are sent events ' +
+      '(docs/integrators/webhooks.md).',
+    parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
+  }),
+  secretsKey: setting({
+    env: 'PETSTORE_SECRETS_KEY',
+    default: undefined,
+    doc:
+      'Key that encrypts secrets the service must use again (webhook signing secrets, AES-256-GCM): 32 random bytes ' +
+      'as base64 (`openssl rand -base64 32`); several comma-separated to rotate (the first encrypts). Required in ' +
+      'production with webhooks on; unset elsewhere: a public development key.',
+    parse: parseSecretsKeys,
+    sensitive: 'secret',
+  }),
+  eventRetentionDays: setting({
+    env: 'WEBHOOK_RETENTION_DAYS',
+    default: '30',
+    doc: 'Days events and delivery attempts are kept (and listable); older ones are deleted every ten minutes.',
+    parse: positiveInt,
+  }),
+  deliveryTimeoutMs: setting({
+    env: 'WEBHOOK_TIMEOUT_MS',
+    default: '15000',
+    doc: 'Time an endpoint has to answer one delivery attempt with a 2xx (connection and response included).',
+    parse: positiveInt,
+  }),
+  deliveryRetrySchedule: setting({
+    env: 'WEBHOOK_RETRY_SCHEDULE',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    doc:
+      'Delay before each retry of a failed event delivery, with jitter; one attempt plus one per step (eight over ' +
+      'about 27 hours by default).',
+    parse: durations,
+  }),
+  endpointDisableAfterMs: setting({
+    env: 'WEBHOOK_DISABLE_AFTER',
+    default: '5d',
+    doc: 'An endpoint whose every attempt has failed for this long is disabled and its account mailed (`h`, `d`).',
+    parse: (raw: string) => {
+      const m = /^(\d+)(h|d)$/.exec(raw)
+      if (!m || Number(m[1]) === 0) throw new Error('must be a duration in hours or days such as 5d or 36h')
+      return Number(m[1]) * (m[2] === 'd' ? 86_400_000 : 3_600_000)
+    },
+  }),
+  deliveryAllowedNetworks: setting({
+    env: 'WEBHOOK_ALLOWED_NETWORKS',
+    default: undefined,
+    doc:
+      'Addresses and CIDRs webhook deliveries may reach although private, loopback or otherwise refused ' +
+      '(`10.20.0.0/16`). Unset: none, except loopback outside production (for testing locally).',
+    parse: (raw: string) => parseNetworkList(raw),
+  }),
   corsOrigins: setting({
     env: 'CORS_ORIGINS',
     default: undefined,
@@ -548,6 +605,8 @@ type Optional =
   | 'mailUrl'
   | 'consolePort'
   | 'consoleAllowedNetworks'
+  | 'secretsKey'
+  | 'deliveryAllowedNetworks'
 /** `portal` is resolved from PORTAL, the environment and MAIL_URL; `console` from it and CONSOLE (see loadConfig). */
 export type Config = Omit<Parsed, Optional | 'portal' | 'console'> & { [K in Optional]: Parsed[K] | undefined } & {
   portal: boolean
@@ -632,6 +691,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (problems.length === 0 && result.messagesSink === 'webhook' && (!result.webhookUrl || !result.webhookSecret)) {
     problems.push('MESSAGES_SINK=webhook needs MESSAGES_WEBHOOK_URL and MESSAGES_WEBHOOK_SECRET')
+  }
+  if (problems.length === 0 && result.webhooks && result.environment === 'production' && !result.secretsKey) {
+    problems.push(
+      'webhooks are on in production (WEBHOOKS=on) and need PETSTORE_SECRETS_KEY, the key their signing secrets ' +
+        'are encrypted with (`openssl rand -base64 32`; keep it apart from the database backups)',
+    )
   }
   if (problems.length === 0 && result.workers > 1 && !result.redisUrl) {
     problems.push(

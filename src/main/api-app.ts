@@ -6,6 +6,17 @@ import type { ApiContext } from '../api/api.context.js'
 import { createBaseApp } from '../api/platform/base-app.js'
 import { deprecationHooks } from '../api/contract/deprecation.js'
 import { registerIndexRoutes } from '../api/v1/index.routes.js'
+import { eventsRoutes } from '../api/v1/events.routes.js'
+import { webhookEndpointsRoutes } from '../api/v1/webhook-endpoints.routes.js'
+import {
+  EventSchema,
+  EventsSchema,
+  NewWebhookEndpointSchema,
+  WebhookEndpointPatchSchema,
+  WebhookEndpointSchema,
+  WebhookEndpointsSchema,
+  WebhookEndpointWithSecretSchema,
+} from '../api/v1/webhooks.schemas.js'
 import { openApiPlugin, petsDocument, registerDocsRoutes } from '../api/contract/openapi.js'
 import { ErrorSchema } from '../api/contract/schemas.js'
 import { adminRoutes } from '../api/admin/admin.routes.js'
@@ -29,7 +40,8 @@ export interface AppDependencies extends ServiceDependencies {
 /** The API's context (api/api.context.ts): the services its routes use, the same objects on both listeners. */
 export function apiContext(services: Services): ApiContext {
   const { config, clock, accounts, audit, usage, limiter, pets, orders, messages, cursors, idempotency } = services
-  return { config, clock, accounts, audit, usage, limiter, pets, orders, messages, cursors, idempotency }
+  const webhooks = services.webhooks && { endpoints: services.webhooks.endpoints, events: services.webhooks.events }
+  return { config, clock, accounts, audit, usage, limiter, pets, orders, messages, cursors, idempotency, webhooks }
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -57,6 +69,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     NewOrderSchema,
     OrderSchema,
     OrdersSchema,
+    NewWebhookEndpointSchema,
+    WebhookEndpointPatchSchema,
+    WebhookEndpointSchema,
+    WebhookEndpointWithSecretSchema,
+    WebhookEndpointsSchema,
+    EventSchema,
+    EventsSchema,
   ]) {
     app.addSchema(schema)
   }
@@ -83,6 +102,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       v1.addHook('onResponse', recordUsage)
       await v1.register(petsRoutes, { api })
       await v1.register(ordersRoutes, { api })
+      if (api.webhooks) {
+        await v1.register(webhookEndpointsRoutes, { api })
+        await v1.register(eventsRoutes, { api })
+      }
     },
     { prefix: '/v1' },
   )

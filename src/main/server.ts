@@ -39,6 +39,8 @@ const DELIVERY_BATCH = 20
 const PURGE_EVERY_MS = 10 * 60 * 1000
 /** How often the buffered usage counts are added to the database (what another instance may not see yet). */
 const USAGE_FLUSH_EVERY_MS = 5_000
+// How often the webhook worker looks for new events and due retries (95 % of events go out within 5 s).
+const WEBHOOK_POLL_MS = 500
 
 export type Interface = 'pets' | 'messages'
 
@@ -170,9 +172,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // A database outage is one warning and a count every 30 s (ops/outage-log.ts), not a stack every 5 s.
   const loopFailed = (what: string) => (err: unknown) =>
     isDatabaseUnavailable(err) ? services.outages.database.failed(err) : log.error({ err }, what)
+  // Events to integrators' endpoints: every instance that serves the API delivers; the lease shares the work.
+  const webhookWorker = serves('pets') ? services.webhooks?.worker(log) : undefined
+  webhookWorker?.start(WEBHOOK_POLL_MS, loopFailed('webhook delivery step failed'))
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch(loopFailed('purging idempotency keys failed'))
     services.usage.purge(services.clock.now()).catch(loopFailed('purging old usage rows failed'))
+    services.webhooks?.events.purge(config.eventRetentionDays).catch(loopFailed('purging old events failed'))
   }, PURGE_EVERY_MS).unref()
   // Deleted accounts' pets, orders and messages: removed at start and every hour (account-purge.ts).
   const accountPurge = createAccountPurge({ db: handle.db, clock: services.clock, engine: handle.engine, log })
@@ -192,6 +198,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Stop accepting and finish in-flight requests, then the worker's current step, then the stores.
     await Promise.all(apps.map((app) => app.close()))
     await worker?.stop()
+    await webhookWorker?.stop()
     await accountPurge.stop()
     await auditRetention.stop()
     // After the last request: every counted request reaches the database; then the store made above.

@@ -36,6 +36,7 @@ import { createPortalRepository } from '../modules/integrators/integrators.repos
 import { createInvitations } from '../modules/integrators/invitations.js'
 import { createSettingsRepository } from '../modules/integrators/settings.repository.js'
 import { createUsage } from '../modules/usage/usage.service.js'
+import { webhookServices } from './webhook-services.js'
 
 export interface ServiceDependencies {
   config: Config
@@ -158,6 +159,8 @@ export async function buildServices({
     portal,
     /** The mailer of the portal and the console; absent where neither is on or no MAIL_URL is set. */
     mailer,
+    /** Endpoints, events and the delivery worker (WEBHOOKS=on; docs/integrators/webhooks.md). */
+    webhooks: config.webhooks ? webhookServices({ config, db, clock }) : undefined,
     /** Requests for a higher plan (the portal asks, the console decides); where either is on. */
     planRequests,
     /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */

@@ -69,6 +69,15 @@ test(
       getOrder: 'orders:read',
       placeOrder: 'orders:write',
       cancelOrder: 'orders:write',
+      listWebhookEndpoints: 'webhooks:read',
+      getWebhookEndpoint: 'webhooks:read',
+      createWebhookEndpoint: 'webhooks:write',
+      updateWebhookEndpoint: 'webhooks:write',
+      deleteWebhookEndpoint: 'webhooks:write',
+      rotateWebhookEndpointSecret: 'webhooks:write',
+      sendWebhookTestEvent: 'webhooks:write',
+      listEvents: 'webhooks:read',
+      getEvent: 'webhooks:read',
     }
     for (const [path, method, op] of operations(doc)) {
       const scope = needs[op.operationId]
@@ -90,10 +99,16 @@ test(
   async (t) => {
     const doc = await documentOf(t)
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/events',
+      '/events/{eventId}',
       '/pets',
       '/pets/{petId}',
       '/store/orders',
       '/store/orders/{orderId}',
+      '/webhook-endpoints',
+      '/webhook-endpoints/{endpointId}',
+      '/webhook-endpoints/{endpointId}/rotate-secret',
+      '/webhook-endpoints/{endpointId}/test',
     ])
     assert.equal(doc.paths['/pets'].get.operationId, 'listPets')
     assert.equal(doc.paths['/pets'].post.operationId, 'createPet')
@@ -112,7 +127,7 @@ test(
 test('every non-2xx response of every operation is the Error schema', async (t) => {
   const doc = await documentOf(t)
   const ops = operations(doc)
-  assert.equal(ops.length, 7, 'three pet operations and the four of the store')
+  assert.equal(ops.length, 16, 'three pet operations, the four of the store, the seven of webhooks and two of events')
   for (const [path, method, op] of ops) {
     const statuses = Object.keys(op.responses)
     assert.ok(statuses.includes('401'), `${method} ${path} does not document 401`)

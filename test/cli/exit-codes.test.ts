@@ -54,7 +54,8 @@ const cases: Case[] = [
     command: 'keys restrict',
     valid: ['key_x', '--scopes', 'pets:read'],
     bad: ['key_x', '--scopes', 'pets:read,pets:delete'],
-    names: /--scopes.*"pets:delete".*pets:read, pets:write, orders:read, orders:write, messages:write/,
+    names:
+      /--scopes.*"pets:delete".*pets:read, pets:write, orders:read, orders:write, messages:write, webhooks:read, webho/,
   },
   { command: 'keys revoke', valid: ['key_x'], bad: [], names: /missing required argument 'keyId'/ },
   { command: 'keys unban', valid: ['key_x'], bad: ['key_x', '--url', 'ftp://example.com'], names: /--url/ },

@@ -8,7 +8,15 @@ import { appOnFile } from '../helpers/app-on-file.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { bearer, errorOf } from '../helpers/harness.js'
 
-const ALL = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'messages:write']
+const ALL = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'messages:write',
+  'webhooks:read',
+  'webhooks:write',
+]
 type Key = { id: string; key: string; prefix: string; scopes: string[] }
 
 test(
@@ -84,7 +92,10 @@ test(
     assert.match(oneLineFailure(missing), /--scopes/)
     const bad = await cli.run(['keys', 'restrict', key.id, '--scopes', 'pets'])
     assert.equal(bad.code, 2)
-    assert.match(oneLineFailure(bad), /"pets".*pets:read, pets:write, orders:read, orders:write, messages:write/)
+    assert.match(
+      oneLineFailure(bad),
+      /"pets".*pets:read, pets:write, orders:read, orders:write, messages:write, webhooks:read, webhooks:write/,
+    )
   },
 )
 

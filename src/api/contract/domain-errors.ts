@@ -3,6 +3,12 @@
 import { IdempotencyConflict } from '../../modules/idempotency/idempotency.errors.js'
 import type { LimitRefusal } from '../../modules/limits/rate-limiter.js'
 import { OrderRefused } from '../../modules/orders/orders.errors.js'
+import {
+  EndpointDisabled,
+  EndpointLimitReached,
+  EndpointRefused,
+  WebhookNotFound,
+} from '../../modules/webhooks/webhooks.errors.js'
 import { ApiError } from './errors.js'
 
 /** The API's error for a module's refusal, or undefined when `error` is none of theirs. */
@@ -25,6 +31,17 @@ export function apiErrorOf(error: unknown): ApiError | undefined {
           "Body field 'shipDate' must be a date-time between the years 0000 and 9999 in UTC, without a leap second.",
         )
       : new ApiError('invalid_body', `Body field 'petId' must name a pet of your account; ${error.value} does not.`)
+  }
+  if (error instanceof EndpointRefused)
+    return new ApiError('invalid_body', `Body field '${error.field}': ${error.message}.`)
+  if (error instanceof EndpointLimitReached)
+    return new ApiError('webhook_endpoint_limit_reached', `An account may have up to ${error.limit} webhook endpoints.`)
+  if (error instanceof EndpointDisabled)
+    return new ApiError('webhook_endpoint_disabled', `Webhook endpoint ${error.id} is disabled; enable it first.`)
+  if (error instanceof WebhookNotFound) {
+    return error.kind === 'endpoint'
+      ? new ApiError('webhook_endpoint_not_found', `No webhook endpoint with id ${error.id} exists in your account.`)
+      : new ApiError('event_not_found', `No event with id ${error.id} exists in your account.`)
   }
   return undefined
 }

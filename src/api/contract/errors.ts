@@ -66,6 +66,19 @@ export const ERROR_CODES = {
     doc: "No order with that id exists in your account (missing, another account's, or cancelled).",
   },
   message_not_found: { status: 404, doc: 'No message with that id exists in your account (messages interface).' },
+  webhook_endpoint_not_found: { status: 404, doc: 'No webhook endpoint with that id exists in your account.' },
+  event_not_found: {
+    status: 404,
+    doc: 'No event with that id exists in your account (events are kept `WEBHOOK_RETENTION_DAYS`, 30 by default).',
+  },
+  webhook_endpoint_disabled: {
+    status: 409,
+    doc: 'The webhook endpoint is disabled, so nothing is sent to it; enable it first (`PATCH` with `enabled: true`).',
+  },
+  webhook_endpoint_limit_reached: {
+    status: 409,
+    doc: 'The account already has 10 webhook endpoints; delete one (or change one) instead.',
+  },
   idempotency_key_in_progress: {
     status: 409,
     doc: 'A request with this `Idempotency-Key` is still being processed; retry after it finishes.',

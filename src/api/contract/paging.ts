@@ -8,35 +8,41 @@ import type { CursorCodec } from './cursor.js'
 const PAGE_SIZE_DEFAULT = 20
 const PAGE_SIZE_MAX = 100
 
-/** The query of a list operation: `limit` 1–100 (default 20), a `status` filter and the `cursor`; nothing else. */
-export function listQuery<S extends TSchema>({ status, items }: { status: S; items: string }) {
-  return Type.Object(
-    {
-      limit: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: PAGE_SIZE_MAX,
-          default: PAGE_SIZE_DEFAULT,
-          description: `Maximum number of ${items} to return.`,
-        }),
+/** `limit` 1–100 (default 20) and the `cursor`: what every list operation's query has. */
+export function pagingParameters(items: string, filter = 'status') {
+  return {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: PAGE_SIZE_MAX,
+        default: PAGE_SIZE_DEFAULT,
+        description: `Maximum number of ${items} to return.`,
+      }),
+    ),
+    cursor: Type.Optional(
+      requestText(
+        `Opaque position from the \`Link: rel="next"\` header of the previous page. Keep \`${filter}\` the same ` +
+          'while paging.',
+        { minLength: 1, maxLength: 512 },
       ),
-      status: Type.Optional(status),
-      cursor: Type.Optional(
-        requestText(
-          'Opaque position from the `Link: rel="next"` header of the previous page. Keep `status` the same ' +
-            'while paging.',
-          { minLength: 1, maxLength: 512 },
-        ),
-      ),
-    },
-    { additionalProperties: false },
-  )
+    ),
+  }
 }
 
-/** A list operation: its path, and the name its cursors are signed with (none for the pets: see cursor.ts). */
+/** The query of a list operation: `limit`, a `status` filter and the `cursor`; nothing else. */
+export function listQuery<S extends TSchema>({ status, items }: { status: S; items: string }) {
+  const { limit, cursor } = pagingParameters(items)
+  return Type.Object({ limit, status: Type.Optional(status), cursor }, { additionalProperties: false })
+}
+
+/**
+ * A list operation: its path, the name its cursors are signed with (none for the pets: see cursor.ts), and the
+ * name of its filter in the query (default `status`).
+ */
 interface ListRoute {
   path: string
   list?: string
+  filter?: string
 }
 
 interface PageQuery<S extends string> {
@@ -63,13 +69,13 @@ export function linkNextPage(
   { cursors, config }: { cursors: CursorCodec; config: { publicUrl: string } },
   request: FastifyRequest,
   reply: FastifyReply,
-  { path, list }: ListRoute,
+  { path, list, filter: filterName = 'status' }: ListRoute,
   { limit, status }: { limit: number; status?: string },
   page: { hasMore: boolean; lastId?: bigint },
 ): void {
   if (!page.hasMore || page.lastId === undefined) return
-  // Nothing here needs percent-encoding: an integer, a status name and a base64url cursor.
-  const filter = status ? `&status=${status}` : ''
+  // Nothing here needs percent-encoding: an integer, a status or type name and a base64url cursor.
+  const filter = status ? `&${filterName}=${status}` : ''
   const cursor = cursors.encode(request.auth!.accountId, { lastId: page.lastId, status }, list)
   reply.header('link', `<${config.publicUrl}${path}?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
 }

@@ -4,7 +4,15 @@
 // in this list's order (OAuth's `scope` form, RFC 6749 §3.3), so a listing reads the same on both databases.
 import { KeyInputError } from './key-input.js'
 
-export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'messages:write'] as const
+export const SCOPES = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'messages:write',
+  'webhooks:read',
+  'webhooks:write',
+] as const
 export type Scope = (typeof SCOPES)[number]
 
 /** What the portal's "Read-only" shortcut and the README's example choose. */

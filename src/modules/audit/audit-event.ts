@@ -38,6 +38,11 @@ export const AUDIT_ACTIONS = [
   'plan_request.created',
   'plan_request.approved',
   'plan_request.declined',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.disabled',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
@@ -46,7 +51,7 @@ export interface AuditEntry {
   action: AuditAction
   /** The account the change concerns, if any (what account pages and /portal/activity filter by). */
   accountId?: string | null
-  target?: { kind: 'account' | 'key' | 'operator' | 'plan_request'; id: string }
+  target?: { kind: 'account' | 'key' | 'operator' | 'plan_request' | 'webhook_endpoint'; id: string }
   /** Before and after, and other details. Never a secret, a password, a token or a TOTP secret. */
   changes?: Record<string, unknown>
 }

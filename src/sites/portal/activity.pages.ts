@@ -32,6 +32,11 @@ const ACTIONS: Record<AuditAction, string> = {
   'plan_request.created': 'Higher plan requested',
   'plan_request.approved': 'Plan request approved',
   'plan_request.declined': 'Plan request declined',
+  'webhook_endpoint.created': 'Webhook endpoint added',
+  'webhook_endpoint.updated': 'Webhook endpoint changed',
+  'webhook_endpoint.deleted': 'Webhook endpoint deleted',
+  'webhook_endpoint.secret_rotated': 'Webhook signing secret rotated',
+  'webhook_endpoint.disabled': 'Webhook endpoint disabled',
 }
 
 const actionText = (action: AuditAction): string => ACTIONS[action] ?? action
@@ -135,6 +140,13 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
       break
     case 'plan_request.declined':
       lines.push(text(c.plan) && `The ${text(c.plan)} plan`, text(c.reason) && `Reason: ${text(c.reason)}`)
+      break
+    case 'webhook_endpoint.created':
+    case 'webhook_endpoint.updated':
+    case 'webhook_endpoint.deleted':
+    case 'webhook_endpoint.secret_rotated':
+    case 'webhook_endpoint.disabled':
+      lines.push(text(after.url ?? c.url), text(c.reason) && `Reason: ${text(c.reason)}`)
       break
   }
   return lines.filter((l): l is string => typeof l === 'string' && l !== '')

@@ -13,6 +13,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   'orders:read': 'list and read store orders',
   'orders:write': 'place and cancel store orders',
   'messages:write': 'send messages and read the ones sent',
+  'webhooks:read': 'list webhook endpoints and events',
+  'webhooks:write': 'add, change and delete webhook endpoints',
 }
 
 /** The submit button's value that creates a read-only key whatever boxes are ticked. */

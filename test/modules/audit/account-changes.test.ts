@@ -57,7 +57,15 @@ test('each change writes one entry with its actor, action, target and what chang
   assert.deepEqual(made!.target, { kind: 'account', id: account.id })
   assert.deepEqual(made!.changes, { after: { name: 'acme', plan: 'free', perMinute: 60, perDay: 1000 } })
   assert.deepEqual(created!.target, { kind: 'key', id: key.id })
-  const allScopes = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'messages:write']
+  const allScopes = [
+    'pets:read',
+    'pets:write',
+    'orders:read',
+    'orders:write',
+    'messages:write',
+    'webhooks:read',
+    'webhooks:write',
+  ]
   assert.deepEqual(created!.changes, {
     after: { name: 'ci', environment: 'test', prefix: key.prefix, expiresAt: null, scopes: allScopes },
   })

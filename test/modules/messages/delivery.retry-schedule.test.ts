@@ -3,7 +3,7 @@
 // loses nothing however the jitter falls, retries come within their bands, and the schedule spans about a day.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { retryDelay } from '../../../src/modules/messages/worker.js'
+import { retryDelay } from '../../../src/kernel/retry-delay.js'
 import {
   getMessage,
   messageRows,

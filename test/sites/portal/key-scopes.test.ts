@@ -8,7 +8,15 @@ import type { FastifyInstance } from 'fastify'
 import { bearer, errorOf } from '../../helpers/harness.js'
 import { ORIGIN, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
 
-const ALL = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'messages:write']
+const ALL = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'messages:write',
+  'webhooks:read',
+  'webhooks:write',
+]
 
 /**
  * Posts a form with repeated fields (the checkboxes), as a browser does, with the client's session and token; the
@@ -127,7 +135,8 @@ test(
       forged.body,
       new RegExp(
         'unknown scope &quot;admin:all&quot;; ' +
-          'the scopes are pets:read, pets:write, orders:read, orders:write, messages:write',
+          'the scopes are pets:read, pets:write, orders:read, orders:write, messages:write, webhooks:read, ' +
+          'webhooks:write',
       ),
     )
     assert.deepEqual(await keys(), [])

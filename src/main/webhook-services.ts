@@ -1,0 +1,58 @@
+// The webhooks' services (issue 36), built once at boot: the secret box their signing secrets are sealed in, the
+// address policy every URL is held to (on save and at each attempt), the HTTP client that delivers, the endpoints
+// and events the API and the portal use, and the delivery worker `serve` runs.
+import type { Kysely } from 'kysely'
+import type { Clock } from '../kernel/clock.js'
+import type { Config } from '../kernel/config.js'
+import type { Logger } from '../kernel/logger.js'
+import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys } from '../kernel/secret-box.js'
+import { packageInfo } from '../kernel/version.js'
+import type { Database } from '../db/schema.js'
+import { createAddressPolicy } from '../modules/webhooks/address-policy.js'
+import { createDeliveriesRepository } from '../modules/webhooks/deliveries.repository.js'
+import { createDeliveryWorker } from '../modules/webhooks/delivery-worker.js'
+import { createEndpointsRepository } from '../modules/webhooks/endpoints.repository.js'
+import { createWebhookEndpoints } from '../modules/webhooks/endpoints.service.js'
+import { createEventsRepository } from '../modules/webhooks/events.repository.js'
+import { createWebhookHttp } from '../modules/webhooks/webhook-http.js'
+
+const DELIVERY_BATCH = 20
+
+export function webhookServices({ config, db, clock }: { config: Config; db: Kysely<Database>; clock: Clock }) {
+  const production = config.environment === 'production'
+  // Production refuses to start without a key (config.ts); elsewhere the public development key seals them.
+  const secrets = createSecretBox(config.secretsKey ?? parseSecretsKeys(DEVELOPMENT_SECRETS_KEY))
+  const policy = createAddressPolicy({
+    allowed: config.deliveryAllowedNetworks ?? [],
+    // Outside production an integrator may point an endpoint at their own machine, unless the operator said which
+    // networks are allowed.
+    allowLoopback: !production && config.deliveryAllowedNetworks === undefined,
+  })
+  const http = createWebhookHttp({
+    policy,
+    timeoutMs: config.deliveryTimeoutMs,
+    userAgent: `Petstore-Webhooks/${packageInfo().version}`,
+    allowHttp: !production,
+  })
+  const endpoints = createWebhookEndpoints({ db, clock, secrets, checkTarget: http.check })
+  const events = createEventsRepository({ db, clock })
+  return {
+    endpoints,
+    events,
+    /** The worker that delivers; `serve` starts it (tests run its steps themselves). */
+    worker: (log: Logger) =>
+      createDeliveryWorker({
+        deliveries: createDeliveriesRepository({ db, clock }),
+        endpoints: createEndpointsRepository(db),
+        signingSecrets: endpoints.signingSecrets,
+        send: http.send,
+        clock,
+        log,
+        retryScheduleMs: config.deliveryRetrySchedule,
+        disableAfterMs: config.endpointDisableAfterMs,
+        batchSize: DELIVERY_BATCH,
+        // Attempts of a batch run side by side: a lease outlasts the slowest one by a margin.
+        leaseMs: config.deliveryTimeoutMs + 30_000,
+      }),
+  }
+}

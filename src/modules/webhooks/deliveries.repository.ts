@@ -1,0 +1,142 @@
+// The delivery queue (webhook_deliveries): one row per event and endpoint, made when the worker fans an event out,
+// claimed under a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so instances never claim the same row), and
+// settled with its attempt's log row in one transaction. A worker that dies mid-attempt lets its lease run out:
+// the delivery is claimed again, by any instance.
+import { sql, type Kysely } from 'kysely'
+import type { Clock } from '../../kernel/clock.js'
+import { dialectOf } from '../../db/database.js'
+import type { Database } from '../../db/schema.js'
+
+export interface ClaimedDelivery {
+  seq: bigint
+  endpointId: string
+  accountId: string
+  /** Attempts so far, this one included. */
+  attempts: number
+  event: { id: string; type: string; data: string; created_at: string }
+}
+
+export interface AttemptRecord {
+  delivery: ClaimedDelivery
+  attemptedAt: number
+  statusCode?: number
+  errorClass?: string
+  error?: string
+  durationMs: number
+  responseExcerpt?: string
+  /** What becomes of the delivery: delivered, another attempt at `retryAt`, or failed for good. */
+  outcome: { kind: 'delivered' } | { kind: 'retry'; retryAt: number } | { kind: 'failed' }
+}
+
+export function createDeliveriesRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+  const onPostgres = dialectOf(db) === 'postgres'
+  const contains = onPostgres ? 'strpos' : 'instr'
+  return {
+    /** Makes the deliveries of up to `limit` new events (one per endpoint subscribed now); returns how many events. */
+    async fanOut(limit: number): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        let waiting = trx
+          .selectFrom('webhook_events')
+          .select('seq')
+          .where('fanned_out', '=', 0)
+          .orderBy('seq')
+          .limit(limit)
+        if (onPostgres) waiting = waiting.forUpdate().skipLocked()
+        const seqs = (await waiting.execute()).map((r) => BigInt(r.seq))
+        if (seqs.length === 0) return 0
+        const now = clock.now()
+        await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
+created_at) select ev.seq, ep.id, ev.account_id, 'pending', 0, ${BigInt(now)}, ${new Date(now).toISOString()}
+from webhook_events ev join webhook_endpoints ep on ep.account_id = ev.account_id and ep.enabled = 1
+and (ep.event_types = '*' or ${sql.raw(contains)}(ep.event_types, ' ' || ev.type || ' ') > 0)
+where ev.seq in (${sql.join(seqs)})`.execute(trx)
+        await trx.updateTable('webhook_events').set({ fanned_out: 1 }).where('seq', 'in', seqs).execute()
+        return seqs.length
+      })
+    },
+
+    /** Claims up to `limit` due deliveries, oldest due first, for `leaseMs`; counts the attempt. */
+    async claimDue({ limit, leaseMs }: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+      const now = BigInt(clock.now())
+      let due = db
+        .selectFrom('webhook_deliveries')
+        .select('seq')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('seq')
+        .limit(limit)
+      if (onPostgres) due = due.forUpdate().skipLocked()
+      const claimed = await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ locked_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1) }))
+        .where('seq', 'in', due)
+        .returning(['seq', 'event_seq', 'endpoint_id', 'account_id', 'attempts'])
+        .execute()
+      if (claimed.length === 0) return []
+      const events = await db
+        .selectFrom('webhook_events')
+        .select(['seq', 'id', 'type', 'data', 'created_at'])
+        .where(
+          'seq',
+          'in',
+          claimed.map((c) => c.event_seq),
+        )
+        .execute()
+      const bySeq = new Map(events.map((e) => [String(e.seq), e]))
+      return claimed.flatMap((c) => {
+        const event = bySeq.get(String(c.event_seq))
+        if (event === undefined) return []
+        return [
+          {
+            seq: BigInt(c.seq),
+            endpointId: c.endpoint_id,
+            accountId: c.account_id,
+            attempts: Number(c.attempts),
+            event: { id: event.id, type: event.type, data: event.data, created_at: event.created_at },
+          },
+        ]
+      })
+    },
+
+    /** Writes the attempt's log row and the delivery's new state together. */
+    async record(attempt: AttemptRecord, executor: Kysely<Database> = db): Promise<void> {
+      const { delivery, outcome } = attempt
+      const settledAt = new Date(clock.now()).toISOString()
+      await executor
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_seq: delivery.seq,
+          account_id: delivery.accountId,
+          endpoint_id: delivery.endpointId,
+          event_id: delivery.event.id,
+          event_type: delivery.event.type,
+          attempted_at: new Date(attempt.attemptedAt).toISOString(),
+          status_code: attempt.statusCode ?? null,
+          error_class: attempt.errorClass ?? null,
+          error: attempt.error ?? null,
+          duration_ms: Math.round(attempt.durationMs),
+          response_excerpt: attempt.responseExcerpt ?? null,
+        })
+        .execute()
+      const set =
+        outcome.kind === 'retry'
+          ? { next_attempt_at: BigInt(outcome.retryAt), locked_until: null }
+          : { status: outcome.kind, locked_until: null, settled_at: settledAt }
+      await executor.updateTable('webhook_deliveries').set(set).where('seq', '=', delivery.seq).execute()
+    },
+
+    /** Fails what is still pending for an endpoint that is gone or disabled (nothing more will be tried). */
+    async failPendingOf(endpointId: string, executor: Kysely<Database> = db): Promise<void> {
+      await executor
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', locked_until: null, settled_at: new Date(clock.now()).toISOString() })
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'pending')
+        .execute()
+    },
+  }
+}
+
+export type DeliveriesRepository = ReturnType<typeof createDeliveriesRepository>

@@ -1,0 +1,152 @@
+// Delivers events to endpoints: fans new events out into deliveries, claims the due ones under a lease, sends each
+// signed (Standard Webhooks) to the address checked at this attempt, and records the attempt and what follows from
+// it: delivered; another attempt on WEBHOOK_RETRY_SCHEDULE (a 429's or 503's Retry-After honoured, up to 2 hours
+// past the schedule); failed after the last attempt; the endpoint disabled on a 410, or when it has failed every
+// attempt for WEBHOOK_DISABLE_AFTER. At least once: a worker that dies mid-attempt leaves the lease to run out.
+import type { Clock } from '../../kernel/clock.js'
+import type { Logger } from '../../kernel/logger.js'
+import { retryDelay } from '../../kernel/retry-delay.js'
+import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository.js'
+import type { EndpointsRepository } from './endpoints.repository.js'
+import { eventJson } from './events.repository.js'
+import { signDelivery } from './signature.js'
+import type { DeliveryResult } from './webhook-http.js'
+
+const RETRY_AFTER_MAX_EXTRA_MS = 2 * 3_600_000
+
+interface DeliveryWorkerOptions {
+  deliveries: DeliveriesRepository
+  endpoints: EndpointsRepository
+  /** The secrets a delivery to the endpoint is signed with now (endpoints.service.ts). */
+  signingSecrets: (endpoint: NonNullable<Awaited<ReturnType<EndpointsRepository['byId']>>>) => string[]
+  send: (request: { url: string; headers: Record<string, string>; body: string }) => Promise<DeliveryResult>
+  clock: Clock
+  log: Logger
+  retryScheduleMs: number[]
+  disableAfterMs: number
+  /** Told when an endpoint is disabled by the worker (its account is mailed). */
+  onDisabled?: (endpointId: string, reason: 'gone' | 'failing') => Promise<void>
+  random?: () => number
+  batchSize?: number
+  leaseMs: number
+}
+
+export function createDeliveryWorker(options: DeliveryWorkerOptions) {
+  const { deliveries, endpoints, clock, log, retryScheduleMs, random = Math.random } = options
+  const maxAttempts = retryScheduleMs.length + 1
+
+  function nextStep(delivery: ClaimedDelivery, result: DeliveryResult): AttemptRecord['outcome'] {
+    if (result.ok) return { kind: 'delivered' }
+    if (result.status === 410 || delivery.attempts >= maxAttempts) return { kind: 'failed' }
+    const scheduled = retryDelay(retryScheduleMs, delivery.attempts, random)
+    const asked = (result.retryAfterSeconds ?? 0) * 1000
+    return {
+      kind: 'retry',
+      retryAt: clock.now() + Math.max(scheduled, Math.min(asked, scheduled + RETRY_AFTER_MAX_EXTRA_MS)),
+    }
+  }
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attemptedAt = clock.now()
+    const endpoint = await endpoints.byId(delivery.endpointId)
+    if (endpoint === undefined || Number(endpoint.enabled) !== 1) {
+      const error = endpoint === undefined ? 'the endpoint was deleted' : 'the endpoint is disabled'
+      await deliveries.record({
+        delivery,
+        attemptedAt,
+        errorClass: 'endpoint_disabled',
+        error,
+        durationMs: 0,
+        outcome: { kind: 'failed' },
+      })
+      return
+    }
+    const body = eventJson(delivery.event)
+    const headers = signDelivery({
+      eventId: delivery.event.id,
+      body,
+      secrets: options.signingSecrets(endpoint),
+      at: new Date(clock.now()),
+    })
+    const result = await options.send({ url: endpoint.url, headers: { ...headers }, body })
+    const outcome = nextStep(delivery, result)
+    await deliveries.record({
+      delivery,
+      attemptedAt,
+      statusCode: result.status,
+      errorClass: result.errorClass,
+      error: result.error,
+      durationMs: result.durationMs,
+      responseExcerpt: result.responseExcerpt,
+      outcome,
+    })
+    log.info(
+      {
+        eventId: delivery.event.id,
+        endpointId: delivery.endpointId,
+        attempt: delivery.attempts,
+        outcome: outcome.kind,
+        status: result.status,
+        errorClass: result.errorClass,
+        durationMs: Math.round(result.durationMs),
+      },
+      'webhook delivery attempt',
+    )
+    await health(endpoint.id, endpoint.failing_since, result)
+  }
+
+  /** An endpoint's run of failures: started, ended, or long enough (or a 410) to disable it. */
+  async function health(endpointId: string, failingSince: bigint | number | null, result: DeliveryResult) {
+    const now = clock.now()
+    const at = new Date(now).toISOString()
+    if (result.ok) {
+      if (failingSince !== null) await endpoints.setFailingSince(endpointId, null)
+      return
+    }
+    const since = failingSince === null ? now : Number(failingSince)
+    if (failingSince === null) await endpoints.setFailingSince(endpointId, BigInt(now))
+    const reason = result.status === 410 ? 'gone' : now - since >= options.disableAfterMs ? 'failing' : undefined
+    if (reason === undefined || !(await endpoints.disable(endpointId, reason, at))) return
+    await deliveries.failPendingOf(endpointId)
+    log.warn({ endpointId, reason }, 'webhook endpoint disabled')
+    await options.onDisabled?.(endpointId, reason)
+  }
+
+  async function runOnce(): Promise<number> {
+    await deliveries.fanOut(100)
+    const batch = await deliveries.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs })
+    // The attempts of a batch run side by side: one slow receiver must not hold up the others.
+    const results = await Promise.allSettled(batch.map(attempt))
+    for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'webhook delivery step failed')
+    return batch.length
+  }
+
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<unknown> | undefined
+  let stopped = false
+  function schedule(delay: number, pollMs: number, failed: (err: unknown) => void): void {
+    if (stopped) return
+    timer = setTimeout(() => {
+      running = runOnce().then(
+        // A full batch means more may be waiting: go on at once.
+        (n) => schedule(n >= (options.batchSize ?? 20) ? 0 : pollMs, pollMs, failed),
+        (err: unknown) => {
+          failed(err)
+          schedule(pollMs, pollMs, failed)
+        },
+      )
+    }, delay)
+  }
+
+  return {
+    runOnce,
+    /** Runs a step every `pollMs` (at once while steps find full batches); `failed` hears of a step that threw. */
+    start: (pollMs: number, failed: (err: unknown) => void) => schedule(0, pollMs, failed),
+    /** Stops the timer and waits for the step in progress, so no attempt is cut off half recorded. */
+    async stop(): Promise<void> {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}

@@ -1,0 +1,98 @@
+// The events recorded for an account (webhook_events): listed newest first with the API's keyset paging, read one
+// by one, recorded by the service itself for what no row change describes (a test event), and deleted after
+// WEBHOOK_RETENTION_DAYS with their deliveries and attempts.
+import { randomBytes } from 'node:crypto'
+import type { Kysely, Selectable } from 'kysely'
+import type { Clock } from '../../kernel/clock.js'
+import type { Database, WebhookEventsTable } from '../../db/schema.js'
+import type { EventType } from './event-types.js'
+
+type EventRow = Pick<Selectable<WebhookEventsTable>, 'id' | 'type' | 'data' | 'created_at'>
+
+/** An event as JSON text, as the API answers it and a delivery carries it: `data` is kept as JSON text already. */
+export const eventJson = (row: EventRow): string =>
+  `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},\
+"data":${row.data}}`
+
+const newEventId = (): string => `evt_${randomBytes(16).toString('hex')}`
+
+export function createEventsRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+  const columns = ['seq', 'id', 'type', 'data', 'created_at'] as const
+  return {
+    /** Up to `limit` events older than `beforeSeq` (newest first) as the JSON text of a page. */
+    async page(input: { accountId: string; type?: string; afterId?: bigint; limit: number }) {
+      let query = db
+        .selectFrom('webhook_events')
+        .select(columns)
+        .where('account_id', '=', input.accountId)
+        .orderBy('seq', 'desc')
+        .limit(input.limit + 1)
+      if (input.type !== undefined) query = query.where('type', '=', input.type)
+      if (input.afterId !== undefined) query = query.where('seq', '<', input.afterId)
+      const rows = await query.execute()
+      const page = rows.slice(0, input.limit)
+      const last = page.at(-1)
+      return {
+        json: `[${page.map(eventJson).join(',')}]`,
+        lastId: last === undefined ? undefined : BigInt(last.seq),
+        hasMore: rows.length > input.limit,
+      }
+    },
+
+    async get(accountId: string, id: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('webhook_events')
+        .select(columns)
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst()
+      return row && eventJson(row)
+    },
+
+    /**
+     * Records an event for one endpoint only, delivered like any other (a test event): already fanned out, with
+     * its one delivery due now. In `executor`'s transaction.
+     */
+    async recordFor(
+      input: { accountId: string; endpointId: string; type: EventType; data: string },
+      executor: Kysely<Database>,
+    ): Promise<string> {
+      const now = clock.now()
+      const at = new Date(now).toISOString()
+      const id = newEventId()
+      const event = { id, account_id: input.accountId, type: input.type, data: input.data, created_at: at }
+      const { seq } = await executor
+        .insertInto('webhook_events')
+        .values({ ...event, fanned_out: 1 })
+        .returning('seq')
+        .executeTakeFirstOrThrow()
+      await executor
+        .insertInto('webhook_deliveries')
+        .values({
+          event_seq: BigInt(seq),
+          endpoint_id: input.endpointId,
+          account_id: input.accountId,
+          status: 'pending',
+          next_attempt_at: BigInt(now),
+          created_at: at,
+        })
+        .execute()
+      return eventJson(event)
+    },
+
+    /** Deletes events older than `days`, their deliveries and their attempts; returns how many events. */
+    async purge(days: number): Promise<number> {
+      const cutoff = new Date(clock.now() - days * 86_400_000).toISOString()
+      return db.transaction().execute(async (trx) => {
+        const old = trx.selectFrom('webhook_events').select('seq').where('created_at', '<', cutoff)
+        const oldDeliveries = trx.selectFrom('webhook_deliveries').select('seq').where('event_seq', 'in', old)
+        await trx.deleteFrom('webhook_attempts').where('delivery_seq', 'in', oldDeliveries).execute()
+        await trx.deleteFrom('webhook_deliveries').where('event_seq', 'in', old).execute()
+        const result = await trx.deleteFrom('webhook_events').where('created_at', '<', cutoff).executeTakeFirst()
+        return Number(result.numDeletedRows)
+      })
+    },
+  }
+}
+
+export type EventsRepository = ReturnType<typeof createEventsRepository>

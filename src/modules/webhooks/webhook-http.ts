@@ -1,0 +1,327 @@
+// Sends one webhook delivery: a POST to the integrator's URL, made safe for a URL anyone can choose. The host is
+// resolved once, every address it resolves to is held to the address policy (address-policy.ts), and the
+// connection goes to a checked address itself, so a DNS answer that changes between the check and the connection
+// (DNS rebinding) cannot lead it into our network. One deadline covers the whole attempt and at most 1 KiB of the
+// answer is read, so a slow or hostile receiver cannot hold a worker. Redirects are never followed (their target
+// would escape the check). The outcome is a DeliveryResult for the delivery log and the retry schedule, never an
+// exception; its error message is safe to show the integrator.
+import dns from 'node:dns'
+import http from 'node:http'
+import https from 'node:https'
+import { isIP, type LookupFunction } from 'node:net'
+import type { AddressPolicy } from './address-policy.js'
+
+export type DeliveryErrorClass =
+  | 'timeout'
+  | 'refused'
+  | 'tls'
+  | 'blocked_address'
+  | 'dns'
+  | 'redirect'
+  | 'network'
+  | 'http_status'
+
+export interface DeliveryResult {
+  /** True exactly for a 2xx answer. */
+  ok: boolean
+  status?: number
+  errorClass?: DeliveryErrorClass
+  /** One line for the integrator: names nothing of ours beyond the target's own host and addresses. */
+  error?: string
+  durationMs: number
+  /** The answer's first 1024 bytes as UTF-8, cut at a character boundary. */
+  responseExcerpt?: string
+  /** From Retry-After, on a 429 or 503 only. */
+  retryAfterSeconds?: number
+}
+
+export interface ResolvedAddress {
+  address: string
+  family: number
+}
+
+/** A host's addresses, as dns.promises.lookup(host, { all: true }) gives them (injected by tests). */
+export type Resolve = (host: string) => Promise<readonly ResolvedAddress[]>
+
+export interface WebhookRequest {
+  url: string
+  headers: Record<string, string>
+  body: string
+}
+
+type Outcome = Omit<DeliveryResult, 'durationMs'>
+
+const MAX_URL_LENGTH = 2048
+const EXCERPT_BYTES = 1024
+// Ours to set: the Host header must be the URL's (it is what the receiver and its certificate are for), and the
+// body's framing is the body's.
+const OWN_HEADERS = new Set(['host', 'user-agent', 'content-type', 'content-length', 'transfer-encoding', 'connection'])
+const TLS_CODE = /^(?:ERR_TLS|ERR_SSL|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/
+
+/** Why the URL cannot be a webhook's, or undefined when it can. Also checked when the endpoint is saved. */
+export function checkWebhookUrl(url: string, { allowHttp }: { allowHttp: boolean }): string | undefined {
+  if (url.length > MAX_URL_LENGTH) return `the URL is longer than ${MAX_URL_LENGTH} characters`
+  // The URL parser drops these silently; a URL is stored and shown as it was given, so it must be what is used.
+  if (/[\s\u0000-\u001f\u007f]/.test(url)) return 'the URL must not contain spaces or control characters'
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return 'the URL is not a valid absolute URL'
+  }
+  if (parsed.protocol !== 'https:' && !(allowHttp && parsed.protocol === 'http:')) {
+    return allowHttp ? 'the URL must start with https:// or http://' : 'the URL must start with https://'
+  }
+  if (parsed.username !== '' || parsed.password !== '') return 'the URL must not contain a user name or password'
+  if (parsed.hostname === '') return 'the URL must have a host'
+  // `#` can only be the fragment's mark once parsed (elsewhere it is escaped), even an empty one.
+  if (parsed.href.includes('#')) return 'the URL must not contain a fragment (#)'
+  return undefined
+}
+
+const lookupAll: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true })
+
+export function createWebhookHttp({
+  policy,
+  timeoutMs,
+  userAgent,
+  allowHttp = false,
+  resolve = lookupAll,
+}: {
+  policy: AddressPolicy
+  timeoutMs: number
+  userAgent: string
+  /** Whether http: URLs may be used (outside production); https: always may. */
+  allowHttp?: boolean
+  resolve?: Resolve
+}) {
+  const timedOut = (host: string) => fail('timeout', `${host} did not answer within ${timeoutMs} ms`)
+
+  /** The host's addresses, every one of them allowed by the policy; or why there are none to connect to. */
+  async function addressesOf(host: string): Promise<ResolvedAddress[] | Outcome> {
+    if (isIP(host) !== 0) {
+      const verdict = policy.check(host)
+      if (!verdict.ok) return fail('blocked_address', `${host} is ${described(verdict.range)}, ${NOT_REACHED}`)
+      return [{ address: host, family: isIP(host) }]
+    }
+    let found: readonly ResolvedAddress[]
+    try {
+      found = await resolve(host)
+    } catch (err) {
+      return fail('dns', dnsFailure(host, codeOf(err)))
+    }
+    if (found.length === 0) return fail('dns', `${host} has no address`)
+    // Every address, not only the one connected to: the connection may fall back to any of them.
+    for (const { address } of found) {
+      const verdict = policy.check(address)
+      if (!verdict.ok) {
+        // The range, not the address: an internal name's private address is nobody else's business.
+        return fail('blocked_address', `${host} resolves to ${described(verdict.range)}, ${NOT_REACHED}`)
+      }
+    }
+    return found.map(({ address }) => ({ address, family: isIP(address) }))
+  }
+
+  function exchange(
+    url: URL,
+    host: string,
+    addresses: ResolvedAddress[],
+    request: WebhookRequest,
+    deadline: Promise<void>,
+  ) {
+    return new Promise<Outcome>((settle) => {
+      let req: http.ClientRequest | undefined
+      let done = false
+      let response: http.IncomingMessage | undefined
+      let complete = false
+      const chunks: Buffer[] = []
+      let size = 0
+      const answer = () => answered(response!, host, Buffer.concat(chunks, size), complete)
+      const finish = (outcome: () => Outcome) => {
+        if (done) return
+        done = true
+        // A fresh connection (agent: false), so destroying the request closes it: no body beyond the excerpt is
+        // waited for, and no connection to this address is kept for a later attempt.
+        req?.destroy()
+        settle(outcome())
+      }
+      try {
+        req = (url.protocol === 'https:' ? https : http).request(url, {
+          method: 'POST',
+          headers: headersOf(request, userAgent),
+          agent: false,
+          lookup: pinnedLookup(addresses),
+        })
+      } catch (err) {
+        // Only a header value the caller gave that HTTP cannot carry.
+        finish(() => fail('network', `the request could not be made${codeOf(err) ? ` (${codeOf(err)})` : ''}`))
+        return
+      }
+      req.on('response', (res) => {
+        response = res
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk)
+          size += chunk.length
+          if (size >= EXCERPT_BYTES) finish(answer)
+        })
+        res.on('end', () => {
+          complete = true
+          finish(answer)
+        })
+        res.on('close', () => finish(answer))
+        res.on('error', () => finish(answer))
+      })
+      // After the answer's status line, a broken connection does not change the answer.
+      req.on('error', (err) => finish(() => (response ? answer() : failure(host, err, url.protocol === 'https:'))))
+      // With the answer's status in hand, the receiver has answered: that is the outcome, not a timeout (which
+      // would send the delivery again), with as much of the body as came.
+      void deadline.then(() => finish(() => (response ? answer() : timedOut(host))))
+      req.end(request.body)
+    })
+  }
+
+  async function attempt(request: WebhookRequest): Promise<Outcome> {
+    const problem = checkWebhookUrl(request.url, { allowHttp })
+    if (problem) return fail('refused', problem)
+    const url = new URL(request.url)
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<void>((expire) => {
+      timer = setTimeout(expire, timeoutMs)
+    })
+    try {
+      // The lookup cannot be stopped; when the deadline comes first, its answer is dropped.
+      const addresses = await Promise.race([addressesOf(host), deadline.then(() => timedOut(host))])
+      if (!Array.isArray(addresses)) return addresses as Outcome
+      return await exchange(url, host, addresses, request, deadline)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  return {
+    /**
+     * Why `url` cannot be delivered to now (its form, or an address its host resolves to), or undefined: what an
+     * endpoint is held to when it is saved, as each attempt is.
+     */
+    async check(url: string): Promise<string | undefined> {
+      const problem = checkWebhookUrl(url, { allowHttp })
+      if (problem !== undefined) return problem
+      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
+      const found = await addressesOf(host)
+      return Array.isArray(found) ? undefined : (found as Outcome).error
+    },
+
+    async send(request: WebhookRequest): Promise<DeliveryResult> {
+      const started = performance.now()
+      let outcome: Outcome
+      try {
+        outcome = await attempt(request)
+      } catch {
+        outcome = fail('network', 'the delivery could not be attempted')
+      }
+      return { ...outcome, durationMs: Math.round(performance.now() - started) }
+    },
+  }
+}
+
+const NOT_REACHED = 'which webhooks may not reach'
+
+function fail(errorClass: DeliveryErrorClass, error: string): Outcome {
+  return { ok: false, errorClass, error }
+}
+
+/** "a loopback address", "an unspecified address", "an IPv4-mapped loopback address". */
+function described(range: string): string {
+  if (range === 'invalid') return 'not an IP address'
+  return `${/^(?:[aeio]|u(?!ni))/i.test(range) ? 'an' : 'a'} ${range} address`
+}
+
+function headersOf(request: WebhookRequest, userAgent: string): Record<string, string> {
+  const given = Object.entries(request.headers).filter(([name]) => !OWN_HEADERS.has(name.toLowerCase()))
+  return {
+    ...Object.fromEntries(given),
+    'user-agent': userAgent,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(request.body)),
+  }
+}
+
+// The connection's lookup: the addresses already checked, never a second DNS query (whose answer could differ).
+// With autoSelectFamily (on by default since Node 20) net asks for all of them ({ all: true }) and tries each.
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : 0
+    const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family)
+    const first = usable[0]
+    if (!first) {
+      const err: NodeJS.ErrnoException = Object.assign(new Error('no address of the family asked for'), {
+        code: 'ENOTFOUND',
+      })
+      callback(err, '', 0)
+    } else if (options.all) callback(null, usable)
+    else callback(null, first.address, first.family)
+  }
+}
+
+function answered(res: http.IncomingMessage, host: string, body: Buffer, complete: boolean): Outcome {
+  const status = res.statusCode ?? 0
+  const outcome: Outcome = { ok: status >= 200 && status < 300, status }
+  if (body.length > 0) outcome.responseExcerpt = excerptOf(body, complete)
+  if (outcome.ok) return outcome
+  if (status >= 300 && status < 400) {
+    return {
+      ...outcome,
+      errorClass: 'redirect',
+      error: `${host} answered ${status}, a redirect, which webhooks do not follow`,
+    }
+  }
+  outcome.errorClass = 'http_status'
+  outcome.error = `${host} answered ${status}`
+  if (status === 429 || status === 503) {
+    const seconds = retryAfterOf(res.headers['retry-after'])
+    if (seconds !== undefined) outcome.retryAfterSeconds = seconds
+  }
+  return outcome
+}
+
+function excerptOf(body: Buffer, complete: boolean): string {
+  const cut = body.length > EXCERPT_BYTES || !complete
+  // Streaming, the decoder keeps back a character cut in two instead of writing U+FFFD for it.
+  return new TextDecoder('utf-8').decode(body.subarray(0, EXCERPT_BYTES), { stream: cut })
+}
+
+/** Retry-After in seconds: delta-seconds, or an HTTP-date (a date already past is 0). */
+function retryAfterOf(value: string | undefined): number | undefined {
+  const text = value?.trim()
+  if (!text) return undefined
+  if (/^\d+$/.test(text)) return Number(text)
+  // A date has a month or day name; Date.parse alone would read "-1" or "2" as a year.
+  const at = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000))
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string') return code
+  // With more than one address to try, net reports every attempt's failure at once.
+  if (err instanceof AggregateError) return codeOf(err.errors[0])
+  return undefined
+}
+
+function dnsFailure(host: string, code: string | undefined): string {
+  if (code === 'ENOTFOUND' || code === 'ENODATA') return `${host} was not found in DNS`
+  if (code === 'EAI_AGAIN') return `the DNS lookup of ${host} failed for now`
+  return `the DNS lookup of ${host} failed${code ? ` (${code})` : ''}`
+}
+
+function failure(host: string, err: unknown, https: boolean): Outcome {
+  const code = codeOf(err)
+  // EPROTO is OpenSSL refusing what the other end sent (a plain HTTP server on an https: URL, an old protocol).
+  if (code === 'EPROTO' && https) return fail('tls', `the TLS handshake with ${host} failed (${code})`)
+  if (code === 'ECONNREFUSED') return fail('refused', `${host} refused the connection`)
+  if (code && TLS_CODE.test(code)) return fail('tls', `the TLS handshake with ${host} failed (${code})`)
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail('dns', dnsFailure(host, code))
+  if (code === 'ETIMEDOUT') return fail('timeout', `the connection to ${host} timed out`)
+  return fail('network', `the connection to ${host} failed${code ? ` (${code})` : ''}`)
+}
