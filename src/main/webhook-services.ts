@@ -45,6 +45,7 @@ export function webhookServices({ config, db, clock }: { config: Config; db: Kys
         deliveries: createDeliveriesRepository({ db, clock }),
         endpoints: createEndpointsRepository(db),
         signingSecrets: endpoints.signingSecrets,
+        disable: endpoints.disableForDeliveries,
         send: http.send,
         clock,
         log,

@@ -12,6 +12,7 @@ import { OPERATIONS, type Operation } from '../helpers/auth-checks.js'
 import { bearer, errorOf, type Harness, type TestAccount } from '../helpers/harness.js'
 import { startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
 import { ORDER_OPERATIONS } from '../helpers/orders.js'
+import { WEBHOOK_OPERATIONS } from '../helpers/webhooks.js'
 
 type Listener = 'pets' | 'messages'
 interface ScopedOperation extends Operation {
@@ -49,9 +50,22 @@ const NEEDS: Record<string, Scope> = {
   cancelOrder: 'orders:write',
   sendMessage: 'messages:write',
   getMessage: 'messages:write',
+  listWebhookEndpoints: 'webhooks:read',
+  getWebhookEndpoint: 'webhooks:read',
+  createWebhookEndpoint: 'webhooks:write',
+  updateWebhookEndpoint: 'webhooks:write',
+  deleteWebhookEndpoint: 'webhooks:write',
+  rotateWebhookEndpointSecret: 'webhooks:write',
+  sendWebhookTestEvent: 'webhooks:write',
+  listEvents: 'webhooks:read',
+  getEvent: 'webhooks:read',
 }
 const ALL_OPERATIONS: ScopedOperation[] = [
-  ...[...OPERATIONS, ...ORDER_OPERATIONS].map((op) => ({ ...op, listener: 'pets' as const, scope: NEEDS[op.name]! })),
+  ...[...OPERATIONS, ...ORDER_OPERATIONS, ...WEBHOOK_OPERATIONS].map((op) => ({
+    ...op,
+    listener: 'pets' as const,
+    scope: NEEDS[op.name]!,
+  })),
   ...MESSAGE_OPERATIONS.map((op) => ({ ...op, listener: 'messages' as const, scope: NEEDS[op.name]! })),
 ]
 
@@ -62,7 +76,9 @@ async function stored(h: MessagesHarness, accountId: string) {
   const messages = await db.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()
   // A cancelled order keeps its row; what a cancel changes is in the row, so every column is compared.
   const orders = await db.selectFrom('orders').selectAll().where('account_id', '=', accountId).orderBy('id').execute()
-  return JSON.stringify({ pets: pets.length, orders, messages: messages.length }, (_k, v) =>
+  const endpoints = await db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).execute()
+  const events = await db.selectFrom('webhook_events').select('id').where('account_id', '=', accountId).execute()
+  return JSON.stringify({ pets: pets.length, orders, messages: messages.length, endpoints, events }, (_k, v) =>
     typeof v === 'bigint' ? String(v) : v,
   )
 }

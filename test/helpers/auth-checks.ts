@@ -10,7 +10,7 @@ import { testActor } from './actors.js'
 
 export interface Operation {
   name: string
-  method: 'GET' | 'POST' | 'DELETE'
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   /** The URL to call for this account (may create what the operation needs, e.g. a pet to get). */
   url: (h: Harness, account: TestAccount) => Promise<string>
   body?: unknown

@@ -24,6 +24,8 @@ interface DeliveryWorkerOptions {
   log: Logger
   retryScheduleMs: number[]
   disableAfterMs: number
+  /** Disables an endpoint for what its deliveries showed, with its audit entry; false when it was not enabled. */
+  disable: (endpointId: string, reason: 'gone' | 'failing') => Promise<boolean>
   /** Told when an endpoint is disabled by the worker (its account is mailed). */
   onDisabled?: (endpointId: string, reason: 'gone' | 'failing') => Promise<void>
   random?: () => number
@@ -98,7 +100,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   /** An endpoint's run of failures: started, ended, or long enough (or a 410) to disable it. */
   async function health(endpointId: string, failingSince: bigint | number | null, result: DeliveryResult) {
     const now = clock.now()
-    const at = new Date(now).toISOString()
     if (result.ok) {
       if (failingSince !== null) await endpoints.setFailingSince(endpointId, null)
       return
@@ -106,7 +107,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const since = failingSince === null ? now : Number(failingSince)
     if (failingSince === null) await endpoints.setFailingSince(endpointId, BigInt(now))
     const reason = result.status === 410 ? 'gone' : now - since >= options.disableAfterMs ? 'failing' : undefined
-    if (reason === undefined || !(await endpoints.disable(endpointId, reason, at))) return
+    if (reason === undefined || !(await options.disable(endpointId, reason))) return
     await deliveries.failPendingOf(endpointId)
     log.warn({ endpointId, reason }, 'webhook endpoint disabled')
     await options.onDisabled?.(endpointId, reason)

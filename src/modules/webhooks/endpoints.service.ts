@@ -145,6 +145,16 @@ export function createWebhookEndpoints({ db, clock, secrets, checkTarget }: Opti
       return { endpoint, secret }
     },
 
+    /** Disables an enabled endpoint for what its deliveries showed (the worker); false when it was not enabled. */
+    async disableForDeliveries(id: string, reason: 'gone' | 'failing'): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const row = await repo.byId(id, trx)
+        if (row === undefined || !(await repo.disable(id, reason, iso(), trx))) return false
+        await audit(trx, { kind: 'system' }, row, 'webhook_endpoint.disabled', { reason })
+        return true
+      })
+    },
+
     /** Records a `webhook.test` event for this endpoint alone, delivered like any other; returns its JSON. */
     async sendTest(accountId: string, id: string): Promise<string> {
       return db.transaction().execute(async (trx) => {
@@ -170,5 +180,6 @@ type AuditEntryAction =
   | 'webhook_endpoint.updated'
   | 'webhook_endpoint.deleted'
   | 'webhook_endpoint.secret_rotated'
+  | 'webhook_endpoint.disabled'
 
 export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>

@@ -4,23 +4,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pino from 'pino'
 import { Webhook } from 'standardwebhooks'
-import { bearer, startHarness, type Harness } from '../../../helpers/harness.js'
+import { bearer, startHarness } from '../../../helpers/harness.js'
 import { roomyAccount } from '../../../helpers/pets.js'
 import { startReceiver } from '../../../helpers/webhook-receiver.js'
+import { addEndpoint } from '../../../helpers/webhooks.js'
 
 const silent = pino({ level: 'silent' })
 const json = (key: string) => ({ ...bearer(key), 'content-type': 'application/json' })
-
-async function addEndpoint(h: Harness, key: string, url: string, eventTypes: string[] = ['*']) {
-  const made = await h.app.inject({
-    method: 'POST',
-    url: '/v1/webhook-endpoints',
-    headers: json(key),
-    payload: { url, eventTypes, description: 'test receiver' },
-  })
-  assert.equal(made.statusCode, 201, made.body)
-  return made.json<{ id: string; secret: string }>()
-}
 
 test('a new pet is delivered signed, with the pet as the API answers it', async (t) => {
   const h = await startHarness(t, { realTime: true })
@@ -72,4 +62,62 @@ test('an account with no subscribed endpoint records nothing', async (t) => {
   assert.equal((await h.app.inject({ url: '/v1/events', headers: bearer(other.key) })).body, '[]')
   assert.equal(await h.services.webhooks!.worker(silent).runOnce(), 0)
   assert.equal(receiver.received.length, 0)
+})
+
+test('after a rotation each delivery is signed with the new secret and, for its grace, the old one', async (t) => {
+  const h = await startHarness(t, { realTime: true })
+  const receiver = await startReceiver(t)
+  const { key } = await roomyAccount(h)
+  const endpoint = await addEndpoint(h, key, receiver.url)
+  const rotate = async (payload: object) => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`,
+      headers: json(key),
+      payload,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json<{ secret: string; previousSecretExpiresAt?: string }>()
+  }
+  const worker = h.services.webhooks!.worker(silent)
+  const testEvent = async () => {
+    const sent = await h.app.inject({
+      method: 'POST',
+      url: `/v1/webhook-endpoints/${endpoint.id}/test`,
+      headers: bearer(key),
+    })
+    assert.equal(sent.statusCode, 202, sent.body)
+    await worker.runOnce()
+    return receiver.received.at(-1)!
+  }
+  const verifies = (secret: string, r: { body: string; headers: object }) => {
+    try {
+      new Webhook(secret).verify(r.body, r.headers as Record<string, string>)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  const second = await rotate({})
+  assert.notEqual(second.secret, endpoint.secret)
+  const day = Date.parse(second.previousSecretExpiresAt!) - Date.now()
+  assert.ok(day > 86_300_000 && day <= 86_400_000, 'the old secret signs for a day by default')
+  const both = await testEvent()
+  assert.equal(String(both.headers['webhook-signature']).split(' ').length, 2)
+  assert.ok(verifies(endpoint.secret, both) && verifies(second.secret, both))
+  assert.equal(JSON.parse(both.body).type, 'webhook.test')
+
+  const third = await rotate({ graceSeconds: 0 })
+  assert.equal(third.previousSecretExpiresAt, undefined)
+  const one = await testEvent()
+  assert.equal(String(one.headers['webhook-signature']).split(' ').length, 1)
+  assert.ok(verifies(third.secret, one) && !verifies(second.secret, one) && !verifies(endpoint.secret, one))
+  const tooLong = await h.app.inject({
+    method: 'POST',
+    url: `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`,
+    headers: json(key),
+    payload: { graceSeconds: 7 * 86_400 + 1 },
+  })
+  assert.equal(tooLong.statusCode, 400)
 })
