@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pino from 'pino'
+import { createDeliveriesRepository } from '../../../src/modules/webhooks/deliveries.repository.js'
 import { bearer, startHarness, type Harness } from '../../helpers/harness.js'
 import { roomyAccount } from '../../helpers/pets.js'
 import { startReceiver } from '../../helpers/webhook-receiver.js'
@@ -128,7 +129,7 @@ test('an address refused at the attempt is never connected to', async (t) => {
   assert.match(attempt!.error!, /private address/)
 })
 
-test('a delivery whose worker died is delivered by another after the lease; two workers deliver each event once', async (t) => {
+test('a delivery whose worker died goes out after its lease; two workers deliver each event once', async (t) => {
   const { h, receiver, addPet, worker } = await setUp(t, () => ({ status: 200 }))
   await addPet('claimed by a worker that dies')
   const deliveries = (
