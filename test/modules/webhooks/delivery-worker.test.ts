@@ -132,12 +132,7 @@ test('an address refused at the attempt is never connected to', async (t) => {
 test('a delivery whose worker died goes out after its lease; two workers deliver each event once', async (t) => {
   const { h, receiver, addPet, worker } = await setUp(t, () => ({ status: 200 }))
   await addPet('claimed by a worker that dies')
-  const deliveries = (
-    await import('../../../src/modules/webhooks/deliveries.repository.js')
-  ).createDeliveriesRepository({
-    db: h.handle.db,
-    clock: h.clock,
-  })
+  const deliveries = createDeliveriesRepository({ db: h.handle.db, clock: h.clock })
   await deliveries.fanOut(10)
   assert.equal((await deliveries.claimDue({ limit: 10, leaseMs: 60 * S })).length, 1)
   await worker.runOnce()
