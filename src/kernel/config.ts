@@ -401,11 +401,11 @@ export const settings = {
   }),
   webhooks: setting({
     env: 'WEBHOOKS',
-    default: 'on',
+    default: undefined,
     doc:
       '`on` or `off`: integrators may register webhook endpoints and are sent events ' +
-      '(docs/integrators/webhooks.md).',
-    parse: (raw: string) => oneOf(['on', 'off'] as const)(raw) === 'on',
+      '(docs/integrators/webhooks.md). Unset: on, except in production without `PETSTORE_SECRETS_KEY`.',
+    parse: oneOf(['on', 'off'] as const),
   }),
   secretsKey: setting({
     env: 'PETSTORE_SECRETS_KEY',
@@ -608,9 +608,12 @@ type Optional =
   | 'secretsKey'
   | 'deliveryAllowedNetworks'
 /** `portal` is resolved from PORTAL, the environment and MAIL_URL; `console` from it and CONSOLE (see loadConfig). */
-export type Config = Omit<Parsed, Optional | 'portal' | 'console'> & { [K in Optional]: Parsed[K] | undefined } & {
+export type Config = Omit<Parsed, Optional | 'portal' | 'console' | 'webhooks'> & {
+  [K in Optional]: Parsed[K] | undefined
+} & {
   portal: boolean
   console: boolean
+  webhooks: boolean
 }
 
 export class ConfigError extends Error {
@@ -637,9 +640,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       problems.push(s.sensitive ? `${s.env}: ${problem}` : `${s.env}=${JSON.stringify(raw)}: ${problem}`)
     }
   }
-  const resolved = config as Omit<Config, 'portal' | 'console'> & {
+  const resolved = config as Omit<Config, 'portal' | 'console' | 'webhooks'> & {
     portal: 'on' | 'off' | undefined
     console: 'on' | 'off' | undefined
+    webhooks: 'on' | 'off' | undefined
   }
   if (resolved.mailUrl === undefined && resolved.environment !== 'production') resolved.mailUrl = 'file:./data/outbox'
   if (
@@ -672,7 +676,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   // The console runs where the portal runs unless CONSOLE says otherwise: `on` runs it alone too (a private console).
   const consoleOn = resolved.console === undefined ? portal : resolved.console === 'on'
-  const result: Config = { ...resolved, portal, console: consoleOn, ...overrides }
+  // Webhooks run where their secrets can be sealed with a key of the operator's: in production only with one.
+  const webhooks =
+    resolved.webhooks === undefined
+      ? resolved.environment !== 'production' || resolved.secretsKey !== undefined
+      : resolved.webhooks === 'on'
+  const result: Config = { ...resolved, portal, console: consoleOn, webhooks, ...overrides }
   problems.push(...consoleProblems(result, resolved, env))
   if (problems.length === 0) result.publicUrl ??= listenerOrigin(result.host, result.port)
   if (problems.length === 0 && result.consolePublicUrl === undefined)
@@ -692,10 +701,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (problems.length === 0 && result.messagesSink === 'webhook' && (!result.webhookUrl || !result.webhookSecret)) {
     problems.push('MESSAGES_SINK=webhook needs MESSAGES_WEBHOOK_URL and MESSAGES_WEBHOOK_SECRET')
   }
-  if (problems.length === 0 && result.webhooks && result.environment === 'production' && !result.secretsKey) {
+  if (
+    problems.length === 0 &&
+    resolved.webhooks === 'on' &&
+    result.environment === 'production' &&
+    !result.secretsKey
+  ) {
     problems.push(
-      'webhooks are on in production (WEBHOOKS=on) and need PETSTORE_SECRETS_KEY, the key their signing secrets ' +
-        'are encrypted with (`openssl rand -base64 32`; keep it apart from the database backups)',
+      "WEBHOOKS=on in production needs PETSTORE_SECRETS_KEY, the key the endpoints' signing secrets are " +
+        'encrypted with (`openssl rand -base64 32`; keep it apart from the database backups)',
     )
   }
   if (problems.length === 0 && result.workers > 1 && !result.redisUrl) {

@@ -1,6 +1,7 @@
 // The Dockerfile, compose.yaml and the systemd unit cannot be run here (no image registry, no systemd as PID 1):
 // every file, script and command they name must exist, and compose must run the instances with the environment
 // and HAProxy file that test/deploy/haproxy.test.ts runs. The image's health check is run for real.
+import { randomBytes } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { execFile, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -11,7 +12,7 @@ import { runCli, tempDir } from '../helpers/cli.js'
 import { spawnServe } from '../helpers/serve.js'
 import { freePorts } from '../scale/support.js'
 import { copyArgs, execForm, readDockerfile } from './dockerfile.js'
-import { ADDRESS_SETTINGS, compose, composeInstanceEnv, deployFile, untilReady } from './support.js'
+import { ADDRESS_SETTINGS, compose, composeInstanceEnv, deployFile, GIVEN_SETTINGS, untilReady } from './support.js'
 
 const dockerfile = () => readDockerfile(deployFile('Dockerfile'))
 const pkg = JSON.parse(readFileSync(deployFile('package.json'), 'utf8')) as { scripts: Record<string, string> }
@@ -144,7 +145,12 @@ test(
       assert.equal(c.services[name].depends_on.migrate.condition, 'service_completed_successfully')
     assert.ok(existsSync(deployFile('Dockerfile')))
     for (const key of Object.keys(env)) assert.ok(SETTING_NAMES.has(key), `${key} is not a setting`)
-    const resolved = { ...env, DATABASE_URL: env.DATABASE_URL!.replace(/\$\{POSTGRES_PASSWORD[^}]*\}/, 'secret') }
+    const resolved = {
+      ...env,
+      DATABASE_URL: env.DATABASE_URL!.replace(/\$\{POSTGRES_PASSWORD[^}]*\}/, 'secret'),
+      PETSTORE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    }
+    assert.match(env.PETSTORE_SECRETS_KEY!, /^\$\{PETSTORE_SECRETS_KEY:\?/, 'compose refuses to start without the key')
     assert.doesNotThrow(() => loadConfig(resolved))
     // What the HAProxy test sets itself is only where things are; each of these, here, points where compose puts it.
     const database = new URL(resolved.DATABASE_URL)
@@ -175,7 +181,7 @@ test(
     assert.equal(env.CONSOLE_PUBLIC_URL, `http://localhost:${env.CONSOLE_PORT}`)
     assert.deepEqual(
       Object.keys(env)
-        .filter((k) => !(ADDRESS_SETTINGS as readonly string[]).includes(k))
+        .filter((k) => ![...ADDRESS_SETTINGS, ...GIVEN_SETTINGS].includes(k as never))
         .sort(),
       ['CONSOLE', 'LOG_LEVEL', 'PETSTORE_ENV', 'PORTAL', 'RATE_LIMIT_FALLBACK_DIVISOR'],
       'the settings the HAProxy test takes from compose as they are',

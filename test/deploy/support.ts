@@ -1,6 +1,7 @@
 // Shared by the proxy tests: the instances' environment as compose.yaml gives it, two real `petstore serve`
 // instances on a fresh PostgreSQL schema and Redis prefix, a client that talks HTTP from a chosen local address,
 // and the Error body every answer must have.
+import { randomBytes } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { spawnSync, type ChildProcessByStdio } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -45,6 +46,9 @@ export const ADDRESS_SETTINGS = [
 ] as const
 
 /** The instances' environment in compose.yaml (`x-petstore-env`, used by app1 and app2). */
+/** Settings compose.yaml takes from its own environment (`${NAME:?…}`): each test gives them a value of its own. */
+export const GIVEN_SETTINGS = ['PETSTORE_SECRETS_KEY'] as const
+
 export function composeInstanceEnv(): Record<string, string> {
   return compose()['x-petstore-env'] as Record<string, string>
 }
@@ -149,6 +153,7 @@ export async function twoInstances(
     TRUST_PROXY: '127.0.0.1',
     HOST: '127.0.0.1',
     CONSOLE_HOST: '127.0.0.1',
+    PETSTORE_SECRETS_KEY: randomBytes(32).toString('base64'),
   }
   // As compose.yaml does: migrations once, then both instances at once.
   const migrated = await runCli(['migrate'], shared)

@@ -271,3 +271,34 @@ test('the URL forms the README gives are accepted as they are', () => {
 
 const settingKey = (variable: string) =>
   Object.entries(settings).find(([, s]) => s.env === variable)![0] as keyof ReturnType<typeof loadConfig>
+
+test('webhooks: on outside production; in production on only with PETSTORE_SECRETS_KEY, refused when asked without', () => {
+  const key = Buffer.alloc(32, 7).toString('base64')
+  const production = { PETSTORE_ENV: 'production', PORTAL: 'off', CONSOLE: 'off' }
+  assert.equal(loadConfig({}).webhooks, true)
+  assert.equal(loadConfig({ WEBHOOKS: 'off' }).webhooks, false)
+  assert.equal(loadConfig(production).webhooks, false, 'a production image without a key still starts')
+  assert.equal(loadConfig({ ...production, PETSTORE_SECRETS_KEY: key }).webhooks, true)
+  assert.throws(
+    () => loadConfig({ ...production, WEBHOOKS: 'on' }),
+    (e: ConfigError) => e.problems.some((p) => /WEBHOOKS=on in production needs PETSTORE_SECRETS_KEY/.test(p)),
+  )
+  const bad = (env: NodeJS.ProcessEnv) => {
+    try {
+      loadConfig(env)
+    } catch (e) {
+      return (e as ConfigError).problems.join('\n')
+    }
+    return ''
+  }
+  const keyProblem = bad({ PETSTORE_SECRETS_KEY: 'not-a-key-but-a-secret' })
+  assert.match(keyProblem, /PETSTORE_SECRETS_KEY: must be 32 random bytes/)
+  assert.ok(!keyProblem.includes('not-a-key-but-a-secret'), 'a secret setting is never echoed')
+  assert.match(bad({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' }), /WEBHOOK_ALLOWED_NETWORKS/)
+  assert.match(bad({ WEBHOOK_DISABLE_AFTER: '5m' }), /WEBHOOK_DISABLE_AFTER.*hours or days/)
+  const set = loadConfig({ WEBHOOK_DISABLE_AFTER: '36h', WEBHOOK_RETRY_SCHEDULE: '1s,2m', WEBHOOK_TIMEOUT_MS: '900' })
+  assert.deepEqual(
+    [set.endpointDisableAfterMs, set.deliveryRetrySchedule, set.deliveryTimeoutMs],
+    [36 * 3_600_000, [1000, 120_000], 900],
+  )
+})
