@@ -272,7 +272,7 @@ test('the URL forms the README gives are accepted as they are', () => {
 const settingKey = (variable: string) =>
   Object.entries(settings).find(([, s]) => s.env === variable)![0] as keyof ReturnType<typeof loadConfig>
 
-test('webhooks: on outside production; in production only with PETSTORE_SECRETS_KEY (refused when asked without)', () => {
+test('webhooks: on outside production; in production only with PETSTORE_SECRETS_KEY (else refused)', () => {
   const key = Buffer.alloc(32, 7).toString('base64')
   const production = { PETSTORE_ENV: 'production', PORTAL: 'off', CONSOLE: 'off' }
   assert.equal(loadConfig({}).webhooks, true)
