@@ -4,6 +4,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { createAccountPurge } from '../modules/accounts/account-purge.js'
 import { createAuditRetention } from '../modules/audit/audit-retention.js'
+import { recordExpiringKeys } from '../modules/accounts/key-expiry-events.js'
 import { keepAuditEntries } from '../modules/audit/audit-guard.js'
 import { logAuditEntries } from '../modules/audit/audit.repository.js'
 import { bootstrapLocalAccount } from '../modules/accounts/bootstrap.js'
@@ -172,6 +173,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // A database outage is one warning and a count every 30 s (ops/outage-log.ts), not a stack every 5 s.
   const loopFailed = (what: string) => (err: unknown) =>
     isDatabaseUnavailable(err) ? services.outages.database.failed(err) : log.error({ err }, what)
+  // key.expiring events: at start and with the purges (key-expiry-events.ts; each is recorded once).
+  const expiringKeys = () => recordExpiringKeys({ db: handle.db, engine: handle.engine, clock: services.clock })
+  if (services.webhooks) expiringKeys().catch(loopFailed('recording key.expiring events failed'))
   // Events to integrators' endpoints: every instance that serves the API delivers; the lease shares the work.
   const webhookWorker = serves('pets') ? services.webhooks?.worker(log) : undefined
   webhookWorker?.start(WEBHOOK_POLL_MS, loopFailed('webhook delivery step failed'))
@@ -179,6 +183,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     services.idempotency.purgeExpired().catch(loopFailed('purging idempotency keys failed'))
     services.usage.purge(services.clock.now()).catch(loopFailed('purging old usage rows failed'))
     services.webhooks?.events.purge(config.eventRetentionDays).catch(loopFailed('purging old events failed'))
+    if (services.webhooks) expiringKeys().catch(loopFailed('recording key.expiring events failed'))
   }, PURGE_EVERY_MS).unref()
   // Deleted accounts' pets, orders and messages: removed at start and every hour (account-purge.ts).
   const accountPurge = createAccountPurge({ db: handle.db, clock: services.clock, engine: handle.engine, log })

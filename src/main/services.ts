@@ -37,6 +37,7 @@ import { createInvitations } from '../modules/integrators/invitations.js'
 import { createSettingsRepository } from '../modules/integrators/settings.repository.js'
 import { createUsage } from '../modules/usage/usage.service.js'
 import { webhookServices } from './webhook-services.js'
+import { createLimitEvents } from '../modules/webhooks/limit-events.js'
 
 export interface ServiceDependencies {
   config: Config
@@ -88,6 +89,8 @@ export async function buildServices({
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
+  // Bans and quota thresholds as webhook events (issue 36), where webhooks are on.
+  const limitEvents = config.webhooks ? createLimitEvents({ engine, clock, log }) : undefined
   const usage = createUsage({ db, engine, accounts, store: rateLimitStore })
   // Mail goes out for the portal and the console (a private console without the portal may have no MAIL_URL).
   const mailer =
@@ -151,7 +154,11 @@ export async function buildServices({
         refused: (reason, subject, by) => (
           metrics.refusals.inc({ reason, subject }), metrics.refused(by.limit, by.plan)
         ),
-        banned: () => metrics.bans.inc(),
+        banned: (ban) => {
+          metrics.bans.inc()
+          limitEvents?.banned(ban)
+        },
+        ...(limitEvents ? { quotaCrossed: limitEvents.quotaCrossed } : {}),
       },
     }),
     cursors: createCursorCodec({ secret: await loadOrCreateSecret(db, 'cursor_secret') }),
@@ -160,7 +167,7 @@ export async function buildServices({
     /** The mailer of the portal and the console; absent where neither is on or no MAIL_URL is set. */
     mailer,
     /** Endpoints, events and the delivery worker (WEBHOOKS=on; docs/integrators/webhooks.md). */
-    webhooks: config.webhooks ? webhookServices({ config, db, clock }) : undefined,
+    webhooks: config.webhooks ? webhookServices({ config, db, clock, metrics }) : undefined,
     /** Requests for a higher plan (the portal asks, the console decides); where either is on. */
     planRequests,
     /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */

@@ -144,6 +144,15 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
     labelNames: ['sink'] as const,
     registers: [registry],
   })
+  const webhookAttempts = new Counter({
+    name: 'petstore_webhook_delivery_attempts_total',
+    help:
+      'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later) or failed (the last ' +
+      'attempt, a 410, or its endpoint disabled)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  })
+  for (const outcome of ['delivered', 'retry', 'failed']) webhookAttempts.labels(outcome).inc(0)
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] })
   const portal = {
     signups: counter(
@@ -174,6 +183,8 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
     bans,
     keyCache,
     portal,
+    /** A webhook delivery attempt and what followed from it. */
+    webhookAttempt: (outcome: 'delivered' | 'retry' | 'failed') => webhookAttempts.labels(outcome).inc(),
     refused: (limit: RefusedLimit, plan: string | undefined) => refusedByPlan.inc({ limit, plan: plan ?? 'none' }),
     /** `sink` with its failed deliveries counted under `name`. */
     countingFailures<M>(

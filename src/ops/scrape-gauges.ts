@@ -10,6 +10,7 @@ import type { Clock } from '../kernel/clock.js'
 import type { Database } from '../db/schema.js'
 import { buildRevision, packageInfo } from '../kernel/version.js'
 import type { RedisState } from './dependency-checks.js'
+import { registerWebhookGauges } from './webhook-gauges.js'
 
 /** The worker slot a process fills under `serve --workers N` (set by cluster.ts; a replacement keeps its slot). */
 const WORKER_SLOT_ENV = 'PETSTORE_WORKER_SLOT'
@@ -102,6 +103,7 @@ export function registerScrapeGauges({ registry, db, clock, redis, plans }: Scra
   }
   if (!db) return
   const now = () => (clock ? clock.now() : Date.now())
+  registerWebhookGauges({ registry, db, now, withinTimeout })
   // prom-client collects every metric of a scrape at once: both outbox gauges share one read.
   let reading: Promise<{ depth: number; oldestSeconds: number }> | undefined
   const readOutbox = () => (reading ??= withinTimeout(outbox(db, now())).finally(() => (reading = undefined)))

@@ -7,6 +7,7 @@ import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
+import pino from 'pino'
 import { createWebhookSink, type MessageSink } from '../../src/modules/messages/sinks.js'
 import { packageInfo } from '../../src/kernel/version.js'
 import { testActor } from '../helpers/actors.js'
@@ -15,6 +16,7 @@ import { bearer, errorOf, startHarness, type Harness } from '../helpers/harness.
 import { startMessagesHarness, type MessagesHarness } from '../helpers/messages-harness.js'
 import { client, GOOD_PASSWORD, portalHarness, signedUpUser } from '../helpers/portal.js'
 import { parseMetrics, type Sample } from '../helpers/prometheus.js'
+import { addEndpoint } from '../helpers/webhooks.js'
 import { pollUntil } from '../helpers/within.js'
 
 const REMOTE = '10.0.0.1'
@@ -291,6 +293,46 @@ test('/metrics: outbox depth and oldest age read at scrape; failed webhook deliv
   assert.equal(valueOf(failed, 'petstore_message_delivery_failures_total', { sink: 'webhook' }), 2)
   assert.equal(valueOf(failed, 'petstore_messages_outbox_depth'), 2, 'both wait for their retry')
   assert.equal(valueOf(failed, 'petstore_messages_outbox_oldest_age_seconds'), 120)
+})
+
+test('the webhooks: attempts by outcome, what waits to go out and how old the oldest is', async (t) => {
+  let status = 500
+  const receiver = createServer((_req, res) => res.writeHead(status).end()).listen(0, '127.0.0.1')
+  await once(receiver, 'listening')
+  t.after(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
+  const h = await startHarness(t, { env: { WEBHOOK_RETRY_SCHEDULE: '10s' } })
+  const { key } = await h.newAccount({ plan: 'business' })
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+  await addEndpoint(h, key, url)
+  const empty = await scrape(h)
+  for (const outcome of ['delivered', 'retry', 'failed'])
+    assert.equal(valueOf(empty, 'petstore_webhook_delivery_attempts_total', { outcome }), 0)
+  assert.equal(valueOf(empty, 'petstore_webhook_events_waiting'), 0)
+  assert.equal(valueOf(empty, 'petstore_webhook_oldest_waiting_age_seconds'), 0)
+
+  const pet = { name: 'Rex', categoryId: 1 }
+  await h.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: pet,
+  })
+  h.clock.advance(90_000)
+  const waiting = await scrape(h)
+  assert.equal(valueOf(waiting, 'petstore_webhook_events_waiting'), 1)
+  assert.equal(valueOf(waiting, 'petstore_webhook_oldest_waiting_age_seconds'), 90)
+  const worker = h.services.webhooks!.worker(pino({ level: 'silent' }))
+  await worker.runOnce()
+  const retried = await scrape(h)
+  assert.equal(valueOf(retried, 'petstore_webhook_delivery_attempts_total', { outcome: 'retry' }), 1)
+  assert.equal(valueOf(retried, 'petstore_webhook_events_waiting'), 1, 'waiting for its retry')
+  status = 204
+  h.clock.advance(10_000)
+  await worker.runOnce()
+  const done = await scrape(h)
+  assert.equal(valueOf(done, 'petstore_webhook_delivery_attempts_total', { outcome: 'delivered' }), 1)
+  assert.equal(valueOf(done, 'petstore_webhook_events_waiting'), 0)
+  assert.equal(valueOf(done, 'petstore_webhook_oldest_waiting_age_seconds'), 0)
 })
 
 test(

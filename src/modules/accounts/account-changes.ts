@@ -12,6 +12,8 @@ import { newId } from './api-keys.js'
 import { AccountInputError, AccountStateError, DELETED_ACCOUNT_NAME, toAccount, type Account } from './account-rows.js'
 import { plainTextProblem } from './key-input.js'
 import { planFigures, quotaOf } from './plans.js'
+import { accountData } from './account-events.js'
+import { recordEvent } from '../webhooks/record-event.js'
 
 export const REASON_MAX = 500
 
@@ -132,6 +134,8 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount, rem
           target: { kind: 'account', id: row.id },
           changes: { before, after },
         })
+        const data = { ...accountData(toAccount(next)), previous: before }
+        await recordEvent(trx, { accountId: row.id, type: 'account.plan_changed', data, at: clock.now() })
         return toAccount(next)
       })
     },
@@ -160,6 +164,7 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount, rem
           target: { kind: 'account', id: row.id },
           changes: { reason },
         })
+        await recordEvent(trx, { accountId: row.id, type: 'account.suspended', data: accountData(toAccount(next)), at })
         return toAccount(next)
       })
     },
@@ -181,6 +186,8 @@ export function accountChanges({ clock, engine, changingKeys, lockedAccount, rem
           target: { kind: 'account', id: row.id },
           changes: { before: { suspendedAt: row.suspended_at, reason: row.suspension_reason } },
         })
+        const data = accountData(toAccount(next))
+        await recordEvent(trx, { accountId: row.id, type: 'account.reactivated', data, at: clock.now() })
         return toAccount(next)
       })
     },

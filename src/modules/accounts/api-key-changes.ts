@@ -11,6 +11,8 @@ import { displayPrefix, generateApiKey, hashApiKey, newId, type KeyEnvironment }
 import { checkExpiry, checkGraceSeconds, checkKeyName, KeyLimitError } from './key-input.js'
 import { keyState } from './key-state.js'
 import { checkScopes, encodeScopes, type Scope } from './key-scopes.js'
+import { keyData } from './account-events.js'
+import { recordEvent } from '../webhooks/record-event.js'
 
 /**
  * A new key (created or rolled) only for an account that can use it: a suspended account's keys would be refused
@@ -110,6 +112,8 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
           target: { kind: 'key', id: created.id },
           changes: { after: { name, environment: created.environment, prefix: created.prefix, expiresAt, scopes } },
         })
+        const data = keyData(created)
+        await recordEvent(trx, { accountId: input.accountId, type: 'key.created', data, at: clock.now() })
         return created
       })
     },
@@ -173,6 +177,9 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
             scopes,
           },
         })
+        const replaces = { id: old.id, prefix: old.key_prefix, graceEndsAt: rolled.grace_ends_at }
+        const data = { ...keyData(created), replaces }
+        await recordEvent(trx, { accountId: old.account_id, type: 'key.rolled', data, at })
         return { previous: toKeyInfo({ ...old, ...rolled }, at), created }
       })
     },
@@ -252,7 +259,9 @@ export function apiKeyChanges({ clock, engine, changingKeys, keyRow, lockedAccou
           target: { kind: 'key', id: keyId },
           changes: { name: row.name, prefix: row.key_prefix },
         })
-        return toKeyInfo({ ...row, revoked_at: iso(at) }, at)
+        const revoked = toKeyInfo({ ...row, revoked_at: iso(at) }, at)
+        await recordEvent(trx, { accountId: row.account_id, type: 'key.revoked', data: keyData(revoked), at })
+        return revoked
       })
     },
   }

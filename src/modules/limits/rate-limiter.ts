@@ -50,7 +50,20 @@ interface LimitEvents {
     subject: 'account' | 'address',
     by: { limit: 'minute' | 'day' | 'ban' | 'address'; plan?: string },
   ) => void
-  banned?: () => void
+  /** A key's ban started (its account's webhooks say so). */
+  banned?: (ban: { accountId: string; keyId: string; until: number }) => void
+  /**
+   * This admitted request was the one that took the account's day past `threshold` % of its quota (80 or 100): each
+   * count is one request's, so each crossing is seen once (the event is recorded once a day whatever).
+   */
+  quotaCrossed?: (crossing: { accountId: string; threshold: number; used: number; limit: number; day: string }) => void
+}
+
+const THRESHOLDS = [80, 100]
+
+/** The threshold this count is the first to reach (`used` requests of `limit`), if any. */
+function crossed(used: number, limit: number): number | undefined {
+  return THRESHOLDS.find((t) => used === Math.ceil((limit * t) / 100))
 }
 
 /** Windows and their policy header, made once per quota rather than on every request. */
@@ -85,18 +98,34 @@ export function createRateLimiter({
     return policy
   }
 
-  async function decide(subject: string, policy: Policy, banSubject?: string, plan?: string): Promise<LimitOutcome> {
+  async function decide(
+    subject: string,
+    policy: Policy,
+    owner?: { accountId: string; keyId: string },
+    plan?: string,
+  ): Promise<LimitOutcome> {
     const now = clock.now()
-    const ban = banSubject
-      ? { subject: banSubject, threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 }
+    const ban = owner
+      ? { subject: keySubject(owner.keyId), threshold: limits.banThreshold, durationMs: limits.banSeconds * 1000 }
       : undefined
     const result = await store.consume({ subject, windows: policy.windows, now, ban })
     // A store may enforce other limits than asked (the Redis fallback divides them): the headers say what holds.
     const asked = result.windows.every((w, i) => w.limit === policy.windows[i]?.limit)
     const policyValue = asked ? policy.header : undefined
-    if (result.admitted) return { headers: rateLimitHeaders(result.windows, now, policyValue) }
+    if (result.admitted) {
+      const day = result.windows.find((w) => w.name === 'day')
+      const threshold = day && owner && events.quotaCrossed ? crossed(day.used, day.limit) : undefined
+      if (threshold !== undefined) {
+        const date = new Date(day!.resetAt - 1).toISOString().slice(0, 10)
+        events.quotaCrossed!({ accountId: owner!.accountId, threshold, used: day!.used, limit: day!.limit, day: date })
+      }
+      return { headers: rateLimitHeaders(result.windows, now, policyValue) }
+    }
     const kind = subject.startsWith('account:') ? 'account' : 'address'
-    if (result.banStarted) events.banned?.()
+    if (result.banStarted) {
+      const until = result.bannedUntil ?? now + limits.banSeconds * 1000
+      if (owner) events.banned?.({ ...owner, until })
+    }
     const retry = retryAfterSeconds(result.windows, now)
     const limit =
       kind === 'address'
@@ -128,7 +157,12 @@ export function createRateLimiter({
   return {
     /** Counts one request of an authenticated key against its account's plan. */
     forAccount: (input: { accountId: string; keyId: string; quota: Quota; plan?: string }) =>
-      decide(accountSubject(input.accountId), accountPolicy(input.quota), keySubject(input.keyId), input.plan),
+      decide(
+        accountSubject(input.accountId),
+        accountPolicy(input.quota),
+        { accountId: input.accountId, keyId: input.keyId },
+        input.plan,
+      ),
     /** Counts one request that carries no valid key against the client address. */
     forAddress: (address: string) => decide(`address:${address}`, addressPolicy),
     /** The address's headers without counting anything (a request we failed to judge, e.g. the database is down). */

@@ -7,6 +7,16 @@ export const EVENT_TYPES = {
   'order.deleted': 'An order was cancelled (`data`: the Order as it was).',
   'message.delivered': 'A queued message was delivered (`data`: the Message).',
   'message.failed': 'A queued message failed after its last retry (`data`: the Message).',
+  'key.created': 'An API key was created (`data`: the key as listed, never its secret).',
+  'key.rolled': 'A key was rolled (`data`: the new key; `replaces`: the old one and until when it works).',
+  'key.revoked': 'A key was revoked (`data`: the key).',
+  'key.expiring': 'A key expires in 7 days, and again in 1 day (`data`: the key; `expiresIn`: `7d` or `1d`).',
+  'key.banned': "A key was temporarily banned for sending on while refused (`data`: the key id and the ban's end).",
+  'quota.threshold':
+    "The day's usage crossed 80 % or 100 % of the plan's daily quota, once each a day (`data`: the figures).",
+  'account.plan_changed': "The account's plan or quota changed (`data`: the account; `previous`: the plan before).",
+  'account.suspended': 'The account was suspended by the operator (`data`: the account, with the reason).',
+  'account.reactivated': 'The account was reactivated (`data`: the account).',
   'webhook.test': 'Sent on request from the portal or `POST /v1/webhook-endpoints/{id}/test`; nothing changed.',
 } as const
 

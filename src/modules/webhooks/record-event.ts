@@ -1,0 +1,25 @@
+// Records an event that no row trigger describes (a key, an account, a quota), in the transaction of the change
+// itself (`executor`): one statement that inserts the event only when an enabled endpoint of the account is
+// subscribed to its type, as the triggers of 0015_webhook-triggers.ts do for rows. An account nobody listens for
+// pays one index probe.
+import { randomBytes } from 'node:crypto'
+import { sql, type Kysely } from 'kysely'
+import { dialectOf } from '../../db/database.js'
+import type { Database } from '../../db/schema.js'
+import type { EventType } from './event-types.js'
+
+export async function recordEvent(
+  executor: Kysely<Database>,
+  input: { accountId: string; type: EventType; data: unknown; at: number; id?: string },
+): Promise<void> {
+  const contains = dialectOf(executor) === 'postgres' ? 'strpos' : 'instr'
+  const id = input.id ?? `evt_${randomBytes(16).toString('hex')}`
+  const data = JSON.stringify(input.data)
+  const at = new Date(input.at).toISOString()
+  // A fixed id (a quota threshold's, once a day) is recorded once: another insert of it adds nothing.
+  await sql`insert into webhook_events (id, account_id, type, data, created_at)
+select cast(${id} as text), cast(${input.accountId} as text), cast(${input.type} as text), cast(${data} as text),
+cast(${at} as text) where exists (select 1 from webhook_endpoints where account_id = ${input.accountId}
+and enabled = 1 and (event_types = '*' or ${sql.raw(contains)}(event_types, ${` ${input.type} `}) > 0))
+on conflict (id) do nothing`.execute(executor)
+}
