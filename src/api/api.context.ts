@@ -13,6 +13,7 @@ import type { OrdersRepository } from '../modules/orders/orders.repository.js'
 import type { PetsRepository } from '../modules/pets/pets.repository.js'
 import type { Usage } from '../modules/usage/usage.service.js'
 import type { WebhookEndpoints } from '../modules/webhooks/endpoints.service.js'
+import type { DeliveryLog } from '../modules/webhooks/delivery-log.js'
 import type { EventsRepository } from '../modules/webhooks/events.repository.js'
 import type { CursorCodec } from './contract/cursor.js'
 
@@ -29,7 +30,7 @@ export interface ApiContext {
   cursors: CursorCodec
   idempotency: IdempotencyRepository
   /** Absent with WEBHOOKS=off (the routes are then not registered). */
-  webhooks?: { endpoints: WebhookEndpoints; events: EventsRepository }
+  webhooks?: { endpoints: WebhookEndpoints; events: EventsRepository; deliveryLog: DeliveryLog }
 }
 
 /** What a route plugin of the API is registered with. */

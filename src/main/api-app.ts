@@ -7,8 +7,10 @@ import { createBaseApp } from '../api/platform/base-app.js'
 import { deprecationHooks } from '../api/contract/deprecation.js'
 import { registerIndexRoutes } from '../api/v1/index.routes.js'
 import { eventsRoutes } from '../api/v1/events.routes.js'
+import { webhookDeliveriesRoutes } from '../api/v1/webhook-deliveries.routes.js'
 import { webhookEndpointsRoutes } from '../api/v1/webhook-endpoints.routes.js'
 import {
+  DeliveryAttemptsSchema,
   EventSchema,
   EventsSchema,
   NewWebhookEndpointSchema,
@@ -40,7 +42,11 @@ export interface AppDependencies extends ServiceDependencies {
 /** The API's context (api/api.context.ts): the services its routes use, the same objects on both listeners. */
 export function apiContext(services: Services): ApiContext {
   const { config, clock, accounts, audit, usage, limiter, pets, orders, messages, cursors, idempotency } = services
-  const webhooks = services.webhooks && { endpoints: services.webhooks.endpoints, events: services.webhooks.events }
+  const webhooks = services.webhooks && {
+    endpoints: services.webhooks.endpoints,
+    events: services.webhooks.events,
+    deliveryLog: services.webhooks.deliveryLog,
+  }
   return { config, clock, accounts, audit, usage, limiter, pets, orders, messages, cursors, idempotency, webhooks }
 }
 
@@ -76,6 +82,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     WebhookEndpointsSchema,
     EventSchema,
     EventsSchema,
+    DeliveryAttemptsSchema,
   ]) {
     app.addSchema(schema)
   }
@@ -104,6 +111,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await v1.register(ordersRoutes, { api })
       if (api.webhooks) {
         await v1.register(webhookEndpointsRoutes, { api })
+        await v1.register(webhookDeliveriesRoutes, { api })
         await v1.register(eventsRoutes, { api })
       }
     },
@@ -121,6 +129,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       audit: services.audit,
       metrics: services.metrics.portal,
       databaseOutage: services.outages.database,
+      webhooks: services.webhooks && {
+        endpoints: services.webhooks.endpoints,
+        deliveryLog: services.webhooks.deliveryLog,
+      },
       ...services.portal,
     })
   }

@@ -7,9 +7,11 @@ import type { Config } from '../kernel/config.js'
 import type { Logger } from '../kernel/logger.js'
 import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys } from '../kernel/secret-box.js'
 import { packageInfo } from '../kernel/version.js'
+import type { Metrics } from '../ops/metrics.js'
 import type { Database } from '../db/schema.js'
 import { createAddressPolicy } from '../modules/webhooks/address-policy.js'
 import { createDeliveriesRepository } from '../modules/webhooks/deliveries.repository.js'
+import { createDeliveryLog } from '../modules/webhooks/delivery-log.js'
 import { createDeliveryWorker } from '../modules/webhooks/delivery-worker.js'
 import { createEndpointsRepository } from '../modules/webhooks/endpoints.repository.js'
 import { createWebhookEndpoints } from '../modules/webhooks/endpoints.service.js'
@@ -18,7 +20,17 @@ import { createWebhookHttp } from '../modules/webhooks/webhook-http.js'
 
 const DELIVERY_BATCH = 20
 
-export function webhookServices({ config, db, clock }: { config: Config; db: Kysely<Database>; clock: Clock }) {
+export function webhookServices({
+  config,
+  db,
+  clock,
+  metrics,
+}: {
+  config: Config
+  db: Kysely<Database>
+  clock: Clock
+  metrics: Pick<Metrics, 'webhookAttempt'>
+}) {
   const production = config.environment === 'production'
   // Production refuses to start without a key (config.ts); elsewhere the public development key seals them.
   const secrets = createSecretBox(config.secretsKey ?? parseSecretsKeys(DEVELOPMENT_SECRETS_KEY))
@@ -39,6 +51,8 @@ export function webhookServices({ config, db, clock }: { config: Config; db: Kys
   return {
     endpoints,
     events,
+    /** Each endpoint's attempts, and sending events again. */
+    deliveryLog: createDeliveryLog({ db, clock }),
     /** The worker that delivers; `serve` starts it (tests run its steps themselves). */
     worker: (log: Logger) =>
       createDeliveryWorker({
@@ -46,6 +60,7 @@ export function webhookServices({ config, db, clock }: { config: Config; db: Kys
         endpoints: createEndpointsRepository(db),
         signingSecrets: endpoints.signingSecrets,
         disable: endpoints.disableForDeliveries,
+        counted: metrics.webhookAttempt,
         send: http.send,
         clock,
         log,

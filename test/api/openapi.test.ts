@@ -78,6 +78,9 @@ test(
       sendWebhookTestEvent: 'webhooks:write',
       listEvents: 'webhooks:read',
       getEvent: 'webhooks:read',
+      listWebhookAttempts: 'webhooks:read',
+      resendWebhookEvent: 'webhooks:write',
+      recoverWebhookEvents: 'webhooks:write',
     }
     for (const [path, method, op] of operations(doc)) {
       const scope = needs[op.operationId]
@@ -107,6 +110,9 @@ test(
       '/store/orders/{orderId}',
       '/webhook-endpoints',
       '/webhook-endpoints/{endpointId}',
+      '/webhook-endpoints/{endpointId}/attempts',
+      '/webhook-endpoints/{endpointId}/recover',
+      '/webhook-endpoints/{endpointId}/resend',
       '/webhook-endpoints/{endpointId}/rotate-secret',
       '/webhook-endpoints/{endpointId}/test',
     ])
@@ -127,7 +133,7 @@ test(
 test('every non-2xx response of every operation is the Error schema', async (t) => {
   const doc = await documentOf(t)
   const ops = operations(doc)
-  assert.equal(ops.length, 16, 'three pet operations, the four of the store, the seven of webhooks and two of events')
+  assert.equal(ops.length, 19, 'three pet operations, the four of the store, ten of webhooks and two of events')
   for (const [path, method, op] of ops) {
     const statuses = Object.keys(op.responses)
     assert.ok(statuses.includes('401'), `${method} ${path} does not document 401`)

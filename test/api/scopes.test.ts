@@ -59,6 +59,9 @@ const NEEDS: Record<string, Scope> = {
   sendWebhookTestEvent: 'webhooks:write',
   listEvents: 'webhooks:read',
   getEvent: 'webhooks:read',
+  listWebhookAttempts: 'webhooks:read',
+  resendWebhookEvent: 'webhooks:write',
+  recoverWebhookEvents: 'webhooks:write',
 }
 const ALL_OPERATIONS: ScopedOperation[] = [
   ...[...OPERATIONS, ...ORDER_OPERATIONS, ...WEBHOOK_OPERATIONS].map((op) => ({

@@ -67,6 +67,7 @@ function sampleOf(doc: Doc, schema: Doc): unknown {
   if (s.type === 'integer') return s.minimum ?? 1
   if (s.type === 'boolean') return false
   if (s.type === 'string') return s.format === 'date-time' ? '2027-01-01T00:00:00Z' : 'Rex'
+  if (s.type === 'array') return Array.from({ length: s.minItems ?? 0 }, () => sampleOf(doc, s.items))
   if (s.type === 'object')
     return Object.fromEntries(((s.required ?? []) as string[]).map((name) => [name, sampleOf(doc, s.properties[name])]))
   throw new Error(`no sample for ${JSON.stringify(s)}`)
@@ -145,11 +146,14 @@ test(
             field.in === 'path' && name === field.name ? value : '1',
           )
           const query = field.in === 'query' ? `?${field.name}=${value}` : ''
-          // The JSON text written by hand around the value: its escapes are sent as written.
+          // The JSON text written by hand around the value: its escapes are sent as written. An operation with a
+          // body gets a valid one when the field under test is in its path.
           const payload =
             field.in === 'body'
               ? stringify({ ...example, [field.name]: '@@' })!.replace('"@@"', `"${value}"`)
-              : undefined
+              : example === undefined
+                ? undefined
+                : stringify(example)
           const response = await app.inject({
             method: field.method,
             url: base + path + query,

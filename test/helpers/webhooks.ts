@@ -23,12 +23,12 @@ export async function addEndpoint(
   return made.json<{ id: string; secret: string }>()
 }
 
-/** One event of the account: a test event sent to a new endpoint. */
-async function anEvent(h: Harness, key: string): Promise<string> {
+/** A new endpoint and one event of the account: a test event sent to it. */
+async function anEvent(h: Harness, key: string): Promise<{ endpointId: string; eventId: string }> {
   const { id } = await addEndpoint(h, key)
   const sent = await h.app.inject({ method: 'POST', url: `/v1/webhook-endpoints/${id}/test`, headers: bearer(key) })
   assert.equal(sent.statusCode, 202, sent.body)
-  return sent.json<{ id: string }>().id
+  return { endpointId: id, eventId: sent.json<{ id: string }>().id }
 }
 
 export const WEBHOOK_OPERATIONS: Operation[] = [
@@ -74,5 +74,18 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     ok: 202,
   },
   { name: 'listEvents', method: 'GET', url: async () => '/v1/events', ok: 200 },
-  { name: 'getEvent', method: 'GET', url: async (h, a) => `/v1/events/${await anEvent(h, a.key)}`, ok: 200 },
+  { name: 'getEvent', method: 'GET', url: async (h, a) => `/v1/events/${(await anEvent(h, a.key)).eventId}`, ok: 200 },
+  {
+    name: 'listWebhookAttempts',
+    method: 'GET',
+    url: async (h, a) => `/v1/webhook-endpoints/${(await addEndpoint(h, a.key)).id}/attempts`,
+    ok: 200,
+  },
+  {
+    name: 'recoverWebhookEvents',
+    method: 'POST',
+    url: async (h, a) => `/v1/webhook-endpoints/${(await addEndpoint(h, a.key)).id}/recover`,
+    body: { since: '2020-01-01T00:00:00Z' },
+    ok: 202,
+  },
 ]

@@ -30,6 +30,7 @@ const bad: Record<string, [value: string, problem: string]> = {
   ],
   CORS_ORIGINS: [`https://ops:${SECRET}@app.example.com`, 'CORS_ORIGINS: must be an origin'],
   CONSOLE_PUBLIC_URL: [`https://ops:${SECRET}@console.example.com`, 'CONSOLE_PUBLIC_URL: must be an origin'],
+  PETSTORE_SECRETS_KEY: [`${SECRET}${SECRET}`, 'PETSTORE_SECRETS_KEY: must be 32 random bytes as base64 or hex'],
 }
 
 const sensitive = Object.values(settings).filter((s) => s.sensitive !== undefined)

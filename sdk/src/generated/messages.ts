@@ -52,7 +52,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "account_suspended" | "insufficient_scope" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "account_suspended" | "insufficient_scope" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code of the response. */

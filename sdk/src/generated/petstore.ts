@@ -2,6 +2,46 @@
 // run `npm run sdk:types` after changing a route or a schema.
 
 export interface paths {
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Events recorded for your account, newest first, optionally of one type. An event is recorded only while an enabled endpoint of the account is subscribed to its type. When more exist the response carries `Link: <…>; rel="next"`. Needs an API key with the `webhooks:read` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Needs an API key with the `webhooks:read` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pets": {
         parameters: {
             query?: never;
@@ -95,6 +135,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Needs an API key with the `webhooks:read` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Registers a URL that is sent the chosen events, signed per Standard Webhooks. The response holds the signing secret: it is not shown again (rotate it to get a new one). At most 10 endpoints per account. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Needs an API key with the `webhooks:read` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it, retries included. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the fields sent; `enabled: false` disables it, `true` enables it again. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's delivery attempts
+         * @description Every attempt to deliver an event to the endpoint, newest first, kept `WEBHOOK_RETENTION_DAYS`: the status code or the class of error, how long it took and the first 1 KiB of the answer. Needs an API key with the `webhooks:read` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send every failed event again
+         * @description Every event recorded since `since` whose delivery to this endpoint failed is sent again. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        post: operations["recoverWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to the endpoint again
+         * @description The event is sent again at once, on the retry schedule if it fails, whether or not it went out. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        post: operations["resendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Makes a new secret and returns it (once). The old one keeps signing for `graceSeconds` (default a day): until then each delivery carries both signatures, so receivers can switch without losing an event. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Records a `webhook.test` event and sends it to this endpoint only, like any event. Needs an API key with the `webhooks:write` scope (a key without it is answered `403` `insufficient_scope`).
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -105,12 +297,326 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "account_suspended" | "insufficient_scope" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "bad_request" | "invalid_parameter" | "invalid_body" | "invalid_json" | "invalid_content_type" | "invalid_cursor" | "invalid_idempotency_key" | "missing_api_key" | "invalid_authorization_header" | "invalid_api_key" | "account_suspended" | "insufficient_scope" | "not_found" | "pet_not_found" | "order_not_found" | "message_not_found" | "webhook_endpoint_not_found" | "event_not_found" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "idempotency_key_in_progress" | "method_not_allowed" | "request_timeout" | "operation_sunset" | "idempotency_key_reused" | "payload_too_large" | "unsupported_content_encoding" | "expectation_failed" | "rate_limit_exceeded" | "temporarily_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /** @description The HTTP status code of the response. */
             status: number;
         };
+        /**
+         * Event
+         * @description An event; `type` says which. `pet.created`: A pet was added to the account (`data`: the Pet). `order.created`: An order was placed (`data`: the Order). `order.updated`: An order's status changed (`data`: the Order, and `previous.status`). `order.deleted`: An order was cancelled (`data`: the Order as it was). `message.delivered`: A queued message was delivered (`data`: the Message). `message.failed`: A queued message failed after its last retry (`data`: the Message). `key.created`: An API key was created (`data`: the key as listed, never its secret). `key.rolled`: A key was rolled (`data`: the new key; `replaces`: the old one and until when it works). `key.revoked`: A key was revoked (`data`: the key). `key.expiring`: A key expires in 7 days, and again in 1 day (`data`: the key; `expiresIn`: `7d` or `1d`). `key.banned`: A key was temporarily banned for sending on while refused (`data`: the key id and the ban's end). `quota.threshold`: The day's usage crossed 80 % or 100 % of the plan's daily quota, once each a day (`data`: the figures). `account.plan_changed`: The account's plan or quota changed (`data`: the account; `previous`: the plan before). `account.suspended`: The account was suspended by the operator (`data`: the account, with the reason). `account.reactivated`: The account was reactivated (`data`: the account). `webhook.test`: Sent on request from the portal or `POST /v1/webhook-endpoints/{id}/test`; nothing changed.
+         */
+        Event: {
+            data: components["schemas"]["Pet"];
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "pet.created";
+        } | {
+            data: components["schemas"]["Order"];
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "order.created";
+        } | {
+            /** @description The Order, and what changed. */
+            data: {
+                /** @description Whether the order is complete. */
+                complete: boolean;
+                /**
+                 * Format: date-time
+                 * @description When the order was placed (UTC, set by the service).
+                 */
+                createdAt: string;
+                /**
+                 * Format: int64
+                 * @description Unique identifier assigned on placement.
+                 */
+                id: number;
+                /**
+                 * Format: int64
+                 * @description The animal ordered.
+                 */
+                petId: number;
+                /** @description What the changed fields were before. */
+                previous: {
+                    status: components["schemas"]["OrderStatus"];
+                };
+                /** @description How many. */
+                quantity: number;
+                /**
+                 * Format: date-time
+                 * @description When to ship, in UTC with milliseconds (`2026-12-01T10:00:00.000Z`).
+                 */
+                shipDate?: string;
+                status: components["schemas"]["OrderStatus"];
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "order.updated";
+        } | {
+            data: components["schemas"]["Order"];
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "order.deleted";
+        } | {
+            /** @description The Message, as `GET /messages/{id}` answers it. */
+            data: {
+                createdAt: string;
+                /** @description The message (`msg_…`). */
+                id: string;
+                message: string;
+                /** @enum {string} */
+                status: "queued" | "delivered" | "failed";
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "message.delivered";
+        } | {
+            /** @description The Message, as `GET /messages/{id}` answers it. */
+            data: {
+                createdAt: string;
+                /** @description The message (`msg_…`). */
+                id: string;
+                message: string;
+                /** @enum {string} */
+                status: "queued" | "delivered" | "failed";
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "message.failed";
+        } | {
+            /** @description The key as the portal lists it; never its secret. */
+            data: {
+                createdAt: string;
+                /** @enum {string} */
+                environment: "live" | "test";
+                expiresAt: string | null;
+                graceEndsAt: string | null;
+                /** @description The key (`key_…`). */
+                id: string;
+                name: string | null;
+                /** @description The start of the key, as the portal shows it. */
+                prefix: string;
+                replacedBy: string | null;
+                revokedAt: string | null;
+                scopes: string[];
+                /** @description `active`, `expired`, `revoked`, `rolled` … */
+                state: string;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "key.created";
+        } | {
+            data: {
+                createdAt: string;
+                /** @enum {string} */
+                environment: "live" | "test";
+                expiresAt: string | null;
+                graceEndsAt: string | null;
+                /** @description The key (`key_…`). */
+                id: string;
+                name: string | null;
+                /** @description The start of the key, as the portal shows it. */
+                prefix: string;
+                replacedBy: string | null;
+                /** @description The key rolled, and until when it still works. */
+                replaces: {
+                    graceEndsAt: string;
+                    id: string;
+                    prefix: string;
+                };
+                revokedAt: string | null;
+                scopes: string[];
+                /** @description `active`, `expired`, `revoked`, `rolled` … */
+                state: string;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "key.rolled";
+        } | {
+            /** @description The key as the portal lists it; never its secret. */
+            data: {
+                createdAt: string;
+                /** @enum {string} */
+                environment: "live" | "test";
+                expiresAt: string | null;
+                graceEndsAt: string | null;
+                /** @description The key (`key_…`). */
+                id: string;
+                name: string | null;
+                /** @description The start of the key, as the portal shows it. */
+                prefix: string;
+                replacedBy: string | null;
+                revokedAt: string | null;
+                scopes: string[];
+                /** @description `active`, `expired`, `revoked`, `rolled` … */
+                state: string;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "key.revoked";
+        } | {
+            data: {
+                createdAt: string;
+                /** @enum {string} */
+                environment: "live" | "test";
+                expiresAt: string | null;
+                /** @enum {string} */
+                expiresIn: "7d" | "1d";
+                graceEndsAt: string | null;
+                /** @description The key (`key_…`). */
+                id: string;
+                name: string | null;
+                /** @description The start of the key, as the portal shows it. */
+                prefix: string;
+                replacedBy: string | null;
+                revokedAt: string | null;
+                scopes: string[];
+                /** @description `active`, `expired`, `revoked`, `rolled` … */
+                state: string;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "key.expiring";
+        } | {
+            data: {
+                /** @description When the ban ends (ISO 8601, UTC). */
+                bannedUntil: string;
+                keyId: string;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "key.banned";
+        } | {
+            data: {
+                /** @description The UTC day (`2030-01-31`). */
+                day: string;
+                /** @description The daily quota. */
+                limit: number;
+                /**
+                 * @description The percentage crossed.
+                 * @enum {integer}
+                 */
+                threshold: 80 | 100;
+                /** @description Requests counted against today's quota when it was crossed. */
+                used: number;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "quota.threshold";
+        } | {
+            data: {
+                id: string;
+                name: string;
+                plan: string;
+                previous: {
+                    perDay: number;
+                    perMinute: number;
+                    plan: string;
+                };
+                quota: {
+                    perDay: number;
+                    perMinute: number;
+                };
+                suspendedAt: string | null;
+                suspensionReason: string | null;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "account.plan_changed";
+        } | {
+            data: {
+                id: string;
+                name: string;
+                plan: string;
+                quota: {
+                    perDay: number;
+                    perMinute: number;
+                };
+                suspendedAt: string | null;
+                suspensionReason: string | null;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "account.suspended";
+        } | {
+            data: {
+                id: string;
+                name: string;
+                plan: string;
+                quota: {
+                    perDay: number;
+                    perMinute: number;
+                };
+                suspendedAt: string | null;
+                suspensionReason: string | null;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "account.reactivated";
+        } | {
+            /** @description Which endpoint the test was sent to. */
+            data: {
+                endpointId: string;
+                message: string;
+            };
+            /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
+            id: string;
+            /** @description When the change happened (ISO 8601, UTC). */
+            timestamp: string;
+            /** @enum {string} */
+            type: "webhook.test";
+        };
+        /**
+         * Events
+         * @description A bare array of events, newest first.
+         */
+        Events: components["schemas"]["Event"][];
         /** NewOrder */
         NewOrder: {
             /**
@@ -152,6 +658,17 @@ export interface components {
             /** @description The animal's name: 1 to 100 characters, not only white space. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
             name: string;
             status?: components["schemas"]["PetStatus"];
+        };
+        /** NewWebhookEndpoint */
+        NewWebhookEndpoint: {
+            /** @description What the endpoint is for, shown in the portal. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+            description?: string;
+            /** @description Default `true`. */
+            enabled?: boolean;
+            /** @description The event types sent to the endpoint, or `["*"]` for every type (those added later too). */
+            eventTypes: ("*" | "pet.created" | "order.created" | "order.updated" | "order.deleted" | "message.delivered" | "message.failed" | "key.created" | "key.rolled" | "key.revoked" | "key.expiring" | "key.banned" | "quota.threshold" | "account.plan_changed" | "account.suspended" | "account.reactivated" | "webhook.test")[];
+            /** @description Where events are POSTed: `https://` (`http://` too outside production), no user name or password, no fragment; its host must not resolve to a private, loopback, link-local or otherwise internal address. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+            url: string;
         };
         /**
          * Order
@@ -244,6 +761,75 @@ export interface components {
          * @enum {string}
          */
         PetStatus: "available" | "pending" | "sold";
+        /**
+         * WebhookAttempts
+         * @description Attempts, newest first.
+         */
+        WebhookAttempts: {
+            /** @description When the attempt started (ISO 8601, UTC). */
+            attemptedAt: string;
+            durationMs: number;
+            /** @description What went wrong, in one line. */
+            error?: string;
+            /** @description Why it failed: `http_status` (not a 2xx), `redirect` (a 3xx, not followed), `timeout`, `refused`, `tls`, `dns`, `blocked_address` (the host resolves to an address webhooks may not reach), `network`, `endpoint_disabled`. */
+            errorClass?: string;
+            eventId: string;
+            eventType: string;
+            /** @description The attempt's position in the log. */
+            id: string;
+            /** @description The first 1 KiB of the answer. */
+            responseExcerpt?: string;
+            /** @description The endpoint's status code, if it answered. */
+            statusCode?: number;
+        }[];
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            createdAt: string;
+            description: string;
+            /** @description Why it is disabled: by you (`integrator`), it answered 410 (`gone`), every attempt failed for `WEBHOOK_DISABLE_AFTER` (`failing`), or by the operator. */
+            disabledReason?: "integrator" | "gone" | "failing" | "operator";
+            enabled: boolean;
+            eventTypes: string[];
+            /** @description Identifier assigned on creation (`ep_…`). */
+            id: string;
+            /** @description Until then the secret before the last rotation also signs each delivery. */
+            previousSecretExpiresAt?: string;
+            updatedAt: string;
+            url: string;
+        };
+        /** WebhookEndpointPatch */
+        WebhookEndpointPatch: {
+            /** @description What the endpoint is for, shown in the portal. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+            description?: string;
+            /** @description `true` enables it again (and forgets its failures); `false` disables it. */
+            enabled?: boolean;
+            /** @description The event types sent to the endpoint, or `["*"]` for every type (those added later too). */
+            eventTypes?: ("*" | "pet.created" | "order.created" | "order.updated" | "order.deleted" | "message.delivered" | "message.failed" | "key.created" | "key.rolled" | "key.revoked" | "key.expiring" | "key.banned" | "quota.threshold" | "account.plan_changed" | "account.suspended" | "account.reactivated" | "webhook.test")[];
+            /** @description Where events are POSTed: `https://` (`http://` too outside production), no user name or password, no fragment; its host must not resolve to a private, loopback, link-local or otherwise internal address. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+            url?: string;
+        };
+        /**
+         * WebhookEndpoints
+         * @description The account's endpoints (at most 10), oldest first.
+         */
+        WebhookEndpoints: components["schemas"]["WebhookEndpoint"][];
+        /** WebhookEndpointWithSecret */
+        WebhookEndpointWithSecret: {
+            createdAt: string;
+            description: string;
+            /** @description Why it is disabled: by you (`integrator`), it answered 410 (`gone`), every attempt failed for `WEBHOOK_DISABLE_AFTER` (`failing`), or by the operator. */
+            disabledReason?: "integrator" | "gone" | "failing" | "operator";
+            enabled: boolean;
+            eventTypes: string[];
+            /** @description Identifier assigned on creation (`ep_…`). */
+            id: string;
+            /** @description Until then the secret before the last rotation also signs each delivery. */
+            previousSecretExpiresAt?: string;
+            /** @description The signing secret (`whsec_…`), shown only in this response: keep it where your receiver can read it. */
+            secret: string;
+            updatedAt: string;
+            url: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -253,6 +839,401 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Opaque position from the `Link: rel="next"` header of the previous page. Keep `type` the same while paging. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                cursor?: string;
+                /** @description Maximum number of events to return. */
+                limit?: number;
+                /** @description `pet.created`: A pet was added to the account (`data`: the Pet). `order.created`: An order was placed (`data`: the Order). `order.updated`: An order's status changed (`data`: the Order, and `previous.status`). `order.deleted`: An order was cancelled (`data`: the Order as it was). `message.delivered`: A queued message was delivered (`data`: the Message). `message.failed`: A queued message failed after its last retry (`data`: the Message). `key.created`: An API key was created (`data`: the key as listed, never its secret). `key.rolled`: A key was rolled (`data`: the new key; `replaces`: the old one and until when it works). `key.revoked`: A key was revoked (`data`: the key). `key.expiring`: A key expires in 7 days, and again in 1 day (`data`: the key; `expiresIn`: `7d` or `1d`). `key.banned`: A key was temporarily banned for sending on while refused (`data`: the key id and the ban's end). `quota.threshold`: The day's usage crossed 80 % or 100 % of the plan's daily quota, once each a day (`data`: the figures). `account.plan_changed`: The account's plan or quota changed (`data`: the account; `previous`: the plan before). `account.suspended`: The account was suspended by the operator (`data`: the account, with the reason). `account.reactivated`: The account was reactivated (`data`: the account). `webhook.test`: Sent on request from the portal or `POST /v1/webhook-endpoints/{id}/test`; nothing changed. */
+                type?: "pet.created" | "order.created" | "order.updated" | "order.deleted" | "message.delivered" | "message.failed" | "key.created" | "key.rolled" | "key.revoked" | "key.expiring" | "key.banned" | "quota.threshold" | "account.plan_changed" | "account.suspended" | "account.reactivated" | "webhook.test";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events (a bare array). */
+            200: {
+                headers: {
+                    /** @description `<URL of the next page>; rel="next"`, present only when more exist. */
+                    Link?: string;
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Events"];
+                };
+            };
+            /** @description A query parameter is invalid, repeated or unknown, or the cursor was not issued by us. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event id (`evt_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event, as its deliveries carry it. */
+            200: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description A query parameter was sent, or the id is malformed. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No event with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPets: {
         parameters: {
             query?: {
@@ -1836,6 +2817,2383 @@ export interface operations {
             };
             /** @description No order with that id in your account (`order_not_found`): missing, another account's, or cancelled. */
             404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every endpoint of the account. */
+            200: {
+                headers: {
+                    /** @description `<URL of the next page>; rel="next"` (RFC 8288), present only when more results exist. */
+                    Link?: string;
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoints"];
+                };
+            };
+            /** @description A query parameter was sent, or the id is malformed. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description Endpoint added, with its secret. */
+            201: {
+                headers: {
+                    /** @description `/v1/webhook-endpoints/{id}` of the new endpoint. */
+                    Location?: string;
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The body is invalid, or the URL cannot be delivered to (the message says why). */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account has 10 endpoints already. */
+            409: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a `Content-Encoding` other than `identity`. */
+            415: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description A query parameter was sent, or the id is malformed. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoint deleted. */
+            204: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter was sent, or the id is malformed. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description The body is invalid or empty, or the URL cannot be delivered to. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a `Content-Encoding` other than `identity`. */
+            415: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description Opaque position from the `Link: rel="next"` header of the previous page. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                cursor?: string;
+                /** @description Maximum number of attempts to return. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    /** @description `<URL of the next page>; rel="next"`, present only when more exist. */
+                    Link?: string;
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttempts"];
+                };
+            };
+            /** @description A parameter is invalid or unknown, or the cursor was not issued by us. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:read` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:read"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint (or event) with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 instant, e.g. `2030-01-01T00:00:00Z`. Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode.
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Due to be sent. */
+            202: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many events were made due to be sent again. */
+                        count: number;
+                    };
+                };
+            };
+            /** @description The body is invalid. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint (or event) with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled. */
+            409: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a `Content-Encoding` other than `identity`. */
+            415: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event (`evt_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                    eventId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Due to be sent. */
+            202: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many events were made due to be sent again. */
+                        count: number;
+                    };
+                };
+            };
+            /** @description The body is invalid. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint (or event) with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled. */
+            409: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a `Content-Encoding` other than `identity`. */
+            415: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the old secret keeps signing too (default 86400, a day; 0: it stops at once). */
+                    graceSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The body is invalid. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a `Content-Encoding` other than `identity`. */
+            415: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limit_exceeded`) or the key is temporarily banned (`temporarily_banned`). */
+            429: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; nothing internal is shown. */
+            500: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or overloaded for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint id (`ep_…`). Must not contain U+0000 (NUL) or an unpaired surrogate: the text must be well-formed Unicode. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event, queued for delivery. */
+            202: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description A query parameter was sent, or the id is malformed. */
+            400: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key, or an `Authorization` header not of the form `Bearer <API_KEY>` (see `code`). */
+            401: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Bearer challenge (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key is valid but its account is suspended (`account_suspended`): every key of it is refused until the operator of the service reactivates it. Or the key lacks the `webhooks:write` scope this operation needs (`insufficient_scope`, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="webhooks:write"`); it is counted against the quota and changes nothing. */
+            403: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description `Bearer error="insufficient_scope", scope="<the scope needed>"` (RFC 6750 §3.1), with `insufficient_scope` only. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No endpoint with that id in your account. */
+            404: {
+                headers: {
+                    /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
+                    RateLimit: string;
+                    /** @description Every window that applies, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description `max-age=31536000` (with `; includeSubDomains` when HSTS_INCLUDE_SUBDOMAINS=on): sent on every answer when the public URL is https. */
+                    "Strict-Transport-Security"?: string;
+                    /** @description Quota of the window with the fewest requests left (ties: the shorter window). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window, this one counted; never below 0. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window resets (for a banned key: when the ban ends), as Unix epoch seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description The request id (yours if well-formed, else generated); quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled. */
+            409: {
                 headers: {
                     /** @description The binding window: `"minute";r=<remaining>;t=<seconds to reset>`. */
                     RateLimit: string;

@@ -9,7 +9,7 @@ const PAGE_SIZE_DEFAULT = 20
 const PAGE_SIZE_MAX = 100
 
 /** `limit` 1–100 (default 20) and the `cursor`: what every list operation's query has. */
-export function pagingParameters(items: string, filter = 'status') {
+export function pagingParameters(items: string, filter: string | null = 'status') {
   return {
     limit: Type.Optional(
       Type.Integer({
@@ -21,8 +21,8 @@ export function pagingParameters(items: string, filter = 'status') {
     ),
     cursor: Type.Optional(
       requestText(
-        `Opaque position from the \`Link: rel="next"\` header of the previous page. Keep \`${filter}\` the same ` +
-          'while paging.',
+        'Opaque position from the `Link: rel="next"` header of the previous page.' +
+          (filter === null ? '' : ` Keep \`${filter}\` the same while paging.`),
         { minLength: 1, maxLength: 512 },
       ),
     ),

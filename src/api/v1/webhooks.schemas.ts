@@ -5,7 +5,8 @@ import { pagingParameters } from '../contract/paging.js'
 import type { Same } from '../contract/same-type.js'
 import type { Endpoint } from '../../modules/webhooks/endpoint.js'
 import { DESCRIPTION_MAX, GRACE_SECONDS_MAX } from '../../modules/webhooks/endpoint-input.js'
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../modules/webhooks/event-types.js'
+import { EVENT_TYPE_NAMES, EVENT_TYPES, type EventType } from '../../modules/webhooks/event-types.js'
+import { EVENT_DATA } from './event-data.schemas.js'
 
 const catalogue = EVENT_TYPE_NAMES.map((t) => `\`${t}\`: ${EVENT_TYPES[t]}`).join(' ')
 const EventTypeName = Type.String({ enum: [...EVENT_TYPE_NAMES], description: catalogue })
@@ -100,14 +101,21 @@ export const RotateSecretSchema = Type.Object(
   { additionalProperties: false },
 )
 
-export const EventSchema = Type.Object(
-  {
-    id: Type.String({ description: 'Unique id (`evt_…`); the `webhook-id` of its deliveries.' }),
-    type: EventTypeName,
-    timestamp: Type.String({ description: 'When the change happened (ISO 8601, UTC).' }),
-    data: Type.Object({}, { additionalProperties: true, description: 'The object as the API returns it.' }),
-  },
-  { $id: 'Event', title: 'Event', additionalProperties: false },
+/** One event type's shape: `type` is its name, `data` its object (a union discriminated by `type`). */
+const eventOf = (type: EventType) =>
+  Type.Object(
+    {
+      id: Type.String({ description: 'Unique id (`evt_…`); the `webhook-id` of its deliveries.' }),
+      type: Type.Literal(type),
+      timestamp: Type.String({ description: 'When the change happened (ISO 8601, UTC).' }),
+      data: EVENT_DATA[type],
+    },
+    { additionalProperties: false, title: `Event ${type}`, description: EVENT_TYPES[type] },
+  )
+
+export const EventSchema = Type.Union(
+  EVENT_TYPE_NAMES.map((type) => eventOf(type)),
+  { $id: 'Event', title: 'Event', description: `An event; \`type\` says which. ${catalogue}` },
 )
 
 export const EventsSchema = Type.Array(Type.Unsafe<Static<typeof EventSchema>>({ $ref: 'Event' }), {
@@ -120,6 +128,34 @@ export const ListEventsQuery = Type.Object(
   { ...pagingParameters('events', 'type'), type: Type.Optional(EventTypeName) },
   { additionalProperties: false },
 )
+
+const DeliveryAttemptSchema = Type.Object(
+  {
+    id: Type.String({ description: "The attempt's position in the log." }),
+    eventId: Type.String(),
+    eventType: Type.String(),
+    attemptedAt: Type.String({ description: 'When the attempt started (ISO 8601, UTC).' }),
+    statusCode: Type.Optional(Type.Integer({ description: "The endpoint's status code, if it answered." })),
+    errorClass: Type.Optional(
+      Type.String({
+        description:
+          'Why it failed: `http_status` (not a 2xx), `redirect` (a 3xx, not followed), `timeout`, `refused`, `tls`, ' +
+          '`dns`, `blocked_address` (the host resolves to an address webhooks may not reach), `network`, ' +
+          '`endpoint_disabled`.',
+      }),
+    ),
+    error: Type.Optional(Type.String({ description: 'What went wrong, in one line.' })),
+    durationMs: Type.Integer(),
+    responseExcerpt: Type.Optional(Type.String({ description: 'The first 1 KiB of the answer.' })),
+  },
+  { additionalProperties: false },
+)
+
+export const DeliveryAttemptsSchema = Type.Array(DeliveryAttemptSchema, {
+  $id: 'WebhookAttempts',
+  title: 'WebhookAttempts',
+  description: 'Attempts, newest first.',
+})
 
 export const EndpointIdParams = Type.Object(
   { endpointId: requestText('The endpoint id (`ep_…`).', { minLength: 1, maxLength: 64 }) },

@@ -26,6 +26,8 @@ interface DeliveryWorkerOptions {
   disableAfterMs: number
   /** Disables an endpoint for what its deliveries showed, with its audit entry; false when it was not enabled. */
   disable: (endpointId: string, reason: 'gone' | 'failing') => Promise<boolean>
+  /** Told of every attempt's outcome (the metrics). */
+  counted?: (outcome: AttemptRecord['outcome']['kind']) => void
   /** Told when an endpoint is disabled by the worker (its account is mailed). */
   onDisabled?: (endpointId: string, reason: 'gone' | 'failing') => Promise<void>
   random?: () => number
@@ -61,6 +63,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         durationMs: 0,
         outcome: { kind: 'failed' },
       })
+      options.counted?.('failed')
       return
     }
     const body = eventJson(delivery.event)
@@ -82,6 +85,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       responseExcerpt: result.responseExcerpt,
       outcome,
     })
+    options.counted?.(outcome.kind)
     log.info(
       {
         eventId: delivery.event.id,

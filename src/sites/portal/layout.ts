@@ -1,5 +1,6 @@
 // The frame of every portal page (src/web/layout.ts): the portal's stylesheet, script and icon, its navigation
-// (Keys, Usage, Activity, Account and Log out when signed in), and a footer pointing to the API's documentation.
+// (Keys, Usage, Webhooks where they are on, Activity, Account and Log out when signed in), and a footer pointing to
+// the API's documentation.
 import { html, type Html } from '../kit/html.js'
 import { documentPage, logoutForm, navLink } from '../kit/layout.js'
 
@@ -14,6 +15,8 @@ export interface PageContext {
   path?: string
   /** PORTAL_SIGNUP=closed: no Sign up link (operators make accounts). */
   signupClosed?: boolean
+  /** WEBHOOKS=on: the navigation links the webhooks page. */
+  webhooks?: boolean
 }
 
 function navigation(ctx: PageContext): Html {
@@ -23,7 +26,8 @@ function navigation(ctx: PageContext): Html {
     }</ul></nav>`
   const link = (href: string, label: string) => navLink(ctx.path, href, label)
   return html`<nav aria-label="Portal"><ul>${link('/portal/keys', 'Keys')}${link('/portal/usage', 'Usage')}\
-${link('/portal/activity', 'Activity')}${link('/portal/account', 'Account')}</ul>
+${ctx.webhooks ? link('/portal/webhooks', 'Webhooks') : ''}${link('/portal/activity', 'Activity')}\
+${link('/portal/account', 'Account')}</ul>
     ${logoutForm('/portal/logout', ctx.email, ctx.csrf)}</nav>`
 }
 

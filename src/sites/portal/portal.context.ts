@@ -19,6 +19,8 @@ import type { Sessions, Visitor } from './session.js'
 import type { Usage } from '../../modules/usage/usage.service.js'
 import type { SiteBounds } from '../kit/safe-next.js'
 import type { OutageLog } from '../../ops/outage-log.js'
+import type { WebhookEndpoints } from '../../modules/webhooks/endpoints.service.js'
+import type { DeliveryLog } from '../../modules/webhooks/delivery-log.js'
 
 export interface PortalOptions {
   config: Config
@@ -45,6 +47,14 @@ export interface PortalOptions {
   metrics: Metrics['portal']
   /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
   databaseOutage?: OutageLog
+  /** The account's webhook endpoints and their delivery log (/portal/webhooks); absent with WEBHOOKS=off. */
+  webhooks?: PortalWebhooks
+}
+
+/** What the webhooks pages use (webhooks.routes.ts): the API's endpoints service and the delivery log. */
+export interface PortalWebhooks {
+  endpoints: WebhookEndpoints
+  deliveryLog: DeliveryLog
 }
 
 /** What a portal route handler needs besides the request. */

@@ -18,6 +18,7 @@ import { siteScope } from '../kit/site-scope.js'
 import { resetRoutes } from './reset.routes.js'
 import { signupRoutes } from './signup.routes.js'
 import { usageRoutes } from './usage.routes.js'
+import { webhooksRoutes } from './webhooks.routes.js'
 import { PORTAL_BOUNDS, type Portal, type PortalOptions } from './portal.context.js'
 
 /** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
@@ -51,6 +52,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
         csrf: csrf.token(binding),
         path: request.url.split('?')[0],
         signupClosed: options.config.portalSignup === 'closed',
+        webhooks: options.webhooks !== undefined,
       }
     },
     link: (path) => `${options.config.publicUrl}${path}`,
@@ -66,7 +68,8 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     mailer: options.mailer,
     databaseOutage: options.databaseOutage,
     isPublicPage,
-    page: (frame, title, content) => page({ email: frame.user?.email, csrf: frame.csrf }, title, content),
+    page: (frame, title, content) =>
+      page({ email: frame.user?.email, csrf: frame.csrf, webhooks: options.webhooks !== undefined }, title, content),
     assets: {
       'portal.css': { type: 'text/css; charset=utf-8', body: PORTAL_CSS },
       'portal.js': { type: 'text/javascript; charset=utf-8', body: PORTAL_JS },
@@ -85,4 +88,6 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
   await planRequestsRoutes(app, portal)
   await activityRoutes(app, portal)
   await settingsRoutes(app, portal)
+  // WEBHOOKS=off: no webhooks pages (and no link to them).
+  if (options.webhooks) await webhooksRoutes(app, portal, options.webhooks)
 }

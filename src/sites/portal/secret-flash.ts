@@ -20,17 +20,20 @@ export function createSecretFlash({
   secret,
   publicUrl,
   clock,
+  pathOf = shownOncePath,
 }: {
   secret: string
   publicUrl: string | undefined
   clock: Clock
+  /** The page that shows the secret of item `id` (default: a new key's; the webhooks pages pass theirs). */
+  pathOf?: (id: string) => string
 }) {
   const key = Buffer.from(hkdfSync('sha256', secret, '', 'petstore portal: new key secret cookie', 32))
   // `__Host-` would need Path=/; `__Secure-` allows the narrow path and still makes the browser insist on https.
   const secure = publicUrl?.startsWith('https:') ?? false
   const name = secure ? '__Secure-portal_new_key' : 'portal_new_key'
   const options = (keyId: string) => ({
-    path: shownOncePath(keyId),
+    path: pathOf(keyId),
     httpOnly: true,
     sameSite: 'strict' as const,
     secure,

@@ -29,6 +29,8 @@ test('permissions in Chromium: chosen by checkbox, read-only without JavaScript,
   await checkBothWidths(page, 'key-scopes-form')
   await group.getByRole('checkbox', { name: 'pets:write' }).uncheck()
   await group.getByRole('checkbox', { name: 'orders:write' }).uncheck()
+  await group.getByRole('checkbox', { name: 'webhooks:read' }).uncheck()
+  await group.getByRole('checkbox', { name: 'webhooks:write' }).uncheck()
   await page.getByRole('button', { name: 'Create', exact: true }).click()
   await page.waitForURL(/\/created$/)
   assert.deepEqual((await keyNamed('shop front')).scopes, ['pets:read', 'orders:read', 'messages:write'])
