@@ -6,6 +6,8 @@
 // started as `.ci/run` does (bench/backing-services.ts). `--targets` runs some of TARGETS only (and leaves
 // BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios only.
 import { execFileSync } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -188,8 +190,31 @@ async function runReferences(databaseUrl: string, seeded: Awaited<ReturnType<typ
 }
 
 /** What the PostgreSQL + Redis targets measure (one process, and two workers of one instance). */
-const POSTGRES_SCENARIOS = ['list-20', 'get-pet', 'create', 'deep-first', 'deep-page', 'orders-first', 'orders-deep']
+const POSTGRES_SCENARIOS = [
+  'list-20',
+  'get-pet',
+  'create',
+  'create-subscribed',
+  'deep-first',
+  'deep-page',
+  'orders-first',
+  'orders-deep',
+]
 const POSTGRES_WORKERS_SCENARIOS = ['list-20', 'get-pet', 'create']
+
+/**
+ * The receiver of `create-subscribed`'s webhook deliveries: answers every POST 204, as a healthy integrator does, in
+ * this process (its CPU is the load generator's side, not the service's).
+ */
+async function startReceiver(): Promise<{ url: string }> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => res.writeHead(204).end())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  server.unref()
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench-hooks` }
+}
 
 async function main(): Promise<void> {
   if (!args['no-build']) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
@@ -204,8 +229,10 @@ async function main(): Promise<void> {
     process.stdout.write(
       `seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`,
     )
+    const receiver = await startReceiver()
     const seeded = await seed({
       databaseUrl,
+      receiverUrl: receiver.url,
       pets: settings.pets,
       deepRows: runs('sqlite') ? settings.deepRows : Math.min(settings.deepRows, 1_000),
     })
@@ -227,6 +254,7 @@ async function main(): Promise<void> {
         ...(await withPostgresDatabase(backing.postgresUrl, async (url) => {
           const pgSeeded = await seed({
             databaseUrl: url,
+            receiverUrl: receiver.url,
             pets: settings.pets,
             deepRows: Math.min(settings.deepRows, 20_000),
           })

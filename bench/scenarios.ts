@@ -96,6 +96,16 @@ export function scenarios(s: Seeded): Scenario[] {
       expectStatus: 201,
     },
     {
+      name: 'create-subscribed',
+      description: 'POST /v1/pets for an account with one webhook endpoint (every event delivered)',
+      listener: 'pets',
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { authorization: `Bearer ${s.subscribedKey}`, ...json },
+      body: pet,
+      expectStatus: 201,
+    },
+    {
       name: 'create-idempotent',
       description: 'POST /v1/pets with a new Idempotency-Key each',
       listener: 'pets',

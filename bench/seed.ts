@@ -1,7 +1,10 @@
 // A fresh database for a run: migrated, with an enterprise account whose quota never limits the run (its
 // pets for the list/get/post scenarios), a second one with many pets and as many store orders for the deep-page
 // scenarios, and an exhausted account for the 429 scenario. Inserts go straight to the database, in batches.
+import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
+import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys } from '../src/kernel/secret-box.js'
+import { newEndpointSecret } from '../src/modules/webhooks/signature.js'
 import { createAccountsRepository } from '../src/modules/accounts/accounts.repository.js'
 import { systemClock } from '../src/kernel/clock.js'
 import { openDatabase } from '../src/db/database.js'
@@ -22,6 +25,36 @@ export interface Seeded {
   petId: string
   /** Cursor positioned 20 approved orders before the end of the deep account's orders (status=approved). */
   deepOrdersCursor: string
+  /** A key of an account with one webhook endpoint subscribed to every event (issue 36's `create-subscribed`). */
+  subscribedKey: string
+}
+
+/**
+ * An endpoint of the account subscribed to every type, at `url` (a receiver of the benchmark's own that answers
+ * 204), its secret sealed as the service seals it (the development key: the benchmark runs outside production).
+ */
+async function subscribe(db: Kysely<Database>, accountId: string, url: string): Promise<void> {
+  const id = `ep_${randomBytes(12).toString('hex')}`
+  const box = createSecretBox(parseSecretsKeys(DEVELOPMENT_SECRETS_KEY))
+  const now = new Date().toISOString()
+  await db
+    .insertInto('webhook_endpoints')
+    .values({
+      id,
+      account_id: accountId,
+      url,
+      description: 'benchmark receiver',
+      event_types: '*',
+      enabled: 1,
+      disabled_reason: null,
+      secret: box.seal(newEndpointSecret(), id),
+      previous_secret: null,
+      previous_secret_until: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute()
 }
 
 const UNLIMITED = { plan: 'enterprise', perMinute: 1_000_000_000, perDay: 2_000_000_000 }
@@ -65,10 +98,13 @@ export async function seed({
   databaseUrl,
   pets,
   deepRows,
+  receiverUrl,
 }: {
   databaseUrl: string
   pets: number
   deepRows: number
+  /** Where the subscribed account's endpoint points. */
+  receiverUrl: string
 }): Promise<Seeded> {
   const handle = openDatabase(databaseUrl)
   try {
@@ -85,6 +121,8 @@ export async function seed({
     const main = await newKey(UNLIMITED, 'bench')
     const deep = await newKey(UNLIMITED, 'bench-deep')
     const exhausted = await newKey({ plan: 'enterprise', perMinute: 1, perDay: 1 }, 'bench-exhausted')
+    const subscribed = await newKey(UNLIMITED, 'bench-subscribed')
+    await subscribe(handle.db, subscribed.accountId, receiverUrl)
     await insertPets(handle.db, main.accountId, pets)
     await insertPets(handle.db, deep.accountId, deepRows)
     const ids = await handle.db
@@ -125,6 +163,7 @@ export async function seed({
       deepCursor,
       petId: String(first.id),
       deepOrdersCursor,
+      subscribedKey: subscribed.key,
     }
   } finally {
     await handle.close()

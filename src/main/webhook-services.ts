@@ -8,6 +8,9 @@ import type { Logger } from '../kernel/logger.js'
 import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys } from '../kernel/secret-box.js'
 import { packageInfo } from '../kernel/version.js'
 import type { Metrics } from '../ops/metrics.js'
+import type { Mailer } from '../mail/mail.js'
+import { ownersOf } from '../modules/integrators/account-owners.js'
+import { endpointDisabledMessage } from '../modules/webhooks/endpoint-disabled-mail.js'
 import type { Database } from '../db/schema.js'
 import { createAddressPolicy } from '../modules/webhooks/address-policy.js'
 import { createDeliveriesRepository } from '../modules/webhooks/deliveries.repository.js'
@@ -25,11 +28,14 @@ export function webhookServices({
   db,
   clock,
   metrics,
+  mailer,
 }: {
   config: Config
   db: Kysely<Database>
   clock: Clock
   metrics: Pick<Metrics, 'webhookAttempt'>
+  /** Mails an account's owner when the worker disables one of its endpoints (absent: no mail). */
+  mailer?: Mailer
 }) {
   const production = config.environment === 'production'
   // Production refuses to start without a key (config.ts); elsewhere the public development key seals them.
@@ -48,6 +54,22 @@ export function webhookServices({
   })
   const endpoints = createWebhookEndpoints({ db, clock, secrets, checkTarget: http.check })
   const events = createEventsRepository({ db, clock })
+  /**
+   * The owner of the endpoint's account hears that the worker disabled it (with a link where the portal runs), off
+   * the worker's path: a slow mail server holds up no delivery.
+   */
+  const mailOwner = (endpointId: string, reason: 'gone' | 'failing', log: Logger) =>
+    mailer?.sendLater(
+      async () => {
+        const endpoint = await createEndpointsRepository(db).byId(endpointId)
+        const owner = endpoint && (await ownersOf(db, [endpoint.account_id])).get(endpoint.account_id)
+        if (!endpoint || !owner) return undefined
+        const link = config.portal ? `${config.publicUrl}/portal/webhooks/${endpointId}` : undefined
+        const failingDays = Math.round(config.endpointDisableAfterMs / 86_400_000)
+        return endpointDisabledMessage(owner.email, { url: endpoint.url, reason, failingDays, link })
+      },
+      (err) => log.warn({ err, endpointId }, 'the mail about a disabled webhook endpoint was not sent'),
+    )
   return {
     endpoints,
     events,
@@ -61,6 +83,7 @@ export function webhookServices({
         signingSecrets: endpoints.signingSecrets,
         disable: endpoints.disableForDeliveries,
         counted: metrics.webhookAttempt,
+        onDisabled: async (endpointId, reason) => mailOwner(endpointId, reason, log),
         send: http.send,
         clock,
         log,

@@ -51,6 +51,7 @@ test('npm run bench (a smoke run) runs every scenario against its baseline and w
     'orders-deep',
     'get-pet',
     'create',
+    'create-subscribed',
     'create-idempotent',
     'unauthorized',
     'rate-limited',
