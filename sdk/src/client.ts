@@ -2,9 +2,11 @@ import { RateLimitGate } from './gate.js'
 import { createLog, type Logger, type LogLevel } from './logger.js'
 import { checkedHeaders, count, optionalCount } from './options.js'
 import { fromEnvironment, isBrowser, userAgent } from './platform.js'
+import { Events } from './resources/events.js'
 import { Messages } from './resources/messages.js'
 import { Orders } from './resources/orders.js'
 import { Pets } from './resources/pets.js'
+import { Webhooks } from './resources/webhooks.js'
 import type { ResponseInfo, TransportSettings } from './transport.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/v1'
@@ -53,6 +55,10 @@ export class Petstore {
   /** Experimental on the service's side: may change without a deprecation period. */
   readonly orders: Orders
   readonly messages: Messages
+  /** Webhook endpoints (`ps.webhooks.endpoints`) and checking a delivery (`ps.webhooks.verify`). */
+  readonly webhooks: Webhooks
+  /** The events recorded for the account, newest first. */
+  readonly events: Events
   readonly baseUrl: string
   readonly messagesUrl: string
 
@@ -91,5 +97,7 @@ export class Petstore {
     this.pets = new Pets(settings, this.baseUrl)
     this.orders = new Orders(settings, this.baseUrl)
     this.messages = new Messages(settings, this.messagesUrl)
+    this.webhooks = new Webhooks(settings, this.baseUrl)
+    this.events = new Events(settings, this.baseUrl)
   }
 }

@@ -21,6 +21,17 @@ export type { Page } from './paging.js'
 export type { Messages } from './resources/messages.js'
 export type { Orders } from './resources/orders.js'
 export type { Pets } from './resources/pets.js'
+export type { Events } from './resources/events.js'
+export type { WebhookEndpoints } from './resources/webhook-endpoints.js'
+export type { Webhooks } from './resources/webhooks.js'
+export type { UnkeyedRequestOptions } from './options.js'
 export type { RateLimit, RequestOptions, ResponseInfo } from './transport.js'
 export type * from './types.js'
 export { SDK_VERSION } from './version.js'
+export {
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+  type WebhookVerifyOptions,
+} from './webhook-verify.js'

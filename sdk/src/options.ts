@@ -11,7 +11,10 @@ export function optionalCount(name: string, value: number | undefined, min: numb
 
 /** Per-call options; each overrides the client's setting of the same name for this call only. */
 export interface RequestOptions {
-  /** The Idempotency-Key of a POST (default: a fresh UUID per call), sent on every attempt of the call. */
+  /**
+   * The Idempotency-Key of a POST (default: a fresh UUID per call), sent on every attempt of the call. Not for the
+   * webhook endpoints' POSTs, which the service takes none for (a TypeError there).
+   */
   idempotencyKey?: string | undefined
   maxRetries?: number | undefined
   timeoutMs?: number | undefined
@@ -22,6 +25,12 @@ export interface RequestOptions {
   /** Headers for this call, over the client's `defaultHeaders` (never the ones the client sets: see RESERVED). */
   headers?: Record<string, string> | undefined
 }
+
+/**
+ * The options of a POST the service takes no Idempotency-Key for (the webhook endpoints'): `idempotencyKey` is a
+ * TypeError there.
+ */
+export type UnkeyedRequestOptions = Omit<RequestOptions, 'idempotencyKey'>
 
 /**
  * Headers the client sets itself, which `defaultHeaders` and `headers` may not: the key (`apiKey`), the

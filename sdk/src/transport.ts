@@ -43,10 +43,17 @@ export interface TransportSettings {
 }
 
 interface Call {
-  method: 'GET' | 'POST' | 'DELETE'
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   url: string
   body?: unknown
   options?: RequestOptions | undefined
+  /**
+   * A POST the service takes no Idempotency-Key for (the webhook endpoints'): none is sent, and `idempotencyKey` is
+   * a TypeError. `'repeatable'`: doing it twice is harmless, so it is retried like any call. `'once'`: a retry after
+   * an attempt whose outcome is unknown (no answer, or a 5xx) could do it twice, so only a 429 (an answer that shows
+   * nothing was done) is retried.
+   */
+  unkeyed?: 'once' | 'repeatable'
   /**
    * A DELETE: a 404 on a retry after an attempt whose outcome is unknown (no answer, or a 5xx) means that attempt
    * did the work, so the call succeeds (with status 404 and no data) instead of throwing.
@@ -88,7 +95,11 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
   if (settings.userAgent) headers['user-agent'] = settings.userAgent
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   // Every POST carries a key, the same on every attempt: a retry after a lost answer is replayed, never done twice.
-  if (call.method === 'POST') headers['idempotency-key'] = sfString(options.idempotencyKey ?? randomUuid())
+  // Except those the service takes none for: a key there would promise what the service does not do.
+  if (call.unkeyed !== undefined && options.idempotencyKey !== undefined)
+    throw new TypeError(`${what} takes no idempotencyKey: the service does not support one for it`)
+  if (call.method === 'POST' && call.unkeyed === undefined)
+    headers['idempotency-key'] = sfString(options.idempotencyKey ?? randomUuid())
   const body = call.body === undefined ? undefined : stringifyJson(call.body)
 
   let earlierOutcomeUnknown = false
@@ -139,7 +150,7 @@ async function send(settings: TransportSettings, call: Call): Promise<Answer> {
       settings.gate.leave(answered)
     }
     const delay = retryDelayMs(error, attempt, maxRetries)
-    if (delay === undefined) throw error
+    if (delay === undefined || (call.unkeyed === 'once' && error.status !== 429)) throw error
     earlierOutcomeUnknown ||= error.status === undefined || error.status >= 500
     // A 429 with Retry-After closed the gate until then: the gate's wait is this retry's wait too.
     const waitMs = error.status === 429 && error.retryAfter !== undefined ? 0 : delay
