@@ -47,7 +47,8 @@ export function createCursorCodec({ secret }: { secret: string }) {
       const payload = payloadBytes.toString()
       const expected = sign(accountId, payload, list)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
-      const parts = /^(\d{1,19}):(\w*)$/.exec(payload)
+      // A filter is a status name or an event type (`pet.created`).
+      const parts = /^(\d{1,19}):([\w.]*)$/.exec(payload)
       if (!parts) throw invalid()
       const issuedFor = parts[2] === '' ? undefined : parts[2]
       if (issuedFor !== status) {

@@ -56,7 +56,7 @@ export function registerCors(
   })
   void app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
-    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,
