@@ -46,6 +46,10 @@ export async function registerConsole(
       invitations: services.portal?.invitations,
       csrfSecret: own.csrfSecret,
       databaseOutage: services.outages.database,
+      webhooks: services.webhooks && {
+        endpoints: services.webhooks.endpoints,
+        deliveryLog: services.webhooks.deliveryLog,
+      },
     })
     // On its own listener, `/` leads to the console (behind the same address check).
     if (home) scope.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console', 303))

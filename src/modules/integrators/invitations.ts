@@ -5,7 +5,7 @@ import type { AuditActor } from '../audit/audit-event.js'
 import type { MailMessage } from '../../mail/mail.js'
 import { UNSET_PASSWORD } from '../../kernel/passwords.js'
 import type { PortalRepository } from './integrators.repository.js'
-import { PORTAL_MAIL_SIGNATURE } from './verification.js'
+import { PORTAL_MAIL_SIGNATURE } from '../../mail/signature.js'
 
 /** How long an invitation's link works: a week, for someone who reads mail on Mondays. */
 const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000

@@ -8,11 +8,9 @@ import type { Database } from '../../db/schema.js'
 import type { MailMessage } from '../../mail/mail.js'
 import { issueLinkToken } from './link-tokens.js'
 import { hasPassword } from '../../kernel/passwords.js'
+import { PORTAL_MAIL_SIGNATURE } from '../../mail/signature.js'
 
 const VERIFY_TTL_MS = 24 * 60 * 60 * 1000
-
-/** The last lines of every message to an integrator. */
-export const PORTAL_MAIL_SIGNATURE = '\n\n-- \nPetstore developer portal\n'
 
 function verifyMessage(to: string, link: string): MailMessage {
   return {

@@ -1,6 +1,6 @@
 // The messages an integrator gets when an operator decides its plan request. Plain 7-bit text (web/mail-format.ts
 // refuses anything else), links from the public URL only, each whole on a line of its own.
-import { PORTAL_MAIL_SIGNATURE as signature } from '../integrators/verification.js'
+import { PORTAL_MAIL_SIGNATURE as signature } from '../../mail/signature.js'
 import type { MailMessage } from '../../mail/mail.js'
 
 const number = (n: number) => n.toLocaleString('en-US')

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import type { Database } from '../../db/schema.js'
 import { createEndpointsRepository } from './endpoints.repository.js'
+import { endpointHealth } from './endpoint-health.js'
 import { EndpointDisabled, WebhookNotFound } from './webhooks.errors.js'
 
 export interface Attempt {
@@ -37,6 +38,9 @@ export function createDeliveryLog({ db, clock }: { db: Kysely<Database>; clock: 
   })
 
   return {
+    /** How each endpoint of the account is doing (the operator console's account page): endpoint id -> health. */
+    health: (accountId: string) => endpointHealth({ db, clock }, accountId),
+
     /** Up to `limit` attempts of the endpoint older than `beforeSeq`, newest first, and whether more follow. */
     async attempts(input: { accountId: string; endpointId: string; beforeSeq?: bigint; limit: number }) {
       if ((await endpoints.get(input.accountId, input.endpointId)) === undefined)

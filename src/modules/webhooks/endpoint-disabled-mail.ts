@@ -2,7 +2,7 @@
 // every attempt failed for WEBHOOK_DISABLE_AFTER. Plain 7-bit text (mail-format.ts refuses anything else): the URL
 // as the URL parser writes it (punycode host, percent-encoded path), links from the public URL only.
 import type { MailMessage } from '../../mail/mail.js'
-import { PORTAL_MAIL_SIGNATURE as signature } from '../integrators/verification.js'
+import { PORTAL_MAIL_SIGNATURE as signature } from '../../mail/signature.js'
 
 export function endpointDisabledMessage(
   to: string,

@@ -155,6 +155,16 @@ export function createWebhookEndpoints({ db, clock, secrets, checkTarget }: Opti
       })
     },
 
+    /** Disables an enabled endpoint of the account for an operator (reason `operator`); false if it was not enabled. */
+    async disableByOperator(accountId: string, id: string, actor: AuditActor): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const row = await existing(accountId, id, trx)
+        if (!(await repo.disable(id, 'operator', iso(), trx))) return false
+        await audit(trx, actor, row, 'webhook_endpoint.disabled', { reason: 'operator' })
+        return true
+      })
+    },
+
     /** Records a `webhook.test` event for this endpoint alone, delivered like any other; returns its JSON. */
     async sendTest(accountId: string, id: string): Promise<string> {
       return db.transaction().execute(async (trx) => {

@@ -31,6 +31,8 @@ interface AccountView {
   found?: FoundBy[]
   /** What was just done (a confirmation notice), from DONE_MESSAGES. */
   done?: string
+  /** The "Webhook endpoints" section (account-webhooks.pages.ts); none with WEBHOOKS=off. */
+  webhooks?: Html
 }
 
 /** The notices after an action (the redirect names one by its key, so no text of the request is echoed). */
@@ -47,6 +49,8 @@ export const DONE_MESSAGES = {
   'invitation-again': 'A fresh link to choose a password was mailed to the owner (earlier links no longer work).',
   deleted: 'The account was deleted: its keys are refused and its portal user is gone.',
   unchanged: 'Nothing changed: the account was already so.',
+  'webhook-disabled': 'The webhook endpoint was disabled: it is sent no more events.',
+  'webhook-unchanged': 'Nothing changed: the webhook endpoint was not enabled.',
 } as const
 export type Done = keyof typeof DONE_MESSAGES
 export const isDone = (value: string | undefined): value is Done =>
@@ -83,7 +87,7 @@ function emailText(user: PortalUserSummary | undefined, account: Account): Html 
 }
 
 /** A button that opens an action's confirmation page (a GET: nothing changes until it is confirmed there). */
-const actionButton = (
+export const actionButton = (
   href: string,
   label: string,
   options: { describedBy?: string; danger?: boolean; small?: boolean } = {},
@@ -180,6 +184,7 @@ ${counts}
 ${accountActions(ctx, view)}
 <h2>Keys</h2>${keysTable(ctx, view)}
 <h2>Current bans</h2>${bansList(view)}
+${view.webhooks ?? ''}
 <h2>Usage</h2>${usageCharts({ perMinute: view.perMinute, perDay: view.perDay, subject: 'all keys' })}
 <h2>Audit log</h2>${auditTable(view.events)}
 <p><a href="/console/audit?account=${encodeURIComponent(account.id)}">Every audit entry of this account</a></p>`

@@ -6,6 +6,7 @@ import { pageResponses } from '../kit/page-schemas.js'
 import { sendPage } from '../kit/reply.js'
 import { accountOr404, bansOf, canMail } from './account-lookups.js'
 import { accountPage, isDone } from './account.pages.js'
+import { span, webhooksSection } from './account-webhooks.pages.js'
 import { AccountPageQuery, AccountParams } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
@@ -50,6 +51,10 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         keys.map((k) => k.id),
         now,
       )
+      // WEBHOOKS=on: the account's endpoints and how each is doing.
+      const [endpoints, health] = c.webhooks
+        ? await Promise.all([c.webhooks.endpoints.list(account.id), c.webhooks.deliveryLog.health(account.id)])
+        : []
       const done = isDone(request.query.done) ? request.query.done : undefined
       const found = foundBy(request.query.found)
       const content = accountPage(ctx, {
@@ -64,6 +69,10 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         canMail: canMail(c),
         done,
         found,
+        webhooks:
+          endpoints &&
+          health &&
+          webhooksSection(ctx, { account, endpoints, health, disableAfter: span(c.config.endpointDisableAfterMs) }),
       })
       return sendPage(
         reply,

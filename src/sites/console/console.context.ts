@@ -22,6 +22,8 @@ import type { ConsoleSessions, OperatorVisitor } from './sessions.js'
 import type { SiteBounds } from '../kit/safe-next.js'
 import type { OutageLog } from '../../ops/outage-log.js'
 import type { PlanRequests } from '../../modules/plan-requests/plan-requests.service.js'
+import type { WebhookEndpoints } from '../../modules/webhooks/endpoints.service.js'
+import type { DeliveryLog } from '../../modules/webhooks/delivery-log.js'
 
 export interface ConsoleOptions {
   config: Config
@@ -46,6 +48,14 @@ export interface ConsoleOptions {
   csrfSecret: string
   /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
   databaseOutage?: OutageLog
+  /** An account's webhook endpoints, their health and Disable (account page); absent with WEBHOOKS=off. */
+  webhooks?: ConsoleWebhooks
+}
+
+/** What the console uses of the webhooks (account-webhooks.routes.ts): the endpoints service and their health. */
+export interface ConsoleWebhooks {
+  endpoints: Pick<WebhookEndpoints, 'list' | 'get' | 'disableByOperator'>
+  deliveryLog: Pick<DeliveryLog, 'health'>
 }
 
 /** What a console route module gets besides the app: `export async function xRoutes(app, c: OperatorConsole)`. */

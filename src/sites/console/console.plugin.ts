@@ -9,6 +9,7 @@ import { createCsrf } from '../kit/csrf.js'
 import { PageError } from '../kit/reply.js'
 import { siteScope } from '../kit/site-scope.js'
 import { accountActionsRoutes } from './account-actions.routes.js'
+import { accountWebhooksRoutes } from './account-webhooks.routes.js'
 import { accountRoutes } from './account.routes.js'
 import { auditRoutes } from './audit.routes.js'
 import { consolePage } from './layout.js'
@@ -89,6 +90,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   await auditRoutes(app, c)
   await accountRoutes(app, c)
   await accountActionsRoutes(app, c)
+  // WEBHOOKS=off: no webhooks section, and no route to disable an endpoint.
+  if (options.webhooks) await accountWebhooksRoutes(app, c, options.webhooks)
   await requestsRoutes(app, c)
   await operatorsRoutes(app, c)
 }

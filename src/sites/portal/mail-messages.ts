@@ -1,6 +1,6 @@
 // The text of every message the portal sends. Plain text (wrapped by mail-format.ts); each link is a whole URL
 // on a line of its own, so it can be copied out of the raw message.
-import { PORTAL_MAIL_SIGNATURE } from '../../modules/integrators/verification.js'
+import { PORTAL_MAIL_SIGNATURE } from '../../mail/signature.js'
 import type { MailMessage } from '../../mail/mail.js'
 
 export const RESET_TTL_MS = 60 * 60 * 1000

@@ -18,7 +18,7 @@ test('events page newest first by type, following Link; a cursor is bound to its
   let url: string | undefined = '/v1/events?type=pet.created&limit=1'
   let cursor = ''
   while (url) {
-    const page = await h.app.inject({ url, headers: bearer(key) })
+    const page: Awaited<ReturnType<typeof h.app.inject>> = await h.app.inject({ url, headers: bearer(key) })
     assert.equal(page.statusCode, 200, page.body)
     seen.push(...page.json<{ data: { name: string } }[]>().map((e) => e.data.name))
     const next = /<([^>]+)>; rel="next"/.exec(String(page.headers.link ?? ''))?.[1]
