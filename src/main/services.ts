@@ -167,7 +167,7 @@ export async function buildServices({
     /** The mailer of the portal and the console; absent where neither is on or no MAIL_URL is set. */
     mailer,
     /** Endpoints, events and the delivery worker (WEBHOOKS=on; docs/integrators/webhooks.md). */
-    webhooks: config.webhooks ? webhookServices({ config, db, clock, metrics, mailer }) : undefined,
+    webhooks: config.webhooks ? webhookServices({ config, db, clock, metrics, mailer, engine }) : undefined,
     /** Requests for a higher plan (the portal asks, the console decides); where either is on. */
     planRequests,
     /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */

@@ -12,6 +12,7 @@ import type { Mailer } from '../mail/mail.js'
 import { ownersOf } from '../modules/integrators/account-owners.js'
 import { endpointDisabledMessage } from '../modules/webhooks/endpoint-disabled-mail.js'
 import type { Database } from '../db/schema.js'
+import type { Engine } from '../db/engine.js'
 import { createAddressPolicy } from '../modules/webhooks/address-policy.js'
 import { createDeliveriesRepository } from '../modules/webhooks/deliveries.repository.js'
 import { createDeliveryLog } from '../modules/webhooks/delivery-log.js'
@@ -29,9 +30,12 @@ export function webhookServices({
   clock,
   metrics,
   mailer,
+  engine,
 }: {
   config: Config
   db: Kysely<Database>
+  /** How writes commit (the worker's outcomes share SQLite's commit groups with the requests'). */
+  engine?: Engine
   clock: Clock
   metrics: Pick<Metrics, 'webhookAttempt'>
   /** Mails an account's owner when the worker disables one of its endpoints (absent: no mail). */
@@ -78,7 +82,7 @@ export function webhookServices({
     /** The worker that delivers; `serve` starts it (tests run its steps themselves). */
     worker: (log: Logger) =>
       createDeliveryWorker({
-        deliveries: createDeliveriesRepository({ db, clock }),
+        deliveries: createDeliveriesRepository({ db, clock, engine }),
         endpoints: createEndpointsRepository(db),
         signingSecrets: endpoints.signingSecrets,
         disable: endpoints.disableForDeliveries,

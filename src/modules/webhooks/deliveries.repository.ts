@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import { dialectOf } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
+import { kyselyEngine, type Engine } from '../../db/engine.js'
 
 export interface ClaimedDelivery {
   seq: bigint
@@ -28,13 +29,48 @@ export interface AttemptRecord {
   outcome: { kind: 'delivered' } | { kind: 'retry'; retryAt: number } | { kind: 'failed' }
 }
 
-export function createDeliveriesRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
+export function createDeliveriesRepository({
+  db,
+  clock,
+  engine = kyselyEngine(db),
+}: {
+  db: Kysely<Database>
+  clock: Clock
+  engine?: Engine
+}) {
   const onPostgres = dialectOf(db) === 'postgres'
   const contains = onPostgres ? 'strpos' : 'instr'
+  /** Writes the attempt's log row and the delivery's new state (in `executor`'s transaction). */
+  async function record(attempt: AttemptRecord, executor: Kysely<Database> = db): Promise<void> {
+    const { delivery, outcome } = attempt
+    const settledAt = new Date(clock.now()).toISOString()
+    await executor
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_seq: delivery.seq,
+        account_id: delivery.accountId,
+        endpoint_id: delivery.endpointId,
+        event_id: delivery.event.id,
+        event_type: delivery.event.type,
+        attempted_at: new Date(attempt.attemptedAt).toISOString(),
+        status_code: attempt.statusCode ?? null,
+        error_class: attempt.errorClass ?? null,
+        error: attempt.error ?? null,
+        duration_ms: Math.round(attempt.durationMs),
+        response_excerpt: attempt.responseExcerpt ?? null,
+      })
+      .execute()
+    const set =
+      outcome.kind === 'retry'
+        ? { next_attempt_at: BigInt(outcome.retryAt), locked_until: null }
+        : { status: outcome.kind, locked_until: null, settled_at: settledAt }
+    await executor.updateTable('webhook_deliveries').set(set).where('seq', '=', delivery.seq).execute()
+  }
+
   return {
     /** Makes the deliveries of up to `limit` new events (one per endpoint subscribed now); returns how many events. */
     async fanOut(limit: number): Promise<number> {
-      return db.transaction().execute(async (trx) => {
+      return engine.transaction(async (trx) => {
         let waiting = trx
           .selectFrom('webhook_events')
           .select('seq')
@@ -100,31 +136,12 @@ where ev.seq in (${sql.join(seqs)})`.execute(trx)
       })
     },
 
-    /** Writes the attempt's log row and the delivery's new state together. */
-    async record(attempt: AttemptRecord, executor: Kysely<Database> = db): Promise<void> {
-      const { delivery, outcome } = attempt
-      const settledAt = new Date(clock.now()).toISOString()
-      await executor
-        .insertInto('webhook_attempts')
-        .values({
-          delivery_seq: delivery.seq,
-          account_id: delivery.accountId,
-          endpoint_id: delivery.endpointId,
-          event_id: delivery.event.id,
-          event_type: delivery.event.type,
-          attempted_at: new Date(attempt.attemptedAt).toISOString(),
-          status_code: attempt.statusCode ?? null,
-          error_class: attempt.errorClass ?? null,
-          error: attempt.error ?? null,
-          duration_ms: Math.round(attempt.durationMs),
-          response_excerpt: attempt.responseExcerpt ?? null,
-        })
-        .execute()
-      const set =
-        outcome.kind === 'retry'
-          ? { next_attempt_at: BigInt(outcome.retryAt), locked_until: null }
-          : { status: outcome.kind, locked_until: null, settled_at: settledAt }
-      await executor.updateTable('webhook_deliveries').set(set).where('seq', '=', delivery.seq).execute()
+    /** The attempts of a batch and their deliveries' new states, in one transaction (shared with the turn's writes). */
+    async recordAll(attempts: readonly AttemptRecord[]): Promise<void> {
+      if (attempts.length === 0) return
+      await engine.transaction(async (trx) => {
+        for (const attempt of attempts) await record(attempt, trx)
+      })
     },
 
     /** Fails what is still pending for an endpoint that is gone or disabled (nothing more will be tried). */

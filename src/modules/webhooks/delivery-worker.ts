@@ -50,21 +50,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     }
   }
 
-  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+  type Endpoint = NonNullable<Awaited<ReturnType<EndpointsRepository['byId']>>>
+
+  /** One attempt: sent (or not, for an endpoint gone or disabled), and what it is to be recorded as. */
+  async function attempt(delivery: ClaimedDelivery, endpoint: Endpoint | undefined) {
     const attemptedAt = clock.now()
-    const endpoint = await endpoints.byId(delivery.endpointId)
     if (endpoint === undefined || Number(endpoint.enabled) !== 1) {
       const error = endpoint === undefined ? 'the endpoint was deleted' : 'the endpoint is disabled'
-      await deliveries.record({
+      const record: AttemptRecord = {
         delivery,
         attemptedAt,
         errorClass: 'endpoint_disabled',
         error,
         durationMs: 0,
         outcome: { kind: 'failed' },
-      })
-      options.counted?.('failed')
-      return
+      }
+      return { record, result: undefined }
     }
     const body = eventJson(delivery.event)
     const headers = signDelivery({
@@ -74,8 +75,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       at: new Date(clock.now()),
     })
     const result = await options.send({ url: endpoint.url, headers: { ...headers }, body })
-    const outcome = nextStep(delivery, result)
-    await deliveries.record({
+    const record: AttemptRecord = {
       delivery,
       attemptedAt,
       statusCode: result.status,
@@ -83,8 +83,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       error: result.error,
       durationMs: result.durationMs,
       responseExcerpt: result.responseExcerpt,
-      outcome,
-    })
+      outcome: nextStep(delivery, result),
+    }
+    return { record, result }
+  }
+
+  function logged({ delivery, outcome }: AttemptRecord, result: DeliveryResult | undefined): void {
     options.counted?.(outcome.kind)
     log.info(
       {
@@ -92,37 +96,59 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         endpointId: delivery.endpointId,
         attempt: delivery.attempts,
         outcome: outcome.kind,
-        status: result.status,
-        errorClass: result.errorClass,
-        durationMs: Math.round(result.durationMs),
+        status: result?.status,
+        errorClass: result?.errorClass ?? (result ? undefined : 'endpoint_disabled'),
+        durationMs: Math.round(result?.durationMs ?? 0),
       },
       'webhook delivery attempt',
     )
-    await health(endpoint.id, endpoint.failing_since, result)
   }
 
   /** An endpoint's run of failures: started, ended, or long enough (or a 410) to disable it. */
-  async function health(endpointId: string, failingSince: bigint | number | null, result: DeliveryResult) {
+  async function health(
+    endpointId: string,
+    failingSince: bigint | number | null,
+    result: DeliveryResult,
+  ): Promise<bigint | number | null> {
     const now = clock.now()
     if (result.ok) {
       if (failingSince !== null) await endpoints.setFailingSince(endpointId, null)
-      return
+      return null
     }
     const since = failingSince === null ? now : Number(failingSince)
     if (failingSince === null) await endpoints.setFailingSince(endpointId, BigInt(now))
     const reason = result.status === 410 ? 'gone' : now - since >= options.disableAfterMs ? 'failing' : undefined
-    if (reason === undefined || !(await options.disable(endpointId, reason))) return
+    if (reason === undefined || !(await options.disable(endpointId, reason))) return since
     await deliveries.failPendingOf(endpointId)
     log.warn({ endpointId, reason }, 'webhook endpoint disabled')
     await options.onDisabled?.(endpointId, reason)
+    return since
   }
 
   async function runOnce(): Promise<number> {
     await deliveries.fanOut(100)
     const batch = await deliveries.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs })
-    // The attempts of a batch run side by side: one slow receiver must not hold up the others.
-    const results = await Promise.allSettled(batch.map(attempt))
-    for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'webhook delivery step failed')
+    if (batch.length === 0) return 0
+    const ids = [...new Set(batch.map((d) => d.endpointId))]
+    const found = new Map(
+      (await Promise.all(ids.map((id) => endpoints.byId(id)))).flatMap((e) => (e ? [[e.id, e]] : [])),
+    )
+    // The attempts of a batch run side by side: one slow receiver must not hold up the others. Their outcomes are
+    // written together, in one transaction: a commit each would cost more than the deliveries.
+    const settled = await Promise.allSettled(batch.map((d) => attempt(d, found.get(d.endpointId))))
+    const done = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+    for (const r of settled) if (r.status === 'rejected') log.error({ err: r.reason }, 'webhook delivery step failed')
+    await deliveries.recordAll(done.map((d) => d.record))
+    for (const { record, result } of done) logged(record, result)
+    // Each endpoint's run of failures, attempt by attempt in order (a batch may hold several of one endpoint).
+    const failingSince = new Map<string, bigint | number | null>(
+      [...found.values()].map((e) => [e.id, e.failing_since]),
+    )
+    for (const { record, result } of done) {
+      if (!result) continue
+      const id = record.delivery.endpointId
+      failingSince.set(id, await health(id, failingSince.get(id) ?? null, result))
+    }
     return batch.length
   }
 

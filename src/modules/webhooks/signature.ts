@@ -1,10 +1,13 @@
 // Standard Webhooks signing (https://www.standardwebhooks.com): each attempt carries the event id, the Unix time of
 // the attempt and one `v1,<base64 HMAC-SHA256 of id.timestamp.body>` per valid secret, space-separated, so a
 // receiver still holding the secret before a rotation verifies as well as one holding the new one.
-import { randomBytes } from 'node:crypto'
-import { Webhook } from 'standardwebhooks'
+import { createHmac, randomBytes } from 'node:crypto'
 
 const SECRET_PREFIX = 'whsec_'
+
+/** The key a secret stands for: the base64 after `whsec_`. */
+const keyOf = (secret: string): Buffer =>
+  Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
 
 /** A new endpoint secret: `whsec_` + base64 of 32 random bytes. */
 export const newEndpointSecret = (): string => SECRET_PREFIX + randomBytes(32).toString('base64')
@@ -22,10 +25,12 @@ export function signDelivery(input: {
   secrets: readonly string[]
   at: Date
 }): SignedHeaders {
-  const signatures = input.secrets.map((secret) => new Webhook(secret).sign(input.eventId, input.at, input.body))
-  return {
-    'webhook-id': input.eventId,
-    'webhook-timestamp': String(Math.floor(input.at.getTime() / 1000)),
-    'webhook-signature': signatures.join(' '),
-  }
+  const timestamp = String(Math.floor(input.at.getTime() / 1000))
+  const signed = `${input.eventId}.${timestamp}.${input.body}`
+  // OpenSSL's HMAC, as the specification defines it (test/modules/webhooks/signature.test.ts holds it to the
+  // `standardwebhooks` package's): the package's own is JavaScript, several times the CPU of each attempt's.
+  const signatures = input.secrets.map(
+    (secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed).digest('base64')}`,
+  )
+  return { 'webhook-id': input.eventId, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') }
 }

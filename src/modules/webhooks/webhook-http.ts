@@ -53,6 +53,8 @@ type Outcome = Omit<DeliveryResult, 'durationMs'>
 
 const MAX_URL_LENGTH = 2048
 const EXCERPT_BYTES = 1024
+/** Agents (receivers' address sets) kept; the longest unused one goes first. */
+const MAX_AGENTS = 256
 // Ours to set: the Host header must be the URL's (it is what the receiver and its certificate are for), and the
 // body's framing is the body's.
 const OWN_HEADERS = new Set(['host', 'user-agent', 'content-type', 'content-length', 'transfer-encoding', 'connection'])
@@ -97,6 +99,28 @@ export function createWebhookHttp({
 }) {
   const timedOut = (host: string) => fail('timeout', `${host} did not answer within ${timeoutMs} ms`)
 
+  // Connections kept alive between attempts, one agent per set of checked addresses: a connection an agent lends
+  // was made to one of the addresses this attempt checked (a host that now resolves elsewhere gets another agent),
+  // so reuse never skips the check. Without them each delivery paid a TCP (and TLS) handshake on both sides.
+  const agents = new Map<string, http.Agent>()
+  function agentFor(protocol: string, addresses: ResolvedAddress[]): http.Agent {
+    const key = `${protocol}${addresses.map((a) => a.address).join(',')}`
+    let agent = agents.get(key)
+    // Used again: to the end of the map's order, so the first one is the longest unused.
+    if (agent !== undefined) agents.delete(key)
+    if (agent === undefined) {
+      if (agents.size >= MAX_AGENTS) {
+        const [oldest, old] = agents.entries().next().value as [string, http.Agent]
+        old.destroy()
+        agents.delete(oldest)
+      }
+      const Agent = protocol === 'https:' ? https.Agent : http.Agent
+      agent = new Agent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 4, timeout: 30_000 })
+    }
+    agents.set(key, agent)
+    return agent
+  }
+
   /** The host's addresses, every one of them allowed by the policy; or why there are none to connect to. */
   async function addressesOf(host: string): Promise<ResolvedAddress[] | Outcome> {
     if (isIP(host) !== 0) {
@@ -140,16 +164,16 @@ export function createWebhookHttp({
       const finish = (outcome: () => Outcome) => {
         if (done) return
         done = true
-        // A fresh connection (agent: false), so destroying the request closes it: no body beyond the excerpt is
-        // waited for, and no connection to this address is kept for a later attempt.
-        req?.destroy()
+        // An answer read to its end leaves its connection to the agent for the next attempt; any other (cut at the
+        // excerpt, timed out, broken) is closed, so no body beyond the excerpt is waited for.
+        if (!complete) req?.destroy()
         settle(outcome())
       }
       try {
         req = (url.protocol === 'https:' ? https : http).request(url, {
           method: 'POST',
           headers: headersOf(request, userAgent),
-          agent: false,
+          agent: agentFor(url.protocol, addresses),
           lookup: pinnedLookup(addresses),
         })
       } catch (err) {
