@@ -3,12 +3,12 @@
 // recorded once however often this runs and on however many instances. Only keys of accounts with an endpoint
 // subscribed to the type are read.
 import { hash } from 'node:crypto'
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
-import { dialectOf } from '../../db/database.js'
 import type { Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
 import { recordEvent } from '../webhooks/record-event.js'
+import { subscribedSql } from '../webhooks/subscribed-sql.js'
 import { keyData } from './account-events.js'
 import { toKeyInfo } from './account-rows.js'
 
@@ -28,14 +28,11 @@ export async function recordExpiringKeys({
   clock: Clock
 }) {
   const now = clock.now()
-  const contains = dialectOf(db) === 'postgres' ? 'strpos' : 'instr'
   const listening = db
     .selectFrom('webhook_endpoints')
     .select('account_id')
     .where('enabled', '=', 1)
-    .where((eb) =>
-      eb.or([eb('event_types', '=', '*'), sql<boolean>`${sql.raw(contains)}(event_types, ' key.expiring ') > 0`]),
-    )
+    .where(subscribedSql(db, 'event_types', 'key.expiring'))
   let recorded = 0
   for (const notice of NOTICES) {
     const keys = await db

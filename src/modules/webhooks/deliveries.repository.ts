@@ -7,6 +7,7 @@ import type { Clock } from '../../kernel/clock.js'
 import { dialectOf } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
+import { subscribedSql } from './subscribed-sql.js'
 
 export interface ClaimedDelivery {
   seq: bigint
@@ -39,7 +40,6 @@ export function createDeliveriesRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
-  const contains = onPostgres ? 'strpos' : 'instr'
   /** Writes the attempt's log row and the delivery's new state (in `executor`'s transaction). */
   async function record(attempt: AttemptRecord, executor: Kysely<Database> = db): Promise<void> {
     const { delivery, outcome } = attempt
@@ -84,7 +84,7 @@ export function createDeliveriesRepository({
         await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
 created_at) select ev.seq, ep.id, ev.account_id, 'pending', 0, ${BigInt(now)}, ${new Date(now).toISOString()}
 from webhook_events ev join webhook_endpoints ep on ep.account_id = ev.account_id and ep.enabled = 1
-and (ep.event_types = '*' or ${sql.raw(contains)}(ep.event_types, ' ' || ev.type || ' ') > 0)
+and ${subscribedSql(db, 'ep.event_types', sql<string>`ev.type`)}
 where ev.seq in (${sql.join(seqs)})`.execute(trx)
         await trx.updateTable('webhook_events').set({ fanned_out: 1 }).where('seq', 'in', seqs).execute()
         return seqs.length

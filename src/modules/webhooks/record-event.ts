@@ -4,7 +4,7 @@
 // pays one index probe.
 import { randomBytes } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
-import { dialectOf } from '../../db/database.js'
+import { subscribedSql } from './subscribed-sql.js'
 import type { Database } from '../../db/schema.js'
 import type { EventType } from './event-types.js'
 
@@ -12,7 +12,6 @@ export async function recordEvent(
   executor: Kysely<Database>,
   input: { accountId: string; type: EventType; data: unknown; at: number; id?: string },
 ): Promise<void> {
-  const contains = dialectOf(executor) === 'postgres' ? 'strpos' : 'instr'
   const id = input.id ?? `evt_${randomBytes(16).toString('hex')}`
   const data = JSON.stringify(input.data)
   const at = new Date(input.at).toISOString()
@@ -20,6 +19,6 @@ export async function recordEvent(
   await sql`insert into webhook_events (id, account_id, type, data, created_at)
 select cast(${id} as text), cast(${input.accountId} as text), cast(${input.type} as text), cast(${data} as text),
 cast(${at} as text) where exists (select 1 from webhook_endpoints where account_id = ${input.accountId}
-and enabled = 1 and (event_types = '*' or ${sql.raw(contains)}(event_types, ${` ${input.type} `}) > 0))
+and enabled = 1 and ${subscribedSql(executor, 'event_types', input.type)})
 on conflict (id) do nothing`.execute(executor)
 }
