@@ -29,8 +29,17 @@ export function createCursorCodec({ secret }: { secret: string }) {
       return `${Buffer.from(payload).toString('base64url')}.${sign(accountId, payload, list).toString('base64url')}`
     },
 
-    /** Returns the position, or throws 400 invalid_cursor. `status` is the filter of the current request. */
-    decode(accountId: string, cursor: string, status: string | undefined, list?: string): CursorPosition {
+    /**
+     * Returns the position, or throws 400 invalid_cursor. `status` is the filter of the current request, named
+     * `filter` in the query (`status`, or `type` for the events).
+     */
+    decode(
+      accountId: string,
+      cursor: string,
+      status: string | undefined,
+      list?: string,
+      filter = 'status',
+    ): CursorPosition {
       const invalid = () =>
         new ApiError(
           'invalid_cursor',
@@ -54,8 +63,8 @@ export function createCursorCodec({ secret }: { secret: string }) {
       if (issuedFor !== status) {
         throw new ApiError(
           'invalid_cursor',
-          `Query parameter 'cursor' was issued for status=${issuedFor ?? '(none)'}; keep the same status filter ` +
-            `while paging.`,
+          `Query parameter 'cursor' was issued for ${filter}=${issuedFor ?? '(none)'}; keep the same ${filter} ` +
+            `filter while paging.`,
         )
       }
       return { lastId: BigInt(parts[1]!), status: issuedFor }

@@ -60,7 +60,9 @@ export function pageStart<S extends string>(
 ) {
   const accountId = request.auth!.accountId
   const afterId =
-    query.cursor === undefined ? undefined : cursors.decode(accountId, query.cursor, query.status, route.list).lastId
+    query.cursor === undefined
+      ? undefined
+      : cursors.decode(accountId, query.cursor, query.status, route.list, route.filter).lastId
   return { accountId, status: query.status, limit: query.limit ?? PAGE_SIZE_DEFAULT, afterId }
 }
 

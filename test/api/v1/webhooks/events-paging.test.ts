@@ -31,4 +31,6 @@ test('events page newest first by type, following Link; a cursor is bound to its
   assert.deepEqual(seen, ['c', 'b', 'a'])
   const other = await h.app.inject({ url: `/v1/events?type=order.created&cursor=${cursor}`, headers: bearer(key) })
   assert.deepEqual([other.statusCode, errorOf(other).code], [400, 'invalid_cursor'])
+  // The message names the events' filter, `type`, and the type the cursor was issued for.
+  assert.match(errorOf(other).message, /issued for type=pet\.created; keep the same type filter/)
 })
