@@ -404,7 +404,9 @@ export const settings = {
     default: undefined,
     doc:
       '`on` or `off`: integrators may register webhook endpoints and are sent events ' +
-      '(docs/integrators/webhooks.md). Unset: on, except in production without `PETSTORE_SECRETS_KEY`.',
+      '(docs/integrators/webhooks.md). Unset: on, except in production without `PETSTORE_SECRETS_KEY`. Off: no ' +
+      'webhook routes, pages or deliveries; endpoints already saved are kept, the database goes on recording the ' +
+      'events of those left enabled, and every event is purged after `WEBHOOK_RETENTION_DAYS`.',
     parse: oneOf(['on', 'off'] as const),
   }),
   secretsKey: setting({

@@ -182,7 +182,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch(loopFailed('purging idempotency keys failed'))
     services.usage.purge(services.clock.now()).catch(loopFailed('purging old usage rows failed'))
-    services.webhooks?.events.purge(config.eventRetentionDays).catch(loopFailed('purging old events failed'))
+    services.events.purge(config.eventRetentionDays).catch(loopFailed('purging old events failed'))
     if (services.webhooks) expiringKeys().catch(loopFailed('recording key.expiring events failed'))
   }, PURGE_EVERY_MS).unref()
   // Deleted accounts' pets, orders and messages: removed at start and every hour (account-purge.ts).

@@ -37,6 +37,7 @@ import { createInvitations } from '../modules/integrators/invitations.js'
 import { createSettingsRepository } from '../modules/integrators/settings.repository.js'
 import { createUsage } from '../modules/usage/usage.service.js'
 import { webhookServices } from './webhook-services.js'
+import { createEventsRepository } from '../modules/webhooks/events.repository.js'
 import { createLimitEvents } from '../modules/webhooks/limit-events.js'
 
 export interface ServiceDependencies {
@@ -90,6 +91,7 @@ export async function buildServices({
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
   // Bans and quota thresholds as webhook events (issue 36), where webhooks are on.
+  const events = createEventsRepository({ db, clock })
   const limitEvents = config.webhooks ? createLimitEvents({ engine, clock, log }) : undefined
   const usage = createUsage({ db, engine, accounts, store: rateLimitStore })
   // Mail goes out for the portal and the console (a private console without the portal may have no MAIL_URL).
@@ -167,7 +169,12 @@ export async function buildServices({
     /** The mailer of the portal and the console; absent where neither is on or no MAIL_URL is set. */
     mailer,
     /** Endpoints, events and the delivery worker (WEBHOOKS=on; docs/integrators/webhooks.md). */
-    webhooks: config.webhooks ? webhookServices({ config, db, clock, metrics, mailer, engine }) : undefined,
+    webhooks: config.webhooks ? webhookServices({ config, db, clock, metrics, mailer, engine, events }) : undefined,
+    /**
+     * The events kept for integrators, purged after WEBHOOK_RETENTION_DAYS even with WEBHOOKS=off: the database
+     * goes on recording the events of endpoints that were left enabled (docs/operators/configuration.md).
+     */
+    events,
     /** Requests for a higher plan (the portal asks, the console decides); where either is on. */
     planRequests,
     /** Operators of the console (only where the console is on: CONSOLE, see config.ts). */

@@ -19,7 +19,7 @@ import { createDeliveryLog } from '../modules/webhooks/delivery-log.js'
 import { createDeliveryWorker } from '../modules/webhooks/delivery-worker.js'
 import { createEndpointsRepository } from '../modules/webhooks/endpoints.repository.js'
 import { createWebhookEndpoints } from '../modules/webhooks/endpoints.service.js'
-import { createEventsRepository } from '../modules/webhooks/events.repository.js'
+import type { EventsRepository } from '../modules/webhooks/events.repository.js'
 import { createWebhookHttp } from '../modules/webhooks/webhook-http.js'
 
 const DELIVERY_BATCH = 20
@@ -31,8 +31,11 @@ export function webhookServices({
   metrics,
   mailer,
   engine,
+  events,
 }: {
   config: Config
+  /** The events kept for integrators (built by services.ts whatever WEBHOOKS says: they are purged either way). */
+  events: EventsRepository
   db: Kysely<Database>
   /** How writes commit (the worker's outcomes share SQLite's commit groups with the requests'). */
   engine?: Engine
@@ -57,7 +60,6 @@ export function webhookServices({
     allowHttp: !production,
   })
   const endpoints = createWebhookEndpoints({ db, clock, secrets, checkTarget: http.check })
-  const events = createEventsRepository({ db, clock })
   /**
    * The owner of the endpoint's account hears that the worker disabled it (with a link where the portal runs), off
    * the worker's path: a slow mail server holds up no delivery.
