@@ -15,6 +15,7 @@ import { auditAge } from './migrations/0011_audit_age.js'
 import { setupBrowser } from './migrations/0013_setup_browser.js'
 import { rateLimitState } from './migrations/0014_rate_limit_state.js'
 import { webhooks } from './migrations/0015_webhooks.js'
+import { eventSize } from './migrations/0016_event-size.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0013_setup_browser': setupBrowser,
   '0014_rate_limit_state': rateLimitState,
   '0015_webhooks': webhooks,
+  '0016_event-size': eventSize,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

@@ -379,6 +379,11 @@ export interface components {
                 message: string;
                 /** @enum {string} */
                 status: "queued" | "delivered" | "failed";
+                /**
+                 * @description Present when the text would take more than 16 KiB of JSON: `message` is then its first 3,000 characters, so that the event stays under 20 KB (`GET /messages/{id}` has the whole text).
+                 * @enum {boolean}
+                 */
+                truncated?: true;
             };
             /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
             id: string;
@@ -395,6 +400,11 @@ export interface components {
                 message: string;
                 /** @enum {string} */
                 status: "queued" | "delivered" | "failed";
+                /**
+                 * @description Present when the text would take more than 16 KiB of JSON: `message` is then its first 3,000 characters, so that the event stays under 20 KB (`GET /messages/{id}` has the whole text).
+                 * @enum {boolean}
+                 */
+                truncated?: true;
             };
             /** @description Unique id (`evt_…`); the `webhook-id` of its deliveries. */
             id: string;

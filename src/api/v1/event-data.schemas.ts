@@ -80,6 +80,13 @@ const MessageData = Type.Object(
     message: Type.String(),
     status: Type.String({ enum: ['queued', 'delivered', 'failed'] }),
     createdAt: Type.String(),
+    truncated: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'Present when the text would take more than 16 KiB of JSON: `message` is then its first 3,000 ' +
+          'characters, so that the event stays under 20 KB (`GET /messages/{id}` has the whole text).',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'The Message, as `GET /messages/{id}` answers it.' },
 )

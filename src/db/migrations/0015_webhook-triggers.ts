@@ -7,7 +7,7 @@ import type { Dialect } from '../database.js'
 // list pages build theirs (modules/pets/pets-json.ts, modules/orders/orders-json.ts). Written out here, not
 // imported: a migration must do the same thing whatever the code later says.
 
-interface RowEvent {
+export interface RowEvent {
   name: string
   type: string
   table: 'pets' | 'orders' | 'messages'
@@ -21,7 +21,7 @@ interface RowEvent {
 }
 
 /** A string as JSON text, NULL when it is NULL (SQLite's json_quote writes `null`, which no string quotes to). */
-const text = (d: Dialect, e: string) => (d === 'postgres' ? `to_json(${e})::text` : `nullif(json_quote(${e}), 'null')`)
+export const text = (d: Dialect, e: string) => (d === 'postgres' ? `to_json(${e})::text` : `nullif(json_quote(${e}), 'null')`)
 /** Joins `"key":value` parts as one JSON object in text; an optional part is `coalesce(part, '')`. */
 const object = (parts: string[]) => `'{' || ${parts.join(` || ',' || `)} || '}'`
 const optional = (parts: string[], key: string, value: string) =>
@@ -55,7 +55,7 @@ const message = (d: Dialect) =>
     `'"createdAt":' || ${text(d, 'NEW.created_at')}`,
   ])
 
-const EVENTS: RowEvent[] = [
+export const EVENTS: RowEvent[] = [
   { name: 'webhook_pet_created', type: 'pet.created', table: 'pets', on: 'INSERT', data: pet, at: 'NEW.created_at' },
   {
     name: 'webhook_order_created',
@@ -121,18 +121,18 @@ function insertEvent(d: Dialect, e: RowEvent): string {
 '${e.type}', ${e.data(d)}, ${at})`
 }
 
-/** The statements that create every row event's trigger (and, on PostgreSQL, its function). */
-export function rowEventTriggers(d: Dialect): string[] {
-  return EVENTS.flatMap((e) => {
+/** The statements that create every row event's trigger (and, on PostgreSQL, its function; or replace it). */
+export function rowEventTriggers(d: Dialect, events = EVENTS, { replace = false } = {}): string[] {
+  return events.flatMap((e) => {
     const condition = [e.when, subscribed(d, e.type)].filter(Boolean).join(' AND ')
     if (d === 'postgres') {
-      return [
-        `CREATE FUNCTION ${e.name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF ${condition} THEN \
-${insertEvent(d, e)}; END IF; RETURN NULL; END $$`,
-        `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} FOR EACH ROW EXECUTE FUNCTION ${e.name}()`,
-      ]
+      const fn = `CREATE${replace ? ' OR REPLACE' : ''} FUNCTION ${e.name}() RETURNS trigger LANGUAGE plpgsql AS $$ \
+BEGIN IF ${condition} THEN ${insertEvent(d, e)}; END IF; RETURN NULL; END $$`
+      if (replace) return [fn]
+      return [fn, `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} FOR EACH ROW EXECUTE FUNCTION ${e.name}()`]
     }
-    return [`CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} WHEN ${condition} BEGIN ${insertEvent(d, e)}; END`]
+    const trigger = `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} WHEN ${condition} BEGIN ${insertEvent(d, e)}; END`
+    return replace ? [`DROP TRIGGER IF EXISTS ${e.name}`, trigger] : [trigger]
   })
 }
 

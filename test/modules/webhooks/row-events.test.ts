@@ -108,3 +108,34 @@ test('a message delivered or failed is an event', async (t) => {
     ],
   )
 })
+
+test("a message's events stay under 20 KB: a text that escapes to more than 16 KiB is cut to 3,000 characters", async (t) => {
+  const h = await startHarness(t)
+  const { key, accountId } = await subscribed(h)
+  const messages = h.services.messages
+  // 4,096 characters JSON writes as six bytes each (\u0001): 24 KB of text. And 4,096 two-byte ones: kept whole.
+  const escaped = '\u0001'.repeat(4096)
+  const wide = 'é'.repeat(4096)
+  const big = await messages.create({ accountId, message: escaped })
+  const whole = await messages.create({ accountId, message: wide })
+  for (const m of await messages.claimDue({ limit: 10, leaseMs: 60_000 })) await messages.markDelivered(m.seq)
+  const listed = await eventsOf(h, key)
+  const event = (id: string) => listed.find((e) => e.data.id === id)!
+  assert.deepEqual(event(big.id).data, {
+    id: big.id,
+    message: escaped.slice(0, 3000),
+    status: 'delivered',
+    createdAt: big.createdAt,
+    truncated: true,
+  })
+  assert.deepEqual(event(whole.id).data, {
+    id: whole.id,
+    message: wide,
+    status: 'delivered',
+    createdAt: whole.createdAt,
+  })
+  const one = await h.app.inject({ url: `/v1/events/${(event(big.id) as { id?: string }).id}`, headers: bearer(key) })
+  assert.equal(one.statusCode, 200)
+  assert.ok(Buffer.byteLength(one.body) < 20_480, `${Buffer.byteLength(one.body)} bytes`)
+  assert.ok(Buffer.byteLength(one.body) > 18_000, 'the cut text is still most of the payload')
+})
