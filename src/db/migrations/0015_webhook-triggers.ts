@@ -21,7 +21,8 @@ export interface RowEvent {
 }
 
 /** A string as JSON text, NULL when it is NULL (SQLite's json_quote writes `null`, which no string quotes to). */
-export const text = (d: Dialect, e: string) => (d === 'postgres' ? `to_json(${e})::text` : `nullif(json_quote(${e}), 'null')`)
+export const text = (d: Dialect, e: string) =>
+  d === 'postgres' ? `to_json(${e})::text` : `nullif(json_quote(${e}), 'null')`
 /** Joins `"key":value` parts as one JSON object in text; an optional part is `coalesce(part, '')`. */
 const object = (parts: string[]) => `'{' || ${parts.join(` || ',' || `)} || '}'`
 const optional = (parts: string[], key: string, value: string) =>
@@ -131,7 +132,8 @@ BEGIN IF ${condition} THEN ${insertEvent(d, e)}; END IF; RETURN NULL; END $$`
       if (replace) return [fn]
       return [fn, `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} FOR EACH ROW EXECUTE FUNCTION ${e.name}()`]
     }
-    const trigger = `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} WHEN ${condition} BEGIN ${insertEvent(d, e)}; END`
+    const trigger = `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} WHEN ${condition} BEGIN \
+${insertEvent(d, e)}; END`
     return replace ? [`DROP TRIGGER IF EXISTS ${e.name}`, trigger] : [trigger]
   })
 }

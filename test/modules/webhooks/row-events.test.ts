@@ -109,7 +109,7 @@ test('a message delivered or failed is an event', async (t) => {
   )
 })
 
-test("a message's events stay under 20 KB: a text that escapes to more than 16 KiB is cut to 3,000 characters", async (t) => {
+test("a message's events stay under 20 KB: a text JSON writes as over 16 KiB is cut to 3,000 characters", async (t) => {
   const h = await startHarness(t)
   const { key, accountId } = await subscribed(h)
   const messages = h.services.messages
