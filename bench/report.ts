@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { budgetTable, referencesLine, scaleTargetsTable, workersLine } from './budget.js'
+import { deliveryLine } from './receiver.js'
 import type { ScenarioResult } from './scenario-result.js'
 import { startupLine, type StartupResult } from './startup.js'
 
@@ -66,7 +67,10 @@ export function writeReport({ results, startup, skipped, settings, quick, out }:
     .flatMap((t) => DEEP_PAIRS.map((pair) => deepRatio(results, t, pair)))
     .filter(Boolean)
   const started = startup ? `Start-up (issue 25's target: npm start under 1.5 s): ${startupLine(startup)}\n\n` : ''
-  const text = `${started}${table(results)}\n\n${deep.join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
+  const deliveries = results.flatMap((r) =>
+    r.delivery ? [`${r.target} ${r.scenario}: ${deliveryLine(r.delivery)}`] : [],
+  )
+  const text = `${started}${table(results)}\n\n${[...deep, ...deliveries].join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
   process.stdout.write(`\n${scaleTargetsTable(results)}\n\n${workersLine(results)}\n`)
   process.stdout.write(`\n${text}`)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')

@@ -6,8 +6,6 @@
 // started as `.ci/run` does (bench/backing-services.ts). `--targets` runs some of TARGETS only (and leaves
 // BENCHMARKS.md alone: it holds full runs); `--scenarios` likewise runs some scenarios only.
 import { execFileSync } from 'node:child_process'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,6 +24,7 @@ import { writeReport } from './report.js'
 import type { ScenarioResult } from './scenario-result.js'
 import { scenarios, type Scenario } from './scenarios.js'
 import { seed } from './seed.js'
+import { deliveryLine, startReceiver } from './receiver.js'
 import { withPostgresDatabase } from './postgres.js'
 import { backingServices } from './backing-services.js'
 import { measureStartup, type StartupResult } from './startup.js'
@@ -77,6 +76,8 @@ const settings = {
   rounds: Number(args.rounds ?? (quick ? 1 : 3)),
   requests: args.requests === undefined ? undefined : Number(args.requests),
 }
+/** Where the subscribed account's endpoint points (`create-subscribed`). */
+const receiver = await startReceiver()
 /** The run's database files and the processes' logs. */
 const dir = mkdtempSync(join(tmpdir(), 'petstore-bench-'))
 
@@ -97,6 +98,7 @@ async function measureScenario(
   const send = () =>
     fetch(url + scenario.path, { method: scenario.method, headers: scenario.headers, body: scenario.body })
   for (let i = 0; i < (scenario.prime ?? 0); i++) await (await send()).text()
+  receiver.reset()
   const probe = await send()
   const body = await probe.text()
   if (probe.status !== scenario.expectStatus)
@@ -105,7 +107,7 @@ async function measureScenario(
   const baseline = await startBaseline(baselinePort, probe.status, body, join(dir, 'baseline.log'))
   const baselineUrl = `http://127.0.0.1:${baselinePort}`
   const opts = { connections: settings.connections, seconds: settings.warmup, requests: settings.requests }
-  await load(url, scenario, opts)
+  const warm = await load(url, scenario, opts)
   await load(baselineUrl, scenario, opts)
   const svc: RunFigures[] = []
   const base: RunFigures[] = []
@@ -118,6 +120,9 @@ async function measureScenario(
     base.push(await load(baselineUrl, scenario, { ...opts, seconds: settings.seconds }))
   }
   await baseline.stop()
+  // Every event of the scenario's successful writes (the probe's, the warm-up's, the rounds'), delivered.
+  const created = 1 + [warm, ...svc].reduce((n, r) => n + r.total - r.unexpected, 0)
+  const delivery = scenario.delivered ? await receiver.figures(created) : undefined
   const rps = median(svc.map((r) => r.rps))
   const baselineRps = median(base.map((r) => r.rps))
   const result: ScenarioResult = {
@@ -133,11 +138,13 @@ async function measureScenario(
     cpuUs: median(cpuPerRequest),
     unexpected: svc.reduce((n, r) => n + r.unexpected, 0),
     rssMb: peakRssMb(service.child.pid!),
+    ...(delivery ? { delivery } : {}),
   }
   process.stdout.write(
     `  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ` +
       `${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`,
   )
+  if (delivery) process.stdout.write(`    ${deliveryLine(delivery)}\n`)
   return result
 }
 
@@ -202,20 +209,6 @@ const POSTGRES_SCENARIOS = [
 ]
 const POSTGRES_WORKERS_SCENARIOS = ['list-20', 'get-pet', 'create']
 
-/**
- * The receiver of `create-subscribed`'s webhook deliveries: answers every POST 204, as a healthy integrator does, in
- * this process (its CPU is the load generator's side, not the service's).
- */
-async function startReceiver(): Promise<{ url: string }> {
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => res.writeHead(204).end())
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  server.unref()
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench-hooks` }
-}
-
 async function main(): Promise<void> {
   if (!args['no-build']) execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   const skipped: string[] = []
@@ -229,7 +222,6 @@ async function main(): Promise<void> {
     process.stdout.write(
       `seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`,
     )
-    const receiver = await startReceiver()
     const seeded = await seed({
       databaseUrl,
       receiverUrl: receiver.url,

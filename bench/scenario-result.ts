@@ -1,4 +1,6 @@
 // One scenario's measured figures: what the report prints and the budgets are checked against.
+import type { DeliveryFigures } from './receiver.js'
+
 export interface ScenarioResult {
   target: string
   scenario: string
@@ -14,4 +16,6 @@ export interface ScenarioResult {
   cpuUs: number
   unexpected: number
   rssMb: number
+  /** Scenarios whose writes are webhook events: how soon they reached the receiver (bench/receiver.ts). */
+  delivery?: DeliveryFigures
 }

@@ -14,6 +14,8 @@ export interface Scenario {
   /** Requests to send before measuring (e.g. to use up a quota). */
   prime?: number
   expectStatus: number
+  /** Each success is a webhook event delivered to the benchmark's receiver: measure how soon (bench/receiver.ts). */
+  delivered?: true
 }
 
 const json = { 'content-type': 'application/json' }
@@ -104,6 +106,7 @@ export function scenarios(s: Seeded): Scenario[] {
       headers: { authorization: `Bearer ${s.subscribedKey}`, ...json },
       body: pet,
       expectStatus: 201,
+      delivered: true,
     },
     {
       name: 'create-idempotent',

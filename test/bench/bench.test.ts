@@ -76,12 +76,19 @@ test('npm run bench (a smoke run) runs every scenario against its baseline and w
       ratio: number
       unexpected: number
       rssMb: number
+      delivery?: { expected: number; arrived: number; p95Ms: number }
     }[]
   }
   for (const r of report.results) {
     assert.equal(r.unexpected, 0, `${r.target} ${r.scenario}: every response had the expected status`)
     assert.ok(r.rps > 0 && r.baselineRps > 0 && r.ratio > 0, `${r.target} ${r.scenario} measured both`)
     assert.ok(r.rssMb > 0, `${r.target} ${r.scenario} peak RSS read`)
+  }
+  // create-subscribed's writes are events: every one reaches the benchmark's receiver, its lag measured.
+  for (const r of report.results.filter((r) => r.scenario === 'create-subscribed')) {
+    assert.ok(r.delivery && r.delivery.expected > 200, `${r.target}: the scenario's events were counted`)
+    assert.equal(r.delivery.arrived, r.delivery.expected, `${r.target}: every event was delivered`)
+    assert.ok(r.delivery.p95Ms >= 0, `${r.target}: lags measured`)
   }
   assert.match(stdout, /start-up: npm start \d+ ms, node bin\/petstore\.js serve \d+ ms/)
   for (const [what, ms] of Object.entries(report.startup)) assert.ok(ms > 0, `start-up ${what} measured`)
