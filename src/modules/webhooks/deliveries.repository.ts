@@ -40,31 +40,47 @@ export function createDeliveriesRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
-  /** Writes the attempt's log row and the delivery's new state (in `executor`'s transaction). */
-  async function record(attempt: AttemptRecord, executor: Kysely<Database> = db): Promise<void> {
-    const { delivery, outcome } = attempt
+  /**
+   * Writes the attempts' log rows and their deliveries' new states (in `executor`'s transaction): one INSERT for the
+   * rows, one UPDATE for each final state; a retry's own time each.
+   */
+  async function record(attempts: readonly AttemptRecord[], executor: Kysely<Database>): Promise<void> {
     const settledAt = new Date(clock.now()).toISOString()
     await executor
       .insertInto('webhook_attempts')
-      .values({
-        delivery_seq: delivery.seq,
-        account_id: delivery.accountId,
-        endpoint_id: delivery.endpointId,
-        event_id: delivery.event.id,
-        event_type: delivery.event.type,
-        attempted_at: new Date(attempt.attemptedAt).toISOString(),
-        status_code: attempt.statusCode ?? null,
-        error_class: attempt.errorClass ?? null,
-        error: attempt.error ?? null,
-        duration_ms: Math.round(attempt.durationMs),
-        response_excerpt: attempt.responseExcerpt ?? null,
-      })
+      .values(
+        attempts.map(({ delivery, ...attempt }) => ({
+          delivery_seq: delivery.seq,
+          account_id: delivery.accountId,
+          endpoint_id: delivery.endpointId,
+          event_id: delivery.event.id,
+          event_type: delivery.event.type,
+          attempted_at: new Date(attempt.attemptedAt).toISOString(),
+          status_code: attempt.statusCode ?? null,
+          error_class: attempt.errorClass ?? null,
+          error: attempt.error ?? null,
+          duration_ms: Math.round(attempt.durationMs),
+          response_excerpt: attempt.responseExcerpt ?? null,
+        })),
+      )
       .execute()
-    const set =
-      outcome.kind === 'retry'
-        ? { next_attempt_at: BigInt(outcome.retryAt), locked_until: null }
-        : { status: outcome.kind, locked_until: null, settled_at: settledAt }
-    await executor.updateTable('webhook_deliveries').set(set).where('seq', '=', delivery.seq).execute()
+    for (const status of ['delivered', 'failed'] as const) {
+      const seqs = attempts.filter((a) => a.outcome.kind === status).map((a) => a.delivery.seq)
+      if (seqs.length === 0) continue
+      await executor
+        .updateTable('webhook_deliveries')
+        .set({ status, locked_until: null, settled_at: settledAt })
+        .where('seq', 'in', seqs)
+        .execute()
+    }
+    for (const { delivery, outcome } of attempts) {
+      if (outcome.kind !== 'retry') continue
+      await executor
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: BigInt(outcome.retryAt), locked_until: null })
+        .where('seq', '=', delivery.seq)
+        .execute()
+    }
   }
 
   return {
@@ -139,9 +155,7 @@ where ev.seq in (${sql.join(seqs)})`.execute(trx)
     /** The attempts of a batch and their deliveries' new states, in one transaction (shared with the turn's writes). */
     async recordAll(attempts: readonly AttemptRecord[]): Promise<void> {
       if (attempts.length === 0) return
-      await engine.transaction(async (trx) => {
-        for (const attempt of attempts) await record(attempt, trx)
-      })
+      await engine.transaction((trx) => record(attempts, trx))
     },
 
     /** Fails what is still pending for an endpoint that is gone or disabled (nothing more will be tried). */
