@@ -76,6 +76,8 @@ const settings = {
   rounds: Number(args.rounds ?? (quick ? 1 : 3)),
   requests: args.requests === undefined ? undefined : Number(args.requests),
 }
+/** Each load run sends `--requests` and no more: a smoke run that proves every scenario works. */
+const smoke = settings.requests !== undefined
 /** Where the subscribed account's endpoint points (`create-subscribed`). */
 const receiver = await startReceiver()
 /** The run's database files and the processes' logs. */
@@ -107,8 +109,9 @@ async function measureScenario(
   const baseline = await startBaseline(baselinePort, probe.status, body, join(dir, 'baseline.log'))
   const baselineUrl = `http://127.0.0.1:${baselinePort}`
   const opts = { connections: settings.connections, seconds: settings.warmup, requests: settings.requests }
-  const warm = await load(url, scenario, opts)
-  await load(baselineUrl, scenario, opts)
+  // A smoke run (--requests) warms nothing: its figures measure nothing anyway.
+  const warm = smoke ? undefined : await load(url, scenario, opts)
+  if (!smoke) await load(baselineUrl, scenario, opts)
   const svc: RunFigures[] = []
   const base: RunFigures[] = []
   const cpuPerRequest: number[] = []
@@ -121,7 +124,7 @@ async function measureScenario(
   }
   await baseline.stop()
   // Every event of the scenario's successful writes (the probe's, the warm-up's, the rounds'), delivered.
-  const created = 1 + [warm, ...svc].reduce((n, r) => n + r.total - r.unexpected, 0)
+  const created = 1 + [...(warm ? [warm] : []), ...svc].reduce((n, r) => n + r.total - r.unexpected, 0)
   const delivery = scenario.delivered ? await receiver.figures(created) : undefined
   const rps = median(svc.map((r) => r.rps))
   const baselineRps = median(base.map((r) => r.rps))
@@ -217,7 +220,7 @@ async function main(): Promise<void> {
   const backing = await backingServices()
   skipped.push(...backing.missing)
   try {
-    if (runs('startup')) startup = await measureStartup({ rounds: quick ? 3 : 7, dir })
+    if (runs('startup')) startup = await measureStartup({ rounds: smoke ? 1 : quick ? 3 : 7, dir })
     const databaseUrl = join(dir, 'bench.db')
     process.stdout.write(
       `seeding ${settings.pets} pets and a deep account of ${settings.deepRows} pets and as many orders…\n`,
