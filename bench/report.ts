@@ -70,7 +70,8 @@ export function writeReport({ results, startup, skipped, settings, quick, out }:
   const deliveries = results.flatMap((r) =>
     r.delivery ? [`${r.target} ${r.scenario}: ${deliveryLine(r.delivery)}`] : [],
   )
-  const text = `${started}${table(results)}\n\n${[...deep, ...deliveries].join('\n')}\n${skipped.map((s) => `skipped: ${s}`).join('\n')}\n`
+  const notes = [...deep, ...deliveries, ...skipped.map((s) => `skipped: ${s}`)].join('\n')
+  const text = `${started}${table(results)}\n\n${notes}\n`
   process.stdout.write(`\n${scaleTargetsTable(results)}\n\n${workersLine(results)}\n`)
   process.stdout.write(`\n${text}`)
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')

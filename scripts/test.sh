@@ -33,6 +33,7 @@ trap 'rm -rf "$records"' EXIT
 
 pass2_pid=''
 if [ -n "$TEST_DATABASE_URL" ] && [ -n "$TEST_REDIS_URL" ]; then
+  node scripts/pg-catalogs.mjs
   echo "# pass 2 of 2 started: PostgreSQL ($TEST_DATABASE_URL) + Redis ($TEST_REDIS_URL); its output follows pass 1's"
   TEST_BACKEND=postgres node --test --test-concurrency="$jobs" $files_pass2 $contract >"$pass2_log" 2>&1 &
   pass2_pid=$!

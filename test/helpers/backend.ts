@@ -1,19 +1,22 @@
 // Which backends a test run uses. `npm test` runs the suite on SQLite with the in-memory limiter, then again
-// with TEST_BACKEND=postgres: PostgreSQL (TEST_DATABASE_URL) and Redis (TEST_REDIS_URL). Every harness gets
-// its own PostgreSQL schema and Redis key prefix, dropped after the test.
+// with TEST_BACKEND=postgres: PostgreSQL (TEST_DATABASE_URL) and Redis (TEST_REDIS_URL). Every harness gets a
+// PostgreSQL schema of its own for as long as it runs (emptied for it, see schema-pool.ts) and its own Redis key
+// prefix, deleted after the test.
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { sql, type Kysely } from 'kysely'
+import SQLite from 'better-sqlite3'
+import { Kysely, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import type { RateLimitStore } from '../../src/modules/limits/rate-limit.store.js'
 import { createRedisClient, createRedisStore } from '../../src/modules/limits/redis.store.js'
 import { repoRoot } from './root.js'
+import { claimPooledSchema } from './schema-pool.js'
 
 type Backend = 'sqlite' | 'postgres'
 export const backend: Backend = process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
@@ -58,6 +61,21 @@ function migrationsHash(serverVersion: string): string {
     .slice(0, 16)
 }
 
+let version: Promise<string> | undefined
+/** What migrated schemas are made of: the migrations' source and the server's version, as a hash. */
+function schemaVersion(admin: string): Promise<string> {
+  version ??= (async () => {
+    const client = new pg.Client({ connectionString: admin })
+    await client.connect()
+    try {
+      return migrationsHash((await client.query<{ v: string }>('select version() as v')).rows[0]!.v)
+    } finally {
+      await client.end()
+    }
+  })()
+  return version
+}
+
 function cloneSqlOf(client: pg.Client): Promise<{ file: string; text: string | undefined }> {
   cloneSql ??= (async () => {
     const version = (await client.query<{ v: string }>('select version() as v')).rows[0]!.v
@@ -97,34 +115,43 @@ async function dumpSchema(admin: string, schema: string, file: string): Promise<
 }
 
 /**
- * A PostgreSQL URL whose connections use a fresh schema with every migration applied (cloned from a migrated one,
- * see above); the schema is dropped after the test.
+ * A PostgreSQL URL whose connections use a schema with every migration applied and no rows, for this test alone:
+ * one of the pool's (schema-pool.ts), or, when the pool is all taken, a fresh one dropped after the test.
  */
 export async function migratedPostgresSchema(t: After): Promise<string> {
   const admin = required('TEST_DATABASE_URL')
+  const version = await schemaVersion(admin)
+  const pooled = await claimPooledSchema(t, admin, version, (client, schema) =>
+    makeMigratedSchema(client, admin, schema),
+  )
+  if (pooled !== undefined) return schemaUrl(admin, pooled).toString()
   const schema = `t_${randomBytes(6).toString('hex')}`
   const client = new pg.Client({ connectionString: admin })
   await client.connect()
-  let clone: { file: string; text: string | undefined }
   try {
-    clone = await cloneSqlOf(client)
-    if (clone.text !== undefined) await client.query(clone.text.split(SCHEMA_PLACEHOLDER).join(schema))
-    else await client.query(`CREATE SCHEMA ${schema}`)
+    await makeMigratedSchema(client, admin, schema)
   } finally {
     await client.end()
   }
   dropSchemaAfter(t, admin, schema)
-  const url = schemaUrl(admin, schema)
-  if (clone.text === undefined) {
-    const handle = openDatabase(url.toString(), { poolSize: 1 })
-    try {
-      await migrateToLatest(handle.db)
-    } finally {
-      await handle.close()
-    }
-    await dumpSchema(admin, schema, clone.file)
+  return schemaUrl(admin, schema).toString()
+}
+
+/** Makes `schema` with every migration applied: cloned from the dump, or migrated (and then dumped). */
+async function makeMigratedSchema(client: pg.Client, admin: string, schema: string): Promise<void> {
+  const clone = await cloneSqlOf(client)
+  if (clone.text !== undefined) {
+    await client.query(clone.text.split(SCHEMA_PLACEHOLDER).join(schema))
+    return
   }
-  return url.toString()
+  await client.query(`CREATE SCHEMA ${schema}`)
+  const handle = openDatabase(schemaUrl(admin, schema).toString(), { poolSize: 1 })
+  try {
+    await migrateToLatest(handle.db)
+  } finally {
+    await handle.close()
+  }
+  await dumpSchema(admin, schema, clone.file)
 }
 
 /** A key prefix no other test uses. */
@@ -157,6 +184,22 @@ export function deleteRedisKeysAfter(t: After, url: string, prefix: string): voi
   })
 }
 
+let sqliteImage: Promise<Buffer> | undefined
+/** An in-memory SQLite database with every migration applied, as an image each test's database starts from. */
+function migratedSqliteImage(): Promise<Buffer> {
+  sqliteImage ??= (async () => {
+    const sqlite = new SQLite(':memory:')
+    sqlite.defaultSafeIntegers(true)
+    sqlite.pragma('foreign_keys = ON')
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) })
+    await migrateToLatest(db)
+    const image = sqlite.serialize()
+    await db.destroy()
+    return image
+  })()
+  return sqliteImage
+}
+
 /**
  * A migrated database for one test on the run's backend (`:memory:` SQLite, or a fresh PostgreSQL schema)
  * and, on PostgreSQL runs, a Redis rate-limit store. Closing is the caller's job (the harness's `after`).
@@ -165,8 +208,7 @@ export async function testBackend(
   t: After,
 ): Promise<{ url: string; handle: DatabaseHandle; rateLimitStore?: RateLimitStore; redisUrl?: string }> {
   if (backend === 'sqlite') {
-    const handle = openDatabase(':memory:')
-    await migrateToLatest(handle.db)
+    const handle = openDatabase(':memory:', { sqliteImage: await migratedSqliteImage() })
     return { url: ':memory:', handle }
   }
   const url = await migratedPostgresSchema(t)
