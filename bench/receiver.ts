@@ -70,7 +70,6 @@ export async function startReceiver() {
   }
 }
 
-export type Receiver = Awaited<ReturnType<typeof startReceiver>>
 
 export const deliveryLine = (d: DeliveryFigures) =>
   `deliveries: ${d.arrived} of ${d.expected} events arrived; after the change p50 ${Math.round(d.p50Ms)} ms, ` +
