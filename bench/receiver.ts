@@ -70,7 +70,6 @@ export async function startReceiver() {
   }
 }
 
-
 export const deliveryLine = (d: DeliveryFigures) =>
   `deliveries: ${d.arrived} of ${d.expected} events arrived; after the change p50 ${Math.round(d.p50Ms)} ms, ` +
   `p95 ${Math.round(d.p95Ms)} ms, max ${Math.round(d.maxMs)} ms; ${(d.within5s * 100).toFixed(1)} % within 5 s`
