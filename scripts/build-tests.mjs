@@ -18,8 +18,8 @@
 // deeper here); src/kernel/version.ts, in a chunk, reads ../package.json, hence the copy.
 import { build } from 'esbuild'
 import { APP_BUNDLE } from './bundle.mjs'
-import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
 
 const out = '.test-build'
 const testFiles = (dir) =>
@@ -36,14 +36,53 @@ const slow = readFileSync('scripts/slow-tests.txt', 'utf8')
   .map((line) => line.trim())
   .filter((line) => line && !line.startsWith('#') && existsSync(line))
 const ordered = [...new Set([...slow, ...testFiles('test').sort()])]
-const entries = ordered.map((path, i) => ({
-  in: path,
-  out: `${String(i).padStart(3, '0')}/${path.replace(/\.ts$/, '')}`,
-}))
+
+// Small files run several to a process: each process loads the bundled app (~1 CPU-s before its first test, as much
+// as a small file's tests), so a group of GROUP_SIZE costs that once. Tests of a file run one after another in its
+// process either way; a group runs its files one after another. A file runs alone when it is slow (it leads the run),
+// starts processes, servers or a browser of its own, or changes what the whole process shares (globalThis.fetch,
+// process.env, its exit code). A group holds files of one pass only (pass1-only-tests.txt), so that pass 2 can
+// leave a group out whole.
+const GROUP_SIZE = 6
+const ALONE = [/^test\/(cli|scale|deploy|bench)\//, /\/browser[.-]/, /\.process\.test\.ts$/]
+const SHARES_PROCESS_STATE = new Set([
+  'test/sdk/client.unit.test.ts',
+  'test/sdk/observability.test.ts',
+  'test/sdk/packed.test.ts',
+  'test/lint.test.ts',
+  'test/api/contract.test.ts',
+])
+const pass1Only = new Set(
+  readFileSync('scripts/pass1-only-tests.txt', 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() && !line.startsWith('#'))
+    .map((line) => line.trim().split(/\s+/)[0]),
+)
+const alone = (path) => slow.includes(path) || SHARES_PROCESS_STATE.has(path) || ALONE.some((re) => re.test(path))
+const runs = []
+const open = { pass1: [], both: [] }
+for (const path of ordered) {
+  if (alone(path)) {
+    runs.push([path])
+    continue
+  }
+  const group = open[pass1Only.has(path) ? 'pass1' : 'both']
+  if (group.length === 0) runs.push(group)
+  group.push(path)
+  if (group.length === GROUP_SIZE) open[pass1Only.has(path) ? 'pass1' : 'both'] = []
+}
+mkdirSync(join(out, 'groups'), { recursive: true })
+const entries = runs.map((files, i) => {
+  const place = String(i).padStart(3, '0')
+  if (files.length === 1) return { files, in: files[0], out: `${place}/${files[0].replace(/\.ts$/, '')}` }
+  const source = join(out, 'groups', `${place}.test.ts`)
+  writeFileSync(source, files.map((f) => `import '../../${f}'\n`).join(''))
+  return { files, in: source, out: `${place}/group-${basename(files[0], '.test.ts')}-and-${files.length - 1}.test` }
+})
 
 // Written over, not emptied first: a test file already running from it (two runs at once) keeps its modules.
 await build({
-  entryPoints: entries,
+  entryPoints: entries.map((e) => ({ in: e.in, out: e.out })),
   outdir: out,
   outbase: '.',
   chunkNames: 'chunks/[name]-[hash]',
@@ -64,4 +103,8 @@ await build({
   ],
 })
 copyFileSync('package.json', join(out, 'package.json'))
-writeFileSync(join(out, 'files.txt'), entries.map((e) => `${e.in} ${join(out, e.out)}.js\n`).join(''))
+// One line per test file; the files of a group share its built file.
+writeFileSync(
+  join(out, 'files.txt'),
+  entries.flatMap((e) => e.files.map((f) => `${f} ${join(out, e.out)}.js\n`)).join(''),
+)
