@@ -76,10 +76,10 @@ function schemaVersion(admin: string): Promise<string> {
   return version
 }
 
-function cloneSqlOf(client: pg.Client): Promise<{ file: string; text: string | undefined }> {
+/** The dump of a migrated schema of `version` (schemaVersion), if one was written; where it goes. */
+function cloneSqlOf(version: string): Promise<{ file: string; text: string | undefined }> {
   cloneSql ??= (async () => {
-    const version = (await client.query<{ v: string }>('select version() as v')).rows[0]!.v
-    const file = join(tmpdir(), `petstore-test-schema-${migrationsHash(version)}.sql`)
+    const file = join(tmpdir(), `petstore-test-schema-${version}.sql`)
     try {
       return { file, text: readFileSync(file, 'utf8') }
     } catch {
@@ -139,7 +139,7 @@ export async function migratedPostgresSchema(t: After): Promise<string> {
 
 /** Makes `schema` with every migration applied: cloned from the dump, or migrated (and then dumped). */
 async function makeMigratedSchema(client: pg.Client, admin: string, schema: string): Promise<void> {
-  const clone = await cloneSqlOf(client)
+  const clone = await cloneSqlOf(await schemaVersion(admin))
   if (clone.text !== undefined) {
     await client.query(clone.text.split(SCHEMA_PLACEHOLDER).join(schema))
     return
