@@ -40,6 +40,9 @@ export function createDeliveriesRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
+  // The queue's two partial indexes (`status = 'pending'`, `fanned_out = 0`) serve a query only when it names the
+  // same value as a literal: SQLite does not match a bound parameter to a partial index's condition, and scanned
+  // the whole table (every delivery of the retention period) at every claim.
   /**
    * Writes the attempts' log rows and their deliveries' new states (in `executor`'s transaction): one INSERT for the
    * rows, one UPDATE for each final state; a retry's own time each.
@@ -83,49 +86,68 @@ export function createDeliveriesRepository({
     }
   }
 
-  return {
-    /** Makes the deliveries of up to `limit` new events (one per endpoint subscribed now); returns how many events. */
-    async fanOut(limit: number): Promise<number> {
-      return engine.transaction(async (trx) => {
-        let waiting = trx
-          .selectFrom('webhook_events')
-          .select('seq')
-          .where('fanned_out', '=', 0)
-          .orderBy('seq')
-          .limit(limit)
-        if (onPostgres) waiting = waiting.forUpdate().skipLocked()
-        const seqs = (await waiting.execute()).map((r) => BigInt(r.seq))
-        if (seqs.length === 0) return 0
-        const now = clock.now()
-        await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
+  /** Makes the deliveries of up to `limit` new events (one per endpoint subscribed now); returns how many events. */
+  async function fanOutIn(trx: Kysely<Database>, limit: number): Promise<number> {
+    let waiting = trx
+      .selectFrom('webhook_events')
+      .select('seq')
+      .where('fanned_out', '=', sql.lit(0))
+      .orderBy('seq')
+      .limit(limit)
+    if (onPostgres) waiting = waiting.forUpdate().skipLocked()
+    const seqs = (await waiting.execute()).map((r) => BigInt(r.seq))
+    if (seqs.length === 0) return 0
+    const now = clock.now()
+    await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
 created_at) select ev.seq, ep.id, ev.account_id, 'pending', 0, ${BigInt(now)}, ${new Date(now).toISOString()}
 from webhook_events ev join webhook_endpoints ep on ep.account_id = ev.account_id and ep.enabled = 1
 and ${subscribedSql(db, 'ep.event_types', sql<string>`ev.type`)}
 where ev.seq in (${sql.join(seqs)})`.execute(trx)
-        await trx.updateTable('webhook_events').set({ fanned_out: 1 }).where('seq', 'in', seqs).execute()
-        return seqs.length
-      })
-    },
+    await trx.updateTable('webhook_events').set({ fanned_out: 1 }).where('seq', 'in', seqs).execute()
+    return seqs.length
+  }
 
-    /** Claims up to `limit` due deliveries, oldest due first, for `leaseMs`; counts the attempt. */
-    async claimDue({ limit, leaseMs }: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
-      const now = BigInt(clock.now())
-      let due = db
-        .selectFrom('webhook_deliveries')
-        .select('seq')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-        .orderBy('next_attempt_at')
-        .orderBy('seq')
-        .limit(limit)
-      if (onPostgres) due = due.forUpdate().skipLocked()
-      const claimed = await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ locked_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1) }))
-        .where('seq', 'in', due)
-        .returning(['seq', 'event_seq', 'endpoint_id', 'account_id', 'attempts'])
-        .execute()
+  /** Claims up to `limit` due deliveries, oldest due first, for `leaseMs`; counts the attempt. */
+  function claimIn(trx: Kysely<Database>, limit: number, leaseMs: number) {
+    const now = BigInt(clock.now())
+    let due = trx
+      .selectFrom('webhook_deliveries')
+      .select('seq')
+      .where('status', '=', sql.lit('pending'))
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+      .orderBy('next_attempt_at')
+      .orderBy('seq')
+      .limit(limit)
+    if (onPostgres) due = due.forUpdate().skipLocked()
+    return trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ locked_until: now + BigInt(leaseMs), attempts: eb('attempts', '+', 1) }))
+      .where('seq', 'in', due)
+      .returning(['seq', 'event_seq', 'endpoint_id', 'account_id', 'attempts'])
+      .execute()
+  }
+
+  return {
+    fanOut: (limit: number): Promise<number> => engine.transaction((trx) => fanOutIn(trx, limit)),
+
+    /**
+     * Fans out up to `fanOut` new events, then claims up to `limit` due deliveries (theirs among them) for `leaseMs`,
+     * in one transaction: each commit is a disk flush on SQLite, which holds up the event loop.
+     */
+    async claimDue({
+      limit,
+      leaseMs,
+      fanOut = 0,
+    }: {
+      limit: number
+      leaseMs: number
+      fanOut?: number
+    }): Promise<ClaimedDelivery[]> {
+      const claimed = await engine.transaction(async (trx) => {
+        if (fanOut > 0) await fanOutIn(trx, fanOut)
+        return claimIn(trx, limit, leaseMs)
+      })
       if (claimed.length === 0) return []
       const events = await db
         .selectFrom('webhook_events')
