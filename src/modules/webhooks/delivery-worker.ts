@@ -53,7 +53,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   type Endpoint = NonNullable<Awaited<ReturnType<EndpointsRepository['byId']>>>
 
   /** One attempt: sent (or not, for an endpoint gone or disabled), and what it is to be recorded as. */
-  async function attempt(delivery: ClaimedDelivery, endpoint: Endpoint | undefined) {
+  async function attempt(
+    delivery: ClaimedDelivery,
+    endpoint: Endpoint | undefined,
+    secretsOf: (e: Endpoint) => string[],
+  ) {
     const attemptedAt = clock.now()
     if (endpoint === undefined || Number(endpoint.enabled) !== 1) {
       const error = endpoint === undefined ? 'the endpoint was deleted' : 'the endpoint is disabled'
@@ -71,7 +75,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const headers = signDelivery({
       eventId: delivery.event.id,
       body,
-      secrets: options.signingSecrets(endpoint),
+      secrets: secretsOf(endpoint),
       at: new Date(clock.now()),
     })
     const result = await options.send({ url: endpoint.url, headers: { ...headers }, body })
@@ -126,8 +130,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   }
 
   async function runOnce(): Promise<number> {
-    await deliveries.fanOut(100)
-    const batch = await deliveries.claimDue({ limit: options.batchSize ?? 20, leaseMs: options.leaseMs })
+    const limit = options.batchSize ?? 20
+    const batch = await deliveries.claimDue({ limit, leaseMs: options.leaseMs, fanOut: limit })
     if (batch.length === 0) return 0
     const ids = [...new Set(batch.map((d) => d.endpointId))]
     const found = new Map(
@@ -135,7 +139,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     )
     // The attempts of a batch run side by side: one slow receiver must not hold up the others. Their outcomes are
     // written together, in one transaction: a commit each would cost more than the deliveries.
-    const settled = await Promise.allSettled(batch.map((d) => attempt(d, found.get(d.endpointId))))
+    // Opened once per endpoint and batch (an AES-GCM decryption each), and not kept beyond it.
+    const opened = new Map<string, string[]>()
+    const secretsOf = (e: Endpoint) => opened.get(e.id) ?? opened.set(e.id, options.signingSecrets(e)).get(e.id)!
+    const settled = await Promise.allSettled(batch.map((d) => attempt(d, found.get(d.endpointId), secretsOf)))
     const done = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
     for (const r of settled) if (r.status === 'rejected') log.error({ err: r.reason }, 'webhook delivery step failed')
     await deliveries.recordAll(done.map((d) => d.record))

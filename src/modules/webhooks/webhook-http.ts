@@ -6,10 +6,10 @@
 // would escape the check). The outcome is a DeliveryResult for the delivery log and the retry schedule, never an
 // exception; its error message is safe to show the integrator.
 import dns from 'node:dns'
-import http from 'node:http'
-import https from 'node:https'
-import { isIP, type LookupFunction } from 'node:net'
+import { isIP } from 'node:net'
+import type { Dispatcher } from 'undici'
 import type { AddressPolicy } from './address-policy.js'
+import { createDeliveryPools, type ResolvedAddress } from './delivery-pools.js'
 
 export type DeliveryErrorClass =
   | 'timeout'
@@ -35,10 +35,7 @@ export interface DeliveryResult {
   retryAfterSeconds?: number
 }
 
-export interface ResolvedAddress {
-  address: string
-  family: number
-}
+export type { ResolvedAddress }
 
 /** A host's addresses, as dns.promises.lookup(host, { all: true }) gives them (injected by tests). */
 export type Resolve = (host: string) => Promise<readonly ResolvedAddress[]>
@@ -53,11 +50,19 @@ type Outcome = Omit<DeliveryResult, 'durationMs'>
 
 const MAX_URL_LENGTH = 2048
 const EXCERPT_BYTES = 1024
-/** Agents (receivers' address sets) kept; the longest unused one goes first. */
-const MAX_AGENTS = 256
 // Ours to set: the Host header must be the URL's (it is what the receiver and its certificate are for), and the
 // body's framing is the body's.
-const OWN_HEADERS = new Set(['host', 'user-agent', 'content-type', 'content-length', 'transfer-encoding', 'connection'])
+const OWN_HEADERS = new Set([
+  'host',
+  'user-agent',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+])
 const TLS_CODE = /^(?:ERR_TLS|ERR_SSL|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/
 
 /** Why the URL cannot be a webhook's, or undefined when it can. Also checked when the endpoint is saved. */
@@ -99,27 +104,7 @@ export function createWebhookHttp({
 }) {
   const timedOut = (host: string) => fail('timeout', `${host} did not answer within ${timeoutMs} ms`)
 
-  // Connections kept alive between attempts, one agent per set of checked addresses: a connection an agent lends
-  // was made to one of the addresses this attempt checked (a host that now resolves elsewhere gets another agent),
-  // so reuse never skips the check. Without them each delivery paid a TCP (and TLS) handshake on both sides.
-  const agents = new Map<string, http.Agent>()
-  function agentFor(protocol: string, addresses: ResolvedAddress[]): http.Agent {
-    const key = `${protocol}${addresses.map((a) => a.address).join(',')}`
-    let agent = agents.get(key)
-    // Used again: to the end of the map's order, so the first one is the longest unused.
-    if (agent !== undefined) agents.delete(key)
-    if (agent === undefined) {
-      if (agents.size >= MAX_AGENTS) {
-        const [oldest, old] = agents.entries().next().value as [string, http.Agent]
-        old.destroy()
-        agents.delete(oldest)
-      }
-      const Agent = protocol === 'https:' ? https.Agent : http.Agent
-      agent = new Agent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 4, timeout: 30_000 })
-    }
-    agents.set(key, agent)
-    return agent
-  }
+  const pools = createDeliveryPools({ timeoutMs })
 
   /** The host's addresses, every one of them allowed by the policy; or why there are none to connect to. */
   async function addressesOf(host: string): Promise<ResolvedAddress[] | Outcome> {
@@ -146,62 +131,49 @@ export function createWebhookHttp({
     return found.map(({ address }) => ({ address, family: isIP(address) }))
   }
 
-  function exchange(
+  async function exchange(
     url: URL,
     host: string,
     addresses: ResolvedAddress[],
     request: WebhookRequest,
     deadline: Promise<void>,
-  ) {
-    return new Promise<Outcome>((settle) => {
-      let req: http.ClientRequest | undefined
-      let done = false
-      let response: http.IncomingMessage | undefined
-      let complete = false
-      const chunks: Buffer[] = []
-      let size = 0
-      const answer = () => answered(response!, host, Buffer.concat(chunks, size), complete)
-      const finish = (outcome: () => Outcome) => {
-        if (done) return
-        done = true
-        // An answer read to its end leaves its connection to the agent for the next attempt; any other (cut at the
-        // excerpt, timed out, broken) is closed, so no body beyond the excerpt is waited for.
-        if (!complete) req?.destroy()
-        settle(outcome())
-      }
-      try {
-        req = (url.protocol === 'https:' ? https : http).request(url, {
-          method: 'POST',
-          headers: headersOf(request, userAgent),
-          agent: agentFor(url.protocol, addresses),
-          lookup: pinnedLookup(addresses),
-        })
-      } catch (err) {
-        // Only a header value the caller gave that HTTP cannot carry.
-        finish(() => fail('network', `the request could not be made${codeOf(err) ? ` (${codeOf(err)})` : ''}`))
-        return
-      }
-      req.on('response', (res) => {
-        response = res
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk)
-          size += chunk.length
-          if (size >= EXCERPT_BYTES) finish(answer)
-        })
-        res.on('end', () => {
-          complete = true
-          finish(answer)
-        })
-        res.on('close', () => finish(answer))
-        res.on('error', () => finish(answer))
+  ): Promise<Outcome> {
+    const abort = new AbortController()
+    void deadline.then(() => abort.abort())
+    let response: Dispatcher.ResponseData
+    try {
+      response = await pools.poolFor(url.origin, addresses).request({
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: headersOf(request, userAgent),
+        body: request.body,
+        signal: abort.signal,
       })
-      // After the answer's status line, a broken connection does not change the answer.
-      req.on('error', (err) => finish(() => (response ? answer() : failure(host, err, url.protocol === 'https:'))))
-      // With the answer's status in hand, the receiver has answered: that is the outcome, not a timeout (which
-      // would send the delivery again), with as much of the body as came.
-      void deadline.then(() => finish(() => (response ? answer() : timedOut(host))))
-      req.end(request.body)
-    })
+    } catch (err) {
+      if (abort.signal.aborted) return timedOut(host)
+      // Only a header value the caller gave that HTTP cannot carry.
+      if (codeOf(err) === 'UND_ERR_INVALID_ARG') return fail('network', 'the request could not be made')
+      return failure(host, err, url.protocol === 'https:')
+    }
+    // With the answer's status in hand, the receiver has answered: that is the outcome, not a timeout (which would
+    // send the delivery again), with as much of the body as came before the deadline or a broken connection.
+    const chunks: Buffer[] = []
+    let size = 0
+    let complete = false
+    try {
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk)
+        size += chunk.length
+        if (size >= EXCERPT_BYTES) break
+      }
+      complete = size < EXCERPT_BYTES
+    } catch {
+      // Cut: answered with what came.
+    }
+    // An answer read to its end leaves its connection to the pool for the next attempt; any other (cut at the
+    // excerpt, timed out, broken) is closed, so no body beyond the excerpt is waited for.
+    if (!complete) response.body.destroy()
+    return answered(response, host, Buffer.concat(chunks, size), complete)
   }
 
   async function attempt(request: WebhookRequest): Promise<Outcome> {
@@ -271,25 +243,8 @@ function headersOf(request: WebhookRequest, userAgent: string): Record<string, s
   }
 }
 
-// The connection's lookup: the addresses already checked, never a second DNS query (whose answer could differ).
-// With autoSelectFamily (on by default since Node 20) net asks for all of them ({ all: true }) and tries each.
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const family = options.family === 4 || options.family === 6 ? options.family : 0
-    const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family)
-    const first = usable[0]
-    if (!first) {
-      const err: NodeJS.ErrnoException = Object.assign(new Error('no address of the family asked for'), {
-        code: 'ENOTFOUND',
-      })
-      callback(err, '', 0)
-    } else if (options.all) callback(null, usable)
-    else callback(null, first.address, first.family)
-  }
-}
-
-function answered(res: http.IncomingMessage, host: string, body: Buffer, complete: boolean): Outcome {
-  const status = res.statusCode ?? 0
+function answered(res: Dispatcher.ResponseData, host: string, body: Buffer, complete: boolean): Outcome {
+  const status = res.statusCode
   const outcome: Outcome = { ok: status >= 200 && status < 300, status }
   if (body.length > 0) outcome.responseExcerpt = excerptOf(body, complete)
   if (outcome.ok) return outcome
@@ -303,7 +258,8 @@ function answered(res: http.IncomingMessage, host: string, body: Buffer, complet
   outcome.errorClass = 'http_status'
   outcome.error = `${host} answered ${status}`
   if (status === 429 || status === 503) {
-    const seconds = retryAfterOf(res.headers['retry-after'])
+    const header = res.headers['retry-after']
+    const seconds = retryAfterOf(Array.isArray(header) ? header[0] : header)
     if (seconds !== undefined) outcome.retryAfterSeconds = seconds
   }
   return outcome
@@ -346,6 +302,7 @@ function failure(host: string, err: unknown, https: boolean): Outcome {
   if (code === 'ECONNREFUSED') return fail('refused', `${host} refused the connection`)
   if (code && TLS_CODE.test(code)) return fail('tls', `the TLS handshake with ${host} failed (${code})`)
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail('dns', dnsFailure(host, code))
-  if (code === 'ETIMEDOUT') return fail('timeout', `the connection to ${host} timed out`)
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return fail('timeout', `the connection to ${host} timed out`)
   return fail('network', `the connection to ${host} failed${code ? ` (${code})` : ''}`)
 }
