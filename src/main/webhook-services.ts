@@ -22,7 +22,9 @@ import { createWebhookEndpoints } from '../modules/webhooks/endpoints.service.js
 import type { EventsRepository } from '../modules/webhooks/events.repository.js'
 import { createWebhookHttp } from '../modules/webhooks/webhook-http.js'
 
-const DELIVERY_BATCH = 20
+// Deliveries claimed (and events fanned out) per step. Each step costs three commits and a group-commit wait or
+// two whatever its size: with 20, the worker fell behind a saturating write load; 100 keeps up (BENCHMARKS.md 28).
+const DELIVERY_BATCH = 100
 
 export function webhookServices({
   config,
