@@ -100,7 +100,7 @@ async function measureScenario(
   const send = () =>
     fetch(url + scenario.path, { method: scenario.method, headers: scenario.headers, body: scenario.body })
   for (let i = 0; i < (scenario.prime ?? 0); i++) await (await send()).text()
-  receiver.reset()
+  await receiver.reset()
   const probe = await send()
   const body = await probe.text()
   if (probe.status !== scenario.expectStatus)
