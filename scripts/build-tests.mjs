@@ -43,7 +43,7 @@ const ordered = [...new Set([...slow, ...testFiles('test').sort()])]
 // starts processes, servers or a browser of its own, or changes what the whole process shares (globalThis.fetch,
 // process.env, its exit code). A group holds files of one pass only (pass1-only-tests.txt), so that pass 2 can
 // leave a group out whole.
-const GROUP_SIZE = 6
+const GROUP_SIZE = 10
 const ALONE = [/^test\/(cli|scale|deploy|bench)\//, /\/browser[.-]/, /\.process\.test\.ts$/]
 const SHARES_PROCESS_STATE = new Set([
   'test/sdk/client.unit.test.ts',

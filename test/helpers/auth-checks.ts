@@ -2,7 +2,7 @@
 // registered as tests for one operation. Each 401 must be the Error shape with a `WWW-Authenticate:
 // Bearer realm=…` challenge; key problems say `error="invalid_token"`, header problems `invalid_request`.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import { bearer, startHarness, type Harness, type TestAccount } from './harness.js'
 import { expectError, sender, type HttpResponse } from './http.js'
 import { createPet } from './pets.js'
@@ -18,6 +18,8 @@ export interface Operation {
   ok: number
   /** A success uses up what the URL names (a cancelled order is gone): each success needs a new URL. */
   once?: boolean
+  /** Each test needs a database of its own (the body names the pet the URL makes by its id, 1 on a new one). */
+  fresh?: boolean
 }
 
 export const OPERATIONS: Operation[] = [
@@ -58,8 +60,27 @@ const MALFORMED: [string, (key: string) => string][] = [
 /** Registers the standard authentication tests for one operation, over `inject` or a listening server. */
 export function registerAuthChecks(op: Operation, options: { listen?: boolean } = {}): void {
   describe(`${op.name}: authentication${options.listen ? ' (listening server)' : ''}`, () => {
+    // One app for the tests of this operation, each with an account and key of its own (a test with settings of its
+    // own gets its own app): an app and a PostgreSQL schema per test cost more than the tests, most of all on
+    // PostgreSQL over a listening server. Its clock moves a minute before each test, so no test meets the address
+    // limit's count of another's 401s.
+    let shared: Promise<Harness> | undefined
+    const closers: Array<() => Promise<void>> = []
+    after(async () => {
+      // In the order they were registered, as a test's own `after` hooks run: the app before its schema.
+      for (const close of closers) await close()
+    })
     async function setup(t: { after: (fn: () => Promise<void>) => void }, env?: NodeJS.ProcessEnv) {
-      const h = await startHarness(t, { listen: options.listen, env })
+      let h: Harness
+      if (env || op.fresh) h = await startHarness(t, { listen: options.listen, env })
+      else {
+        shared ??= startHarness(
+          { after: (close: () => Promise<void>) => closers.push(close) },
+          { listen: options.listen },
+        )
+        h = await shared
+        h.clock.advance(60_000)
+      }
       const account = await h.newAccount()
       const url = await op.url(h, account)
       const send = sender(h)

@@ -107,6 +107,7 @@ export const ORDER_OPERATIONS: Operation[] = [
     },
     body: { petId: 1 },
     ok: 201,
+    fresh: true,
   },
   {
     name: 'getOrder',
