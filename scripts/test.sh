@@ -24,13 +24,9 @@ node scripts/build-tests.mjs
 # browser tests (their routes are tested over HTTP on both backends). Listed, each with its reason, in
 # scripts/pass1-only-tests.txt.
 pass1_only=$(grep -v '^#' scripts/pass1-only-tests.txt | awk 'NF { print $1 }')
-# Files that mostly wait on real time (scripts/waiting-tests.txt) run beside each pass's files, not among them.
-waiting_list=$(grep -v '^#' scripts/waiting-tests.txt | awk 'NF { print $1 }')
-waiting=$(echo "$waiting_list" | awk 'NR == FNR { if (NF) w[$1] = 1; next } ($1 in w) && !seen[$2]++ { print $2 }' - .test-build/files.txt)
-skip_list=$(printf '%s\n%s\n' "$waiting_list" "$contract")
 # Small files share a process, several to a built file (build-tests.mjs says which): each built file once.
-files=$(echo "$skip_list" | awk 'NR == FNR { if (NF) skip[$1] = 1; next } !($1 in skip) && !seen[$2]++ { print $2 }' - .test-build/files.txt)
-files_pass2=$(printf '%s\n%s\n' "$pass1_only" "$skip_list" | awk 'NR == FNR { if (NF) skip[$1] = 1; next } !($1 in skip) && !seen[$2]++ { print $2 }' - .test-build/files.txt)
+files=$(awk -v c="$contract" '$1 != c && !seen[$2]++ { print $2 }' .test-build/files.txt)
+files_pass2=$(echo "$pass1_only" | awk -v c="$contract" 'NR == FNR { if (NF) skip[$1] = 1; next } $1 != c && !($1 in skip) && !seen[$2]++ { print $2 }' - .test-build/files.txt)
 contract=$(awk -v c="$contract" '$1 == c { print $2 }' .test-build/files.txt)
 records=$(mktemp -d)
 pass2_log="$records/pass2.log"
@@ -40,30 +36,17 @@ pass2_pid=''
 if [ -n "$TEST_DATABASE_URL" ] && [ -n "$TEST_REDIS_URL" ]; then
   node scripts/pg-catalogs.mjs
   echo "# pass 2 of 2 started: PostgreSQL ($TEST_DATABASE_URL) + Redis ($TEST_REDIS_URL); its output follows pass 1's"
-  (
-    TEST_BACKEND=postgres node --test $waiting >"$records/waiting2.log" 2>&1 &
-    waiting_pid=$!
-    rc=0
-    TEST_BACKEND=postgres node --test --test-concurrency="$jobs" $files_pass2 $contract || rc=$?
-    wait "$waiting_pid" || rc=$?
-    cat "$records/waiting2.log"
-    exit "$rc"
-  ) >"$pass2_log" 2>&1 &
+  TEST_BACKEND=postgres node --test --test-concurrency="$jobs" $files_pass2 $contract >"$pass2_log" 2>&1 &
   pass2_pid=$!
   # Stopped with the script (Ctrl-C, a CI timeout): no pass left running behind it.
-  trap 'pkill -P "$pass2_pid" 2>/dev/null; kill "$pass2_pid" 2>/dev/null || true; rm -rf "$records"' EXIT
+  trap 'kill "$pass2_pid" 2>/dev/null || true; rm -rf "$records"' EXIT
 else
   echo "# pass 2 of 2 skipped: set TEST_DATABASE_URL and TEST_REDIS_URL to run the suite on PostgreSQL + Redis"
 fi
 
 echo "# pass 1 of 2: SQLite + in-memory rate limits"
 pass1=0
-RECORD_RESPONSES="$records" node --test $waiting >"$records/waiting1.log" 2>&1 &
-waiting1_pid=$!
 RECORD_RESPONSES="$records" node --test --test-concurrency="$jobs" $files || pass1=$?
-wait "$waiting1_pid" || pass1=$?
-cat "$records/waiting1.log"
-# After every file of the pass (the waiting ones too): it checks the responses they recorded.
 RECORD_RESPONSES="$records" node --test $contract || pass1=$?
 
 pass2=0
