@@ -40,9 +40,6 @@ export function createDeliveriesRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
-  // The queue's two partial indexes (`status = 'pending'`, `fanned_out = 0`) serve a query only when it names the
-  // same value as a literal: SQLite does not match a bound parameter to a partial index's condition, and scanned
-  // the whole table (every delivery of the retention period) at every claim.
   /**
    * Writes the attempts' log rows and their deliveries' new states (in `executor`'s transaction): one INSERT for the
    * rows, one UPDATE for each final state; a retry's own time each.
@@ -85,6 +82,10 @@ export function createDeliveriesRepository({
         .execute()
     }
   }
+
+  // The queue's two partial indexes (`status = 'pending'`, `fanned_out = 0`) serve a query only when it names the
+  // same value as a literal: SQLite does not match a bound parameter to a partial index's condition, and scanned
+  // the whole table (every delivery of the retention period) at every claim.
 
   /** Makes the deliveries of up to `limit` new events (one per endpoint subscribed now); returns how many events. */
   async function fanOutIn(trx: Kysely<Database>, limit: number): Promise<number> {
