@@ -15,6 +15,15 @@ set -e
 jobs="${TEST_CONCURRENCY:-2}"
 contract=test/api/contract.test.ts
 node scripts/build-tests.mjs
+# .ci/run compiles better-sqlite3 while the checks run: the tests need it, so they wait for it to end.
+if [ -n "${NATIVE_BUILD_DONE:-}" ]; then
+  while [ ! -s "$NATIVE_BUILD_DONE" ]; do sleep 1; done
+  if [ "$(cat "$NATIVE_BUILD_DONE")" -ne 0 ]; then
+    echo "# better-sqlite3 did not build:"
+    cat "${NATIVE_BUILD_LOG:-/dev/null}"
+    exit 1
+  fi
+fi
 # Slowest files first (scripts/slow-tests.txt, CPU seconds from scripts/test-cpu.sh; one path a line), so a long
 # file (the benchmark, the browser tests, the multi-process ones) does not start near the end and run alone while
 # the other CPU idles; every other file follows in name order. node --test sorts the paths it is given, so the order
