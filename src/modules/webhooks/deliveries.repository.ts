@@ -130,8 +130,6 @@ where ev.seq in (${sql.join(seqs)})`.execute(trx)
   }
 
   return {
-    fanOut: (limit: number): Promise<number> => engine.transaction((trx) => fanOutIn(trx, limit)),
-
     /**
      * Fans out up to `fanOut` new events, then claims up to `limit` due deliveries (theirs among them) for `leaseMs`,
      * in one transaction: each commit is a disk flush on SQLite, which holds up the event loop.

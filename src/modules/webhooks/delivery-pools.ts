@@ -46,11 +46,6 @@ export function createDeliveryPools({ timeoutMs }: { timeoutMs: number }) {
       pools.set(key, pool)
       return pool
     },
-    async close(): Promise<void> {
-      const all = [...pools.values()]
-      pools.clear()
-      await Promise.all(all.map((p) => p.destroy().catch(() => undefined)))
-    },
   }
 }
 

@@ -38,6 +38,7 @@ interface DeliveryWorkerOptions {
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { deliveries, endpoints, clock, log, retryScheduleMs, random = Math.random } = options
   const maxAttempts = retryScheduleMs.length + 1
+  const batchSize = options.batchSize ?? 20
 
   function nextStep(delivery: ClaimedDelivery, result: DeliveryResult): AttemptRecord['outcome'] {
     if (result.ok) return { kind: 'delivered' }
@@ -130,8 +131,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   }
 
   async function runOnce(): Promise<number> {
-    const limit = options.batchSize ?? 20
-    const batch = await deliveries.claimDue({ limit, leaseMs: options.leaseMs, fanOut: limit })
+    const batch = await deliveries.claimDue({ limit: batchSize, leaseMs: options.leaseMs, fanOut: batchSize })
     if (batch.length === 0) return 0
     const ids = [...new Set(batch.map((d) => d.endpointId))]
     const found = new Map(
@@ -167,7 +167,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     timer = setTimeout(() => {
       running = runOnce().then(
         // A full batch means more may be waiting: go on at once.
-        (n) => schedule(n >= (options.batchSize ?? 20) ? 0 : pollMs, pollMs, failed),
+        (n) => schedule(n >= batchSize ? 0 : pollMs, pollMs, failed),
         (err: unknown) => {
           failed(err)
           schedule(pollMs, pollMs, failed)

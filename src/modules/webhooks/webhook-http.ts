@@ -35,8 +35,6 @@ export interface DeliveryResult {
   retryAfterSeconds?: number
 }
 
-export type { ResolvedAddress }
-
 /** A host's addresses, as dns.promises.lookup(host, { all: true }) gives them (injected by tests). */
 export type Resolve = (host: string) => Promise<readonly ResolvedAddress[]>
 
