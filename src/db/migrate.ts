@@ -16,6 +16,7 @@ import { setupBrowser } from './migrations/0013_setup_browser.js'
 import { rateLimitState } from './migrations/0014_rate_limit_state.js'
 import { webhooks } from './migrations/0015_webhooks.js'
 import { eventSize } from './migrations/0016_event-size.js'
+import { eventQueue } from './migrations/0017_event-queue.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0014_rate_limit_state': rateLimitState,
   '0015_webhooks': webhooks,
   '0016_event-size': eventSize,
+  '0017_event-queue': eventQueue,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

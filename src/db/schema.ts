@@ -285,7 +285,6 @@ export interface WebhookEventsTable {
   type: string
   data: string
   created_at: string
-  fanned_out: Generated<number>
 }
 
 export interface WebhookDeliveriesTable {

@@ -76,7 +76,6 @@ const INDEXES: Record<string, string> = {
   webhook_endpoints_account: 'webhook_endpoints(account_id)',
   webhook_events_account: 'webhook_events(account_id, seq)',
   webhook_events_account_type: 'webhook_events(account_id, type, seq)',
-  webhook_events_waiting: 'webhook_events(seq)',
 }
 
 type After = { after: (fn: () => Promise<void>) => void }

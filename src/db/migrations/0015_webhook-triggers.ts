@@ -116,24 +116,31 @@ const now = (d: Dialect) =>
 const newId = (d: Dialect) =>
   d === 'postgres' ? `'evt_' || replace(gen_random_uuid()::text, '-', '')` : `'evt_' || lower(hex(randomblob(16)))`
 
-function insertEvent(d: Dialect, e: RowEvent): string {
+function insertEvent(d: Dialect, e: RowEvent, id: (d: Dialect) => string): string {
   const at = e.at === null ? now(d) : `coalesce(${e.at}, ${now(d)})`
-  return `INSERT INTO webhook_events (id, account_id, type, data, created_at) VALUES (${newId(d)}, NEW.account_id, \
+  return `INSERT INTO webhook_events (id, account_id, type, data, created_at) VALUES (${id(d)}, NEW.account_id, \
 '${e.type}', ${e.data(d)}, ${at})`
 }
 
-/** The statements that create every row event's trigger (and, on PostgreSQL, its function; or replace it). */
-export function rowEventTriggers(d: Dialect, events = EVENTS, { replace = false } = {}): string[] {
+/**
+ * The statements that create every row event's trigger (and, on PostgreSQL, its function; or replace it). `id`:
+ * the SQL of a new event's id (a later migration's; this one's random ids by default).
+ */
+export function rowEventTriggers(
+  d: Dialect,
+  events = EVENTS,
+  { replace = false, id = newId }: { replace?: boolean; id?: (d: Dialect) => string } = {},
+): string[] {
   return events.flatMap((e) => {
     const condition = [e.when, subscribed(d, e.type)].filter(Boolean).join(' AND ')
     if (d === 'postgres') {
       const fn = `CREATE${replace ? ' OR REPLACE' : ''} FUNCTION ${e.name}() RETURNS trigger LANGUAGE plpgsql AS $$ \
-BEGIN IF ${condition} THEN ${insertEvent(d, e)}; END IF; RETURN NULL; END $$`
+BEGIN IF ${condition} THEN ${insertEvent(d, e, id)}; END IF; RETURN NULL; END $$`
       if (replace) return [fn]
       return [fn, `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} FOR EACH ROW EXECUTE FUNCTION ${e.name}()`]
     }
     const trigger = `CREATE TRIGGER ${e.name} AFTER ${e.on} ON ${e.table} WHEN ${condition} BEGIN \
-${insertEvent(d, e)}; END`
+${insertEvent(d, e, id)}; END`
     return replace ? [`DROP TRIGGER IF EXISTS ${e.name}`, trigger] : [trigger]
   })
 }

@@ -16,7 +16,7 @@ const tooLong = (d: Dialect) =>
 const cut = (d: Dialect) =>
   d === 'postgres' ? `left(NEW.message, ${CUT_CHARACTERS})` : `substr(NEW.message, 1, ${CUT_CHARACTERS})`
 
-const cappedMessage = (d: Dialect) =>
+export const cappedMessage = (d: Dialect) =>
   `'{' || ${[
     `'"id":' || ${text(d, 'NEW.id')}`,
     `'"message":' || (CASE WHEN ${tooLong(d)} THEN ${text(d, cut(d))} ELSE ${text(d, 'NEW.message')} END)`,

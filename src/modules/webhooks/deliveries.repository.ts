@@ -1,13 +1,12 @@
-// The delivery queue (webhook_deliveries): one row per event and endpoint, made when the worker fans an event out,
-// claimed under a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so instances never claim the same row), and
-// settled with its attempt's log row in one transaction. A worker that dies mid-attempt lets its lease run out:
-// the delivery is claimed again, by any instance.
+// The delivery queue (webhook_deliveries): one row per event and endpoint, made with the event (a trigger of
+// 0017_event-queue.ts), claimed under a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so instances never claim
+// the same row), and settled with its attempt's log row in one transaction. A worker that dies mid-attempt lets its
+// lease run out: the delivery is claimed again, by any instance.
 import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import { dialectOf } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
-import { subscribedSql } from './subscribed-sql.js'
 
 export interface ClaimedDelivery {
   seq: bigint
@@ -40,38 +39,44 @@ export function createDeliveriesRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
+  // Rows go to the database as one JSON array parameter: one statement whatever the batch's size, and no
+  // placeholder per value to build, send and parse (eleven per attempt).
+  const elements = sql.raw(onPostgres ? 'json_array_elements' : 'json_each')
+  const json = (value: unknown) => (onPostgres ? sql`cast(${JSON.stringify(value)} as json)` : JSON.stringify(value))
+  const field = (name: string, type: 'bigint' | 'integer' | 'text') =>
+    sql`cast(value ->> ${sql.lit(name)} as ${sql.raw(type)})`
+  const seqs = (list: readonly bigint[]) =>
+    sql`(select ${field('s', 'bigint')} from ${elements}(${json(list.map((s) => ({ s: String(s) })))}))`
+
   /**
    * Writes the attempts' log rows and their deliveries' new states (in `executor`'s transaction): one INSERT for the
    * rows, one UPDATE for each final state; a retry's own time each.
    */
   async function record(attempts: readonly AttemptRecord[], executor: Kysely<Database>): Promise<void> {
     const settledAt = new Date(clock.now()).toISOString()
-    await executor
-      .insertInto('webhook_attempts')
-      .values(
-        attempts.map(({ delivery, ...attempt }) => ({
-          delivery_seq: delivery.seq,
-          account_id: delivery.accountId,
-          endpoint_id: delivery.endpointId,
-          event_id: delivery.event.id,
-          event_type: delivery.event.type,
-          attempted_at: new Date(attempt.attemptedAt).toISOString(),
-          status_code: attempt.statusCode ?? null,
-          error_class: attempt.errorClass ?? null,
-          error: attempt.error ?? null,
-          duration_ms: Math.round(attempt.durationMs),
-          response_excerpt: attempt.responseExcerpt ?? null,
-        })),
-      )
-      .execute()
+    const rows = attempts.map(({ delivery, ...attempt }) => ({
+      d: String(delivery.seq),
+      a: delivery.accountId,
+      p: delivery.endpointId,
+      e: delivery.event.id,
+      t: delivery.event.type,
+      at: new Date(attempt.attemptedAt).toISOString(),
+      c: attempt.statusCode ?? null,
+      k: attempt.errorClass ?? null,
+      m: attempt.error ?? null,
+      ms: Math.round(attempt.durationMs),
+      x: attempt.responseExcerpt ?? null,
+    }))
+    await sql`insert into webhook_attempts (delivery_seq, account_id, endpoint_id, event_id, event_type, attempted_at,
+status_code, error_class, error, duration_ms, response_excerpt) select ${field('d', 'bigint')}, ${field('a', 'text')},
+${field('p', 'text')}, ${field('e', 'text')}, ${field('t', 'text')}, ${field('at', 'text')}, ${field('c', 'integer')},
+${field('k', 'text')}, ${field('m', 'text')}, ${field('ms', 'integer')}, ${field('x', 'text')}
+from ${elements}(${json(rows)})`.execute(executor)
     for (const status of ['delivered', 'failed'] as const) {
-      const seqs = attempts.filter((a) => a.outcome.kind === status).map((a) => a.delivery.seq)
-      if (seqs.length === 0) continue
-      await executor
-        .updateTable('webhook_deliveries')
-        .set({ status, locked_until: null, settled_at: settledAt })
-        .where('seq', 'in', seqs)
-        .execute()
+      const settled = attempts.filter((a) => a.outcome.kind === status).map((a) => a.delivery.seq)
+      if (settled.length === 0) continue
+      await sql`update webhook_deliveries set status = ${status}, locked_until = null, settled_at = ${settledAt}
+where seq in ${seqs(settled)}`.execute(executor)
     }
     for (const { delivery, outcome } of attempts) {
       if (outcome.kind !== 'retry') continue
@@ -83,30 +88,9 @@ export function createDeliveriesRepository({
     }
   }
 
-  // The queue's two partial indexes (`status = 'pending'`, `fanned_out = 0`) serve a query only when it names the
-  // same value as a literal: SQLite does not match a bound parameter to a partial index's condition, and scanned
-  // the whole table (every delivery of the retention period) at every claim.
-
-  /** Makes the deliveries of up to `limit` new events (one per endpoint subscribed now); returns how many events. */
-  async function fanOutIn(trx: Kysely<Database>, limit: number): Promise<number> {
-    let waiting = trx
-      .selectFrom('webhook_events')
-      .select('seq')
-      .where('fanned_out', '=', sql.lit(0))
-      .orderBy('seq')
-      .limit(limit)
-    if (onPostgres) waiting = waiting.forUpdate().skipLocked()
-    const seqs = (await waiting.execute()).map((r) => BigInt(r.seq))
-    if (seqs.length === 0) return 0
-    const now = clock.now()
-    await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
-created_at) select ev.seq, ep.id, ev.account_id, 'pending', 0, ${BigInt(now)}, ${new Date(now).toISOString()}
-from webhook_events ev join webhook_endpoints ep on ep.account_id = ev.account_id and ep.enabled = 1
-and ${subscribedSql(db, 'ep.event_types', sql<string>`ev.type`)}
-where ev.seq in (${sql.join(seqs)})`.execute(trx)
-    await trx.updateTable('webhook_events').set({ fanned_out: 1 }).where('seq', 'in', seqs).execute()
-    return seqs.length
-  }
+  // The queue's partial index (`status = 'pending'`) serves a query only when it names the same value as a
+  // literal: SQLite does not match a bound parameter to a partial index's condition, and scanned the whole table
+  // (every delivery of the retention period) at every claim.
 
   /** Claims up to `limit` due deliveries, oldest due first, for `leaseMs`; counts the attempt. */
   function claimIn(trx: Kysely<Database>, limit: number, leaseMs: number) {
@@ -131,31 +115,16 @@ where ev.seq in (${sql.join(seqs)})`.execute(trx)
 
   return {
     /**
-     * Fans out up to `fanOut` new events, then claims up to `limit` due deliveries (theirs among them) for `leaseMs`,
-     * in one transaction: each commit is a disk flush on SQLite, which holds up the event loop.
+     * Claims up to `limit` due deliveries (an event's are made with it, by a trigger of 0017_event-queue.ts) for
+     * `leaseMs`: one statement, committed with the requests' writes on SQLite.
      */
-    async claimDue({
-      limit,
-      leaseMs,
-      fanOut = 0,
-    }: {
-      limit: number
-      leaseMs: number
-      fanOut?: number
-    }): Promise<ClaimedDelivery[]> {
-      const claimed = await engine.transaction(async (trx) => {
-        if (fanOut > 0) await fanOutIn(trx, fanOut)
-        return claimIn(trx, limit, leaseMs)
-      })
+    async claimDue({ limit, leaseMs }: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+      const claimed = await engine.write((executor) => claimIn(executor, limit, leaseMs))
       if (claimed.length === 0) return []
       const events = await db
         .selectFrom('webhook_events')
         .select(['seq', 'id', 'type', 'data', 'created_at'])
-        .where(
-          'seq',
-          'in',
-          claimed.map((c) => c.event_seq),
-        )
+        .where(sql<boolean>`seq in ${seqs(claimed.map((c) => BigInt(c.event_seq)))}`)
         .execute()
       const bySeq = new Map(events.map((e) => [String(e.seq), e]))
       return claimed.flatMap((c) => {

@@ -131,7 +131,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   }
 
   async function runOnce(): Promise<number> {
-    const batch = await deliveries.claimDue({ limit: batchSize, leaseMs: options.leaseMs, fanOut: batchSize })
+    const batch = await deliveries.claimDue({ limit: batchSize, leaseMs: options.leaseMs })
     if (batch.length === 0) return 0
     const ids = [...new Set(batch.map((d) => d.endpointId))]
     const found = new Map(

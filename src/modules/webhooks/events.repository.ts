@@ -1,10 +1,10 @@
 // The events recorded for an account (webhook_events): listed newest first with the API's keyset paging, read one
 // by one, recorded by the service itself for what no row change describes (a test event), and deleted after
 // WEBHOOK_RETENTION_DAYS with their deliveries and attempts.
-import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import type { Database, WebhookEventsTable } from '../../db/schema.js'
+import { newEventId } from './event-id.js'
 import type { EventType } from './event-types.js'
 
 type EventRow = Pick<Selectable<WebhookEventsTable>, 'id' | 'type' | 'data' | 'created_at'>
@@ -13,8 +13,6 @@ type EventRow = Pick<Selectable<WebhookEventsTable>, 'id' | 'type' | 'data' | 'c
 export const eventJson = (row: EventRow): string =>
   `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},\
 "data":${row.data}}`
-
-const newEventId = (): string => `evt_${randomBytes(16).toString('hex')}`
 
 export function createEventsRepository({ db, clock }: { db: Kysely<Database>; clock: Clock }) {
   const columns = ['seq', 'id', 'type', 'data', 'created_at'] as const
@@ -59,11 +57,11 @@ export function createEventsRepository({ db, clock }: { db: Kysely<Database>; cl
     ): Promise<string> {
       const now = clock.now()
       const at = new Date(now).toISOString()
-      const id = newEventId()
+      const id = newEventId(now)
       const event = { id, account_id: input.accountId, type: input.type, data: input.data, created_at: at }
       const { seq } = await executor
         .insertInto('webhook_events')
-        .values({ ...event, fanned_out: 1 })
+        .values(event)
         .returning('seq')
         .executeTakeFirstOrThrow()
       await executor

@@ -2,17 +2,17 @@
 // itself (`executor`): one statement that inserts the event only when an enabled endpoint of the account is
 // subscribed to its type, as the triggers of 0015_webhook-triggers.ts do for rows. An account nobody listens for
 // pays one index probe.
-import { randomBytes } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { subscribedSql } from './subscribed-sql.js'
 import type { Database } from '../../db/schema.js'
+import { newEventId } from './event-id.js'
 import type { EventType } from './event-types.js'
 
 export async function recordEvent(
   executor: Kysely<Database>,
   input: { accountId: string; type: EventType; data: unknown; at: number; id?: string },
 ): Promise<void> {
-  const id = input.id ?? `evt_${randomBytes(16).toString('hex')}`
+  const id = input.id ?? newEventId(input.at)
   const data = JSON.stringify(input.data)
   const at = new Date(input.at).toISOString()
   // A fixed id (a quota threshold's, once a day) is recorded once: another insert of it adds nothing.

@@ -133,7 +133,7 @@ test('a delivery whose worker died goes out after its lease; two workers deliver
   const { h, receiver, addPet, worker } = await setUp(t, () => ({ status: 200 }))
   await addPet('claimed by a worker that dies')
   const deliveries = createDeliveriesRepository({ db: h.handle.db, clock: h.clock })
-  assert.equal((await deliveries.claimDue({ limit: 10, leaseMs: 60 * S, fanOut: 10 })).length, 1)
+  assert.equal((await deliveries.claimDue({ limit: 10, leaseMs: 60 * S })).length, 1)
   await worker.runOnce()
   assert.equal(receiver.received.length, 0, 'leased to the dead worker')
   h.clock.advance(61 * S)

@@ -1,0 +1,83 @@
+// Migration 0017 on a database that already has events, on the run's backend (SQLite in memory, or a fresh
+// PostgreSQL schema with TEST_BACKEND=postgres): an event the worker had not fanned out yet gets its delivery (one
+// per enabled endpoint subscribed to its type), one already fanned out keeps the one it had; after it, an event's
+// delivery is made with the event, its id is ordered by time, and a test event is not fanned out. Down and up again
+// keep every event and delivery.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { sql, type Kysely } from 'kysely'
+import { openDatabase } from '../../src/db/database.js'
+import { migrateDownTo, migrateToLatest, migrations } from '../../src/db/migrate.js'
+import { backend, postgresSchema } from '../helpers/backend.js'
+
+const BEFORE = '0016_event-size'
+const SINCE = Object.keys(migrations).slice(Object.keys(migrations).indexOf('0017_event-queue'))
+const AT = '2027-01-01T00:00:00.000Z'
+
+const deliveries = async (db: Kysely<any>) =>
+  (
+    await sql<{
+      event_id: string
+      endpoint_id: string
+    }>`select e.id as event_id, d.endpoint_id from webhook_deliveries d
+join webhook_events e on e.seq = d.event_seq order by e.id, d.endpoint_id`.execute(db)
+  ).rows.map((r) => `${r.event_id} -> ${r.endpoint_id}`)
+
+test('0017: waiting events get deliveries; after it, deliveries come with the event; ids are ordered', async (t) => {
+  const url = backend === 'postgres' ? await postgresSchema(t) : ':memory:'
+  const handle = openDatabase(url, { poolSize: 1 })
+  t.after(() => handle.close())
+  const db = handle.db as Kysely<any>
+  await migrateToLatest(db)
+  assert.deepEqual(await migrateDownTo(db, BEFORE), [...SINCE].reverse())
+
+  await sql`insert into accounts (id, name, plan, created_at) values ('acct_a', 'a', 'free', ${AT})`.execute(db)
+  const endpoint = (id: string, types: string, enabled: number) =>
+    sql`insert into webhook_endpoints (id, account_id, url, description, event_types, enabled, secret, created_at,
+updated_at) values (${id}, 'acct_a', 'https://example.com/hook', '', ${types}, ${enabled}, 'sealed', ${AT}, ${AT})`
+  await endpoint('we_all', '*', 1).execute(db)
+  await endpoint('we_orders', ' order.created ', 1).execute(db)
+  await endpoint('we_off', '*', 0).execute(db)
+  const event = (id: string, type: string, fannedOut: number) =>
+    sql`insert into webhook_events (id, account_id, type, data, created_at, fanned_out)
+values (${id}, 'acct_a', ${type}, '{}', ${AT}, ${fannedOut})`
+  await event('evt_waiting', 'pet.created', 0).execute(db)
+  await event('evt_done', 'pet.created', 1).execute(db)
+  await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
+created_at) select seq, 'we_all', 'acct_a', 'delivered', 1, 0, ${AT} from webhook_events where id = 'evt_done'`.execute(
+    db,
+  )
+
+  assert.deepEqual(await migrateToLatest(db), SINCE)
+  assert.deepEqual(await deliveries(db), ['evt_done -> we_all', 'evt_waiting -> we_all'])
+
+  const before = Date.now()
+  await sql`insert into pets (account_id, name, category_id, status, created_at) values ('acct_a', 'Rex', 1,
+'available', ${AT})`.execute(db)
+  const made = await sql<{
+    id: string
+  }>`select id from webhook_events where type = 'pet.created' and data like '%Rex%'`.execute(db)
+  const id = made.rows[0]!.id
+  assert.match(id, /^evt_[0-9a-f]{32}$/)
+  const ms = Number.parseInt(id.slice(4, 16), 16)
+  assert.ok(ms >= before - 1000 && ms <= Date.now() + 1000, `the id's time ${ms} is now`)
+  assert.deepEqual(
+    (await deliveries(db)).filter((d) => d.startsWith(id)),
+    [`${id} -> we_all`],
+    'made with the event, for the enabled endpoint subscribed to the type',
+  )
+  const due = await sql<{ n: number }>`select count(*) as n from webhook_deliveries where status = 'pending'
+and next_attempt_at = 0`.execute(db)
+  assert.equal(Number(due.rows[0]!.n), 2, 'due at once: the waiting event and the new one')
+
+  await sql`insert into webhook_events (id, account_id, type, data, created_at)
+values ('evt_test', 'acct_a', 'webhook.test', '{}', ${AT})`.execute(db)
+  const tested = (await deliveries(db)).filter((d) => d.startsWith('evt_test'))
+  assert.deepEqual(tested, [], 'a test event is not fanned out')
+
+  assert.deepEqual(await migrateDownTo(db, BEFORE), [...SINCE].reverse())
+  assert.equal((await deliveries(db)).length, 3, 'down keeps the deliveries')
+  assert.equal((await db.selectFrom('webhook_events').select('id').execute()).length, 4, 'and the events')
+  assert.deepEqual(await migrateToLatest(db), SINCE)
+  assert.equal((await deliveries(db)).length, 3, 'up again makes none twice')
+})
