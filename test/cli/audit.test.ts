@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import os from 'node:os'
 import { test } from 'node:test'
 import type { AuditEvent } from '../../src/modules/audit/audit-event.js'
+import { createManualClock } from '../../src/kernel/clock.js'
 import { appOnFile } from '../helpers/app-on-file.js'
 import { cliOn, oneLineFailure } from '../helpers/cli.js'
 import { bearer } from '../helpers/harness.js'
@@ -74,7 +75,9 @@ test(
     const cli = cliOn(t)
     const { id: accountId } = await cli.json(['accounts', 'create', '--name', 'Noisy'])
     const key = await cli.json<{ id: string; key: string }>(['keys', 'create', '--account', accountId])
-    const app = await appOnFile(t, cli.file)
+    // A clock that stands still: the 100 requests below count in one minute's window whenever the test runs (on
+    // the system's clock, a window that ended among them left too few refusals for a ban).
+    const app = await appOnFile(t, cli.file, {}, createManualClock())
     await app.listen({ host: '127.0.0.1', port: 0 })
     const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 

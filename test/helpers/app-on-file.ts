@@ -1,5 +1,6 @@
 // The app built in-process over a database file that a CLI or server process also uses.
 import type { FastifyInstance } from 'fastify'
+import type { Clock } from '../../src/kernel/clock.js'
 import { buildApp } from '../../src/main/api-app.js'
 import { loadConfig } from '../../src/kernel/config.js'
 import { openDatabase } from '../../src/db/database.js'
@@ -9,10 +10,18 @@ export async function appOnFile(
   t: { after: (fn: () => Promise<void>) => void },
   file: string,
   env: Record<string, string> = {},
+  /** The app's clock (a test's manual one, where a count must not cross a minute's window); the system's by default. */
+  clock?: Clock,
 ): Promise<FastifyInstance> {
   const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: file })
   const handle = openDatabase(config.databaseUrl)
-  const app = await buildApp({ config, db: handle.db, engine: handle.engine, logger: false })
+  const app = await buildApp({
+    config,
+    db: handle.db,
+    engine: handle.engine,
+    logger: false,
+    ...(clock ? { clock } : {}),
+  })
   t.after(async () => {
     await app.close()
     await handle.close()
