@@ -1,6 +1,6 @@
 // Whether an endpoint row is subscribed to an event type, as SQL: its `event_types` is `*`, or holds the type with a
 // space on both sides (event-types.ts's encoding). One piece for every query that asks it at run time; the triggers
-// of migration 0015 say the same in their own frozen text.
+// of migrations 0015 and 0017 say the same in their own frozen text.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { dialectOf } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
