@@ -54,5 +54,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     sourcesContent: false,
     legalComments: 'linked',
   })
+  // The webhook worker's delivery thread (src/main/webhook-sender.ts), a module of its own beside the service's.
+  await build({
+    ...APP_BUNDLE,
+    entryPoints: ['dist/main/webhook-sender-thread.js'],
+    outfile: 'dist/webhook-sender.mjs',
+    legalComments: 'linked',
+  })
   writeFileSync('dist/build-info.json', `${JSON.stringify({ revision: revision() })}\n`)
 }

@@ -20,6 +20,8 @@ import { createLogSink, createWebhookSink } from '../modules/messages/sinks.js'
 import { createMessageWorker } from '../modules/messages/worker.js'
 import { createRateLimitStore } from '../modules/limits/store-from-config.js'
 import { buildServices } from './services.js'
+import { deliveryThread } from './webhook-sender.js'
+import { webhookHttpSettings } from './webhook-http-settings.js'
 import { pino } from 'pino'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { bannerStream, createLogDestination } from '../ops/log-output.js'
@@ -177,7 +179,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const expiringKeys = () => recordExpiringKeys({ db: handle.db, engine: handle.engine, clock: services.clock })
   if (services.webhooks) expiringKeys().catch(loopFailed('recording key.expiring events failed'))
   // Events to integrators' endpoints: every instance that serves the API delivers; the lease shares the work.
-  const webhookWorker = serves('pets') ? services.webhooks?.worker(log) : undefined
+  // Its HTTP requests in a thread of their own (webhook-sender.ts).
+  const sender = serves('pets') && services.webhooks ? deliveryThread(webhookHttpSettings(config), log) : undefined
+  const webhookWorker = serves('pets') ? services.webhooks?.worker(log, sender?.send) : undefined
   webhookWorker?.start(WEBHOOK_POLL_MS, loopFailed('webhook delivery step failed'))
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch(loopFailed('purging idempotency keys failed'))
@@ -204,6 +208,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await Promise.all(apps.map((app) => app.close()))
     await worker?.stop()
     await webhookWorker?.stop()
+    await sender?.close()
     await accountPurge.stop()
     await auditRetention.stop()
     // After the last request: every counted request reaches the database; then the store made above.

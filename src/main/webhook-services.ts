@@ -6,24 +6,22 @@ import type { Clock } from '../kernel/clock.js'
 import type { Config } from '../kernel/config.js'
 import type { Logger } from '../kernel/logger.js'
 import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys } from '../kernel/secret-box.js'
-import { packageInfo } from '../kernel/version.js'
 import type { Metrics } from '../ops/metrics.js'
 import type { Mailer } from '../mail/mail.js'
 import { ownersOf } from '../modules/integrators/account-owners.js'
 import { endpointDisabledMessage } from '../modules/webhooks/endpoint-disabled-mail.js'
 import type { Database } from '../db/schema.js'
 import type { Engine } from '../db/engine.js'
-import { createAddressPolicy } from '../modules/webhooks/address-policy.js'
 import { createDeliveriesRepository } from '../modules/webhooks/deliveries.repository.js'
 import { createDeliveryLog } from '../modules/webhooks/delivery-log.js'
 import { createDeliveryWorker } from '../modules/webhooks/delivery-worker.js'
 import { createEndpointsRepository } from '../modules/webhooks/endpoints.repository.js'
 import { createWebhookEndpoints } from '../modules/webhooks/endpoints.service.js'
 import type { EventsRepository } from '../modules/webhooks/events.repository.js'
-import { createWebhookHttp } from '../modules/webhooks/webhook-http.js'
+import { webhookHttpFrom, webhookHttpSettings } from './webhook-http-settings.js'
 
-// Deliveries claimed (and events fanned out) per step. Each step costs three commits and a group-commit wait or
-// two whatever its size: with 20, the worker fell behind a saturating write load; 100 keeps up (BENCHMARKS.md 28).
+// Deliveries claimed per step. Each step costs two commits (the claim, the outcomes) and a group-commit wait or two
+// whatever its size: with 20, the worker fell behind a saturating write load; 100 keeps up (BENCHMARKS.md 28).
 const DELIVERY_BATCH = 100
 
 export function webhookServices({
@@ -46,21 +44,9 @@ export function webhookServices({
   /** Mails an account's owner when the worker disables one of its endpoints (absent: no mail). */
   mailer?: Mailer
 }) {
-  const production = config.environment === 'production'
   // Production refuses to start without a key (config.ts); elsewhere the public development key seals them.
   const secrets = createSecretBox(config.secretsKey ?? parseSecretsKeys(DEVELOPMENT_SECRETS_KEY))
-  const policy = createAddressPolicy({
-    allowed: config.deliveryAllowedNetworks ?? [],
-    // Outside production an integrator may point an endpoint at their own machine, unless the operator said which
-    // networks are allowed.
-    allowLoopback: !production && config.deliveryAllowedNetworks === undefined,
-  })
-  const http = createWebhookHttp({
-    policy,
-    timeoutMs: config.deliveryTimeoutMs,
-    userAgent: `Petstore-Webhooks/${packageInfo().version}`,
-    allowHttp: !production,
-  })
+  const http = webhookHttpFrom(webhookHttpSettings(config))
   const endpoints = createWebhookEndpoints({ db, clock, secrets, checkTarget: http.check })
   /**
    * The owner of the endpoint's account hears that the worker disabled it (with a link where the portal runs), off
@@ -83,8 +69,11 @@ export function webhookServices({
     events,
     /** Each endpoint's attempts, and sending events again. */
     deliveryLog: createDeliveryLog({ db, clock }),
-    /** The worker that delivers; `serve` starts it (tests run its steps themselves). */
-    worker: (log: Logger) =>
+    /**
+     * The worker that delivers; `serve` starts it, with `send` in a thread of its own (webhook-sender.ts); tests run
+     * its steps themselves, sending in process.
+     */
+    worker: (log: Logger, send: Parameters<typeof createDeliveryWorker>[0]['send'] = http.send) =>
       createDeliveryWorker({
         deliveries: createDeliveriesRepository({ db, clock, engine }),
         endpoints: createEndpointsRepository(db),
@@ -92,7 +81,7 @@ export function webhookServices({
         disable: endpoints.disableForDeliveries,
         counted: metrics.webhookAttempt,
         onDisabled: async (endpointId, reason) => mailOwner(endpointId, reason, log),
-        send: http.send,
+        send,
         clock,
         log,
         retryScheduleMs: config.deliveryRetrySchedule,
