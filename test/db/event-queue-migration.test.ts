@@ -66,9 +66,13 @@ created_at) select seq, 'we_all', 'acct_a', 'delivered', 1, 0, ${AT} from webhoo
     [`${id} -> we_all`],
     'made with the event, for the enabled endpoint subscribed to the type',
   )
-  const due = await sql<{ n: number }>`select count(*) as n from webhook_deliveries where status = 'pending'
-and next_attempt_at = 0`.execute(db)
-  assert.equal(Number(due.rows[0]!.n), 2, 'due at once: the waiting event and the new one')
+  const due = await sql<{ at: number | string | bigint }>`select next_attempt_at as at from webhook_deliveries
+where status = 'pending' order by seq`.execute(db)
+  assert.deepEqual(
+    due.rows.map((r) => Number(r.at)),
+    [Date.parse(AT), Date.parse(AT)],
+    "due at its event's time: the waiting event's and the new one's",
+  )
 
   await sql`insert into webhook_events (id, account_id, type, data, created_at)
 values ('evt_test', 'acct_a', 'webhook.test', '{}', ${AT})`.execute(db)
@@ -79,5 +83,27 @@ values ('evt_test', 'acct_a', 'webhook.test', '{}', ${AT})`.execute(db)
   assert.equal((await deliveries(db)).length, 3, 'down keeps the deliveries')
   assert.equal((await db.selectFrom('webhook_events').select('id').execute()).length, 4, 'and the events')
   assert.deepEqual(await migrateToLatest(db), SINCE)
-  assert.equal((await deliveries(db)).length, 3, 'up again makes none twice')
+  assert.equal((await deliveries(db)).length, 3, 'down marks every event fanned out: up again makes none twice')
+})
+
+test('0017 run again after a start that died part-way (SQLite commits step by step): no delivery twice', async (t) => {
+  const url = backend === 'postgres' ? await postgresSchema(t) : ':memory:'
+  const handle = openDatabase(url, { poolSize: 1 })
+  t.after(() => handle.close())
+  const db = handle.db as Kysely<any>
+  await migrateToLatest(db)
+  await migrateDownTo(db, BEFORE)
+  await sql`insert into accounts (id, name, plan, created_at) values ('acct_a', 'a', 'free', ${AT})`.execute(db)
+  await sql`insert into webhook_endpoints (id, account_id, url, description, event_types, enabled, secret, created_at,
+updated_at) values ('we_all', 'acct_a', 'https://example.com/hook', '', '*', 1, 'sealed', ${AT}, ${AT})`.execute(db)
+  await sql`insert into webhook_events (id, account_id, type, data, created_at, fanned_out)
+values ('evt_waiting', 'acct_a', 'pet.created', '{}', ${AT}, 0)`.execute(db)
+  // What the first run left: the waiting event fanned out and marked, its index dropped, the column still there.
+  await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
+created_at) select seq, 'we_all', 'acct_a', 'pending', 0, 0, ${AT} from webhook_events`.execute(db)
+  await sql`update webhook_events set fanned_out = 1`.execute(db)
+  await sql`drop index webhook_events_waiting`.execute(db)
+
+  assert.deepEqual(await migrateToLatest(db), SINCE)
+  assert.deepEqual(await deliveries(db), ['evt_waiting -> we_all'])
 })
