@@ -39,6 +39,9 @@ export function createDeliveriesRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
+  // PostgreSQL's text holds no NUL character (and refuses `\u0000` in JSON): a receiver's answer may have one. Kept
+  // as U+FFFD on both databases; refused, it failed the whole batch's record, whose deliveries then went out again.
+  const storable = (text: string | undefined) => (text === undefined ? null : text.replaceAll('\u0000', '\uFFFD'))
   // Rows go to the database as one JSON array parameter: one statement whatever the batch's size, and no
   // placeholder per value to build, send and parse (eleven per attempt).
   const elements = sql.raw(onPostgres ? 'json_array_elements' : 'json_each')
@@ -63,9 +66,9 @@ export function createDeliveriesRepository({
       at: new Date(attempt.attemptedAt).toISOString(),
       c: attempt.statusCode ?? null,
       k: attempt.errorClass ?? null,
-      m: attempt.error ?? null,
+      m: storable(attempt.error),
       ms: Math.round(attempt.durationMs),
-      x: attempt.responseExcerpt ?? null,
+      x: storable(attempt.responseExcerpt),
     }))
     await sql`insert into webhook_attempts (delivery_seq, account_id, endpoint_id, event_id, event_type, attempted_at,
 status_code, error_class, error, duration_ms, response_excerpt) select ${field('d', 'bigint')}, ${field('a', 'text')},

@@ -2,7 +2,7 @@
 // test clock: retries with the same webhook-id until the receiver recovers; a 410 disables the endpoint; a 3xx is a
 // failure and is not followed; an address refused at the attempt is never connected to; the last attempt fails the
 // delivery; an endpoint failing for WEBHOOK_DISABLE_AFTER is disabled; a claimed delivery whose worker died is
-// delivered by another; two workers deliver each event once.
+// delivered by another; two workers deliver each event once; an answer with a NUL character is recorded.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pino from 'pino'
@@ -146,4 +146,16 @@ test('a delivery whose worker died goes out after its lease; two workers deliver
   const ids = receiver.received.map((r) => r.headers['webhook-id'])
   assert.equal(ids.length, 31)
   assert.equal(new Set(ids).size, 31, 'each event once')
+})
+
+test('an answer with a NUL character is logged (as U+FFFD) and the event is not sent again', async (t) => {
+  const { h, receiver, addPet, worker } = await setUp(t, () => ({ status: 200, body: 'ok\u0000done' }))
+  await addPet()
+  await worker.runOnce()
+  assert.deepEqual(await deliveryStatus(h), ['delivered'], 'recorded, on PostgreSQL too (its text holds no NUL)')
+  const [row] = await h.handle.db.selectFrom('webhook_attempts').select('response_excerpt').execute()
+  assert.equal(row?.response_excerpt, 'ok\uFFFDdone')
+  h.clock.advance(H)
+  await worker.runOnce()
+  assert.equal(receiver.received.length, 1, 'once')
 })
