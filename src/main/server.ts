@@ -180,7 +180,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (services.webhooks) expiringKeys().catch(loopFailed('recording key.expiring events failed'))
   // Events to integrators' endpoints: every instance that serves the API delivers; the lease shares the work.
   // Its HTTP requests in a thread of their own (webhook-sender.ts).
-  const sender = serves('pets') && services.webhooks ? deliveryThread(webhookHttpSettings(config), log) : undefined
+  const sender =
+    serves('pets') && services.webhooks
+      ? deliveryThread(webhookHttpSettings(config), log, services.webhooks.send)
+      : undefined
   const webhookWorker = serves('pets') ? services.webhooks?.worker(log, sender?.send) : undefined
   webhookWorker?.start(WEBHOOK_POLL_MS, loopFailed('webhook delivery step failed'))
   const purge = setInterval(() => {

@@ -1,8 +1,9 @@
 // The webhook worker's HTTP requests, made in a thread of their own (webhook-sender-thread.ts): a delivery's
 // connection, TLS, request and response, and the garbage they leave, cost the serving event loop about 45 µs an
 // event on loopback (BENCHMARKS.md entries 29 and 30), which it now spends on requests. The requests of one turn go
-// over in one message, their outcomes come back in one. A thread that dies fails its attempts in flight (the worker
-// retries them on its schedule) and is started again at the next.
+// over in one message, their outcomes come back in one. Should the thread stop (a crash, a message it could not
+// read), its attempts in flight and every later one are made in process: nothing is recorded as the endpoint's
+// failure for what was ours, and a request the receiver may have had already goes again (at least once).
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
@@ -10,43 +11,50 @@ import type { Logger } from '../kernel/logger.js'
 import type { DeliveryResult, WebhookRequest } from '../modules/webhooks/webhook-http.js'
 import type { WebhookHttpSettings } from './webhook-http-settings.js'
 
-const LOST: DeliveryResult = {
-  ok: false,
-  errorClass: 'network',
-  error: 'the delivery could not be attempted',
-  durationMs: 0,
-}
+type Send = (request: WebhookRequest) => Promise<DeliveryResult>
 
 export function createThreadedSender({
   entry,
   settings,
   log,
+  inProcess,
 }: {
   /** The thread's module (dist/webhook-sender.mjs). */
   entry: URL
   settings: WebhookHttpSettings
   log: Logger
+  /** How to send without the thread (the same client, in process), once it has stopped. */
+  inProcess: Send
 }) {
   let thread: Worker | undefined
-  const waiting = new Map<number, (result: DeliveryResult) => void>()
-  let queued: { id: number; request: WebhookRequest }[] = []
+  let stopped = false
+  /** Requests handed to the thread, by id, until their outcome comes back. */
+  const inFlight = new Map<number, { request: WebhookRequest; resolve: (result: DeliveryResult) => void }>()
+  let queued: { id: number; request: WebhookRequest; resolve: (result: DeliveryResult) => void }[] = []
   let nextId = 0
+
+  function lost(reason: string, err?: unknown): void {
+    if (stopped) return
+    stopped = true
+    log.error({ err }, `the webhook delivery thread ${reason}; deliveries are made in process from now on`)
+    for (const { request, resolve } of inFlight.values()) void inProcess(request).then(resolve)
+    inFlight.clear()
+    void thread?.terminate()
+    thread = undefined
+  }
 
   function started(): Worker {
     if (thread) return thread
     const worker = new Worker(entry, { workerData: settings })
     worker.on('message', (results: [number, DeliveryResult][]) => {
       for (const [id, result] of results) {
-        waiting.get(id)?.(result)
-        waiting.delete(id)
+        inFlight.get(id)?.resolve(result)
+        inFlight.delete(id)
       }
     })
-    worker.on('error', (err) => log.error({ err }, 'the webhook delivery thread failed'))
-    worker.on('exit', () => {
-      if (thread === worker) thread = undefined
-      for (const done of waiting.values()) done(LOST)
-      waiting.clear()
-    })
+    worker.on('messageerror', (err) => lost('sent an answer that could not be read', err))
+    worker.on('error', (err) => lost('failed', err))
+    worker.on('exit', (code) => lost(`stopped (exit code ${code})`))
     thread = worker
     log.info('webhook delivery thread started')
     return worker
@@ -55,22 +63,28 @@ export function createThreadedSender({
   function flush(): void {
     const batch = queued
     queued = []
-    started().postMessage(batch)
+    if (stopped) {
+      for (const { request, resolve } of batch) void inProcess(request).then(resolve)
+      return
+    }
+    for (const { id, request, resolve } of batch) inFlight.set(id, { request, resolve })
+    started().postMessage(batch.map(({ id, request }) => ({ id, request })))
   }
 
   return {
     send(request: WebhookRequest): Promise<DeliveryResult> {
       return new Promise((resolve) => {
-        const id = nextId++
-        waiting.set(id, resolve)
         if (queued.length === 0) setImmediate(flush)
-        queued.push({ id, request })
+        queued.push({ id: nextId++, request, resolve })
       })
     },
-    /** Stops the thread (after the worker's last step: nothing is in flight). */
+    /** Stops the thread (after the worker's last step: nothing is in flight; anything still is made in process). */
     async close(): Promise<void> {
       const worker = thread
+      stopped = true
       thread = undefined
+      for (const { request, resolve } of inFlight.values()) void inProcess(request).then(resolve)
+      inFlight.clear()
       await worker?.terminate()
     },
   }
@@ -80,8 +94,8 @@ export function createThreadedSender({
  * The thread beside the running bundle (dist/webhook-sender.mjs next to dist/petstore.mjs), or undefined where there
  * is none (the service run from its sources, as some tests do): the worker then sends in process.
  */
-export function deliveryThread(settings: WebhookHttpSettings, log: Logger) {
+export function deliveryThread(settings: WebhookHttpSettings, log: Logger, inProcess: Send) {
   const entry = new URL('./webhook-sender.mjs', import.meta.url)
   if (entry.protocol !== 'file:' || !existsSync(fileURLToPath(entry))) return undefined
-  return createThreadedSender({ entry, settings, log })
+  return createThreadedSender({ entry, settings, log, inProcess })
 }

@@ -67,6 +67,8 @@ export function webhookServices({
   return {
     endpoints,
     events,
+    /** A delivery's HTTP request, made in process (the delivery thread's stand-in should it stop). */
+    send: http.send,
     /** Each endpoint's attempts, and sending events again. */
     deliveryLog: createDeliveryLog({ db, clock }),
     /**

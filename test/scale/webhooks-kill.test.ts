@@ -1,7 +1,7 @@
 // At least once across a crash (issue 36), with real `serve` processes on the pass's backend: an event committed with
 // its pet by an instance that is then killed (kill -9) before delivering it is delivered by the next instance. The
 // first instance may not reach loopback (an allow-list without it), so its attempt is refused and logged: the
-// delivery the receiver gets can only be the second instance's.
+// delivery the receiver gets can only be the second instance's, made from its delivery thread.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
@@ -49,7 +49,8 @@ test('an event whose instance was killed before delivering it is delivered by th
   await instance.process.exited
   assert.equal(receiver.received.length, 0)
 
-  instance = await startInstance(t, env)
+  // At info, so that its log shows the delivery was made from the delivery thread (src/main/webhook-sender.ts).
+  instance = await startInstance(t, { ...env, LOG_LEVEL: 'info' })
   await pollUntil('the event delivered by the next instance', async () =>
     receiver.received.length > 0 ? true : undefined,
   )
@@ -59,4 +60,6 @@ test('an event whose instance was killed before delivering it is delivered by th
     data: { id: number; name: string }
   }
   assert.deepEqual([event.type, event.data.id, event.data.name], ['pet.created', petId, 'Survivor'])
+  await instance.process.waitFor(/webhook delivery thread started/)
+  assert.doesNotMatch(instance.process.stdout(), /delivery thread (failed|stopped)/)
 })
