@@ -1,8 +1,9 @@
-// Delivers events to endpoints: fans new events out into deliveries, claims the due ones under a lease, sends each
-// signed (Standard Webhooks) to the address checked at this attempt, and records the attempt and what follows from
-// it: delivered; another attempt on WEBHOOK_RETRY_SCHEDULE (a 429's or 503's Retry-After honoured, up to 2 hours
-// past the schedule); failed after the last attempt; the endpoint disabled on a 410, or when it has failed every
-// attempt for WEBHOOK_DISABLE_AFTER. At least once: a worker that dies mid-attempt leaves the lease to run out.
+// Delivers events to endpoints: claims the due deliveries (made with their events, migration 0017) under a lease,
+// sends each signed (Standard Webhooks) to the address checked at this attempt, and records the attempt and what
+// follows from it: delivered; another attempt on WEBHOOK_RETRY_SCHEDULE (a 429's or 503's Retry-After honoured, up
+// to 2 hours past the schedule); failed after the last attempt; the endpoint disabled on a 410, or when it has
+// failed every attempt for WEBHOOK_DISABLE_AFTER. At least once: a worker that dies mid-attempt leaves the lease to
+// run out.
 import type { Clock } from '../../kernel/clock.js'
 import type { Logger } from '../../kernel/logger.js'
 import { retryDelay } from '../../kernel/retry-delay.js'
