@@ -27,7 +27,8 @@ test('account settings in Chromium: sessions, log out others, ' +
   await signup.getByLabel('Password').fill(GOOD_PASSWORD)
   await signup.getByRole('button', { name: 'Create account' }).click()
   await signup.getByRole('heading', { name: 'Check your email' }).waitFor()
-  await signup.goto(`${base}${new URL(linkIn((await mails(h, outbox)).at(-1)!, '/portal/verify')).pathname}`)
+  const verifyMail = (await mails(h, outbox)).findLast((m) => m.includes('/portal/verify'))!
+  await signup.goto(`${base}${new URL(linkIn(verifyMail, '/portal/verify')).pathname}`)
   await signup.getByRole('button', { name: 'Verify email address' }).click()
   await signup.getByRole('heading', { name: 'Address verified' }).waitFor()
   await signup.context().close()

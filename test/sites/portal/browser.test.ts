@@ -20,7 +20,7 @@ test('an integrator signs up, manages keys and sees usage in Chromium; the refus
   const { outbox } = h
   const base = h.baseUrl
   const api = (key: string) => fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
-  const lastLink = async (path: string) => linkIn((await mails(h, outbox)).at(-1)!, path)
+  const lastLink = async (path: string) => linkIn((await mails(h, outbox)).findLast((m) => m.includes(path))!, path)
 
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
   const page = await context.newPage()

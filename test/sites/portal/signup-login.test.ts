@@ -75,7 +75,7 @@ test('an unverified user can log in but cannot create keys, and can have the lin
 
   // Within a minute of the last link nothing more is sent (no flooding a mailbox); after it, a new link.
   assert.equal((await c.post('/portal/verify/resend', {})).statusCode, 303)
-  assert.equal((await mails(h, h.outbox)).length, 1)
+  assert.equal((await mails(h, h.outbox)).filter((m) => m.includes('/portal/verify')).length, 1)
   h.clock.advance(61_000)
   await c.get('/portal/keys')
   const resend = await c.post('/portal/verify/resend', {})

@@ -26,7 +26,10 @@ test(
     const attacker = client(h.app)
     assert.equal((await signUpAndLogIn(h, attacker, ATTACKER_PASSWORD)).statusCode, 303)
     assert.equal((await attacker.get('/portal/keys')).statusCode, 200, 'the attacker is logged in (unverified)')
-    const firstLink = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
+    const firstLink = linkIn(
+      (await mails(h, h.outbox)).findLast((m) => m.includes('/portal/verify/'))!,
+      '/portal/verify/',
+    )
 
     h.clock.advance(5 * 60_000)
     const victim = client(h.app)
@@ -64,7 +67,7 @@ test('verifying the address ends every session of the account except the browser
   const owner = client(h.app)
   await owner.get('/portal/login')
   assert.equal((await owner.post('/portal/login', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode, 303)
-  const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
+  const link = linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/verify/'))!, '/portal/verify/')
   await owner.get(new URL(link).pathname)
   assert.equal((await owner.post('/portal/verify', { token: tokenOf(link) })).statusCode, 200)
   assert.equal((await owner.get('/portal/keys')).statusCode, 200, 'the verifying browser stays logged in')
@@ -75,13 +78,13 @@ test('a verified account is not replaced by a new sign-up: its owner is told, no
   const h = await portalHarness(t)
   const owner = client(h.app)
   assert.equal((await signUpAndLogIn(h, owner, VICTIM_PASSWORD)).statusCode, 303)
-  const link = linkIn((await mails(h, h.outbox)).at(-1)!, '/portal/verify/')
+  const link = linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/verify/'))!, '/portal/verify/')
   await owner.get(new URL(link).pathname)
   assert.equal((await owner.post('/portal/verify', { token: tokenOf(link) })).statusCode, 200)
   const attacker = client(h.app)
   await attacker.get('/portal/signup')
   assert.equal((await attacker.post('/portal/signup', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode, 200)
-  assert.match((await mails(h, h.outbox)).at(-1)!, /^Subject: You already have an account$/m)
+  assert.ok((await mails(h, h.outbox)).some((m) => /^Subject: You already have an account$/m.test(m)))
   assert.equal((await owner.get('/portal/keys')).statusCode, 200, "the owner's session is untouched")
   await attacker.get('/portal/login')
   assert.equal((await attacker.post('/portal/login', { email: VICTIM, password: ATTACKER_PASSWORD })).statusCode, 400)
