@@ -17,6 +17,7 @@ import { rateLimitState } from './migrations/0014_rate_limit_state.js'
 import { webhooks } from './migrations/0015_webhooks.js'
 import { eventSize } from './migrations/0016_event-size.js'
 import { eventQueue } from './migrations/0017_event-queue.js'
+import { portalDevices } from './migrations/0018_portal-devices.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0015_webhooks': webhooks,
   '0016_event-size': eventSize,
   '0017_event-queue': eventQueue,
+  '0018_portal-devices': portalDevices,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

@@ -134,6 +134,14 @@ export interface PortalSessionsTable {
   address: string | null
 }
 
+export interface PortalDevicesTable {
+  user_id: string
+  /** SHA-256 (hex) of the browser's device cookie. */
+  device_hash: string
+  first_seen_at: string
+  last_seen_at: string
+}
+
 export interface PortalLoginFailuresTable {
   seq: Generated<bigint>
   email_key: string
@@ -246,6 +254,7 @@ export interface Database {
   portal_tokens: PortalTokensTable
   portal_sessions: PortalSessionsTable
   portal_login_failures: PortalLoginFailuresTable
+  portal_devices: PortalDevicesTable
   audit_events: AuditEventsTable
   operators: OperatorsTable
   operator_tokens: OperatorTokensTable

@@ -37,6 +37,7 @@ import { createInvitations } from '../modules/integrators/invitations.js'
 import { createSettingsRepository } from '../modules/integrators/settings.repository.js'
 import { createUsage } from '../modules/usage/usage.service.js'
 import { webhookServices } from './webhook-services.js'
+import { createKnownDevices } from '../modules/integrators/known-devices.js'
 import { createEventsRepository } from '../modules/webhooks/events.repository.js'
 import { createLimitEvents } from '../modules/webhooks/limit-events.js'
 
@@ -211,6 +212,7 @@ async function portalServices({
     /** Accounts operators make, with a link for their owner to choose a password (PORTAL_SIGNUP=closed). */
     invitations: createInvitations({ repo, publicUrl: config.publicUrl }),
     settings: createSettingsRepository({ db, clock }),
+    knownDevices: createKnownDevices({ db, clock }),
     mailer,
     planRequests,
     // In the rate-limit store, shared by every instance like the API's limits.

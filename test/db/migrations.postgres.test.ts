@@ -25,6 +25,7 @@ const TABLES = [
   'orders',
   'pets',
   'plan_requests',
+  'portal_devices',
   'portal_login_failures',
   'portal_sessions',
   'portal_tokens',

@@ -49,13 +49,15 @@ export async function accountsByAddress(
 }
 
 /**
- * Removes the account's portal users with everything that lets them in (links, sessions, failed log-ins), in the
- * transaction that deletes the account (the accounts module calls it through its `removeWithAccount` hook).
+ * Removes the account's portal users with everything that lets them in (links, sessions, failed log-ins, known
+ * browsers), in the transaction that deletes the account (the accounts module calls it through its
+ * `removeWithAccount` hook).
  */
 export async function removeOwnersOf(trx: Kysely<Database>, accountId: string): Promise<void> {
   const users = trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId)
   await trx.deleteFrom('portal_tokens').where('user_id', 'in', users).execute()
   await trx.deleteFrom('portal_sessions').where('user_id', 'in', users).execute()
+  await trx.deleteFrom('portal_devices').where('user_id', 'in', users).execute()
   await trx
     .deleteFrom('portal_login_failures')
     .where('email_key', 'in', trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId))

@@ -63,8 +63,9 @@ export function linkUses({ engine, clock }: { engine: Engine; clock: Clock }) {
       }),
 
     /**
-     * A reset link: the new password, every session of the user ended (a thief's included) and the address
-     * verified (the link proved it); the user's id, or undefined when the link does not work.
+     * A reset link: the new password, every session of the user ended (a thief's included), every browser forgotten
+     * (a thief's logs in as a new one again, and is mailed) and the address verified (the link proved it); the
+     * user's id, or undefined when the link does not work.
      */
     resetPassword: (token: string, passwordHash: string, address?: string): Promise<string | undefined> =>
       engine.transaction(async (trx) => {
@@ -77,6 +78,7 @@ export function linkUses({ engine, clock }: { engine: Engine; clock: Clock }) {
           .where('id', '=', userId)
           .execute()
         await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).execute()
+        await trx.deleteFrom('portal_devices').where('user_id', '=', userId).execute()
         await passwordChanged(trx, at, userId, address, 'reset')
         await markVerified(trx, userId, at, address)
         await voidLinkTokens(trx, userId)

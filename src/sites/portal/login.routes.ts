@@ -1,6 +1,7 @@
 // Log in and out. Failures are one message whether or not the address has an account, and are throttled per
 // email and client address and per client address (throttle.ts). After logging in, the visitor returns to the
-// page that sent them here, if it is a page of the portal (safe-next.ts).
+// page that sent them here, if it is a page of the portal (safe-next.ts). A sign-in from a browser the account has
+// not been used from is mailed to its user (new-browser.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { loginForm } from './account.pages.js'
@@ -12,11 +13,13 @@ import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import { LoginBody, LoginQuery, NoQuery, pageResponses } from './portal.schemas.js'
 import { safeNext } from '../kit/safe-next.js'
 import { createLoginThrottle } from './throttle.js'
+import { newBrowserCheck } from './new-browser.js'
 
 export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
   const { repo, sessions } = portal
   const throttle = createLoginThrottle({ repo, clock: portal.clock })
+  const newBrowser = newBrowserCheck(portal, portal.knownDevices)
   const hide = true
 
   r.get(
@@ -72,6 +75,7 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
       await attempt.succeeded()
       portal.metrics.logins.inc()
       await sessions.start(request, reply, request.visitor, user)
+      await newBrowser(request, reply, user)
       return redirect(reply, next)
     },
   )

@@ -101,3 +101,20 @@ export function emailChangedMessage(to: string, newEmail: string): MailMessage {
       `while they find out what happened.${signature}`,
   }
 }
+
+/** A sign-in from a browser the account had not been used from (new-browser.ts). */
+export function newSignInMessage(
+  to: string,
+  sign: { at: string; browser: string; address: string; accountLink: string; resetLink: string },
+): MailMessage {
+  return {
+    to,
+    subject: 'New sign-in to your Petstore account',
+    text:
+      `Your Petstore account was signed in to from a browser it had not been used from before.\n\n` +
+      `When: ${sign.at}\nBrowser: ${sign.browser}\nFrom: ${sign.address}\n\nIf this was you, there is nothing to ` +
+      `do.\n\nIf it was not you, someone has your password: change it on the account page, where "Log out other ` +
+      `sessions" ends theirs:\n\n${sign.accountLink}\n\nIf you cannot log in, choose a new password here (every ` +
+      `session is logged out):\n\n${sign.resetLink}${signature}`,
+  }
+}

@@ -15,6 +15,7 @@ import type { PlanRequests } from '../../modules/plan-requests/plan-requests.ser
 import type { PlanRequestThrottle } from '../../modules/plan-requests/plan-request-throttle.js'
 import type { PortalRepository } from '../../modules/integrators/integrators.repository.js'
 import type { SettingsRepository } from '../../modules/integrators/settings.repository.js'
+import type { KnownDevices } from '../../modules/integrators/known-devices.js'
 import type { Sessions, Visitor } from './session.js'
 import type { Usage } from '../../modules/usage/usage.service.js'
 import type { SiteBounds } from '../kit/safe-next.js'
@@ -30,6 +31,8 @@ export interface PortalOptions {
   repo: PortalRepository
   /** The account settings page's reads and changes (settings.repository.ts). */
   settings: SettingsRepository
+  /** The browsers each user has signed in from: a new one is mailed (new-browser.ts). */
+  knownDevices: KnownDevices
   mailer: Mailer
   /** Verification links and their message (shared with the console: accounts/verification.ts). */
   verification: Verification
