@@ -45,7 +45,8 @@ export function createThreadedSender({
 
   function started(): Worker {
     if (thread) return thread
-    const worker = new Worker(entry, { workerData: settings })
+    // Its heap bounded like the service's own (bin/petstore.js): it holds a batch's requests and answers, a few MB.
+    const worker = new Worker(entry, { workerData: settings, resourceLimits: { maxOldGenerationSizeMb: 64 } })
     worker.on('message', (results: [number, DeliveryResult][]) => {
       for (const [id, result] of results) {
         inFlight.get(id)?.resolve(result)
