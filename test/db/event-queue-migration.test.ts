@@ -23,18 +23,25 @@ const deliveries = async (db: Kysely<any>) =>
 join webhook_events e on e.seq = d.event_seq order by e.id, d.endpoint_id`.execute(db)
   ).rows.map((r) => `${r.event_id} -> ${r.endpoint_id}`)
 
-test('0017: waiting events get deliveries; after it, deliveries come with the event; ids are ordered', async (t) => {
+/** A database at 0016 (0017 and after undone) on the pass's backend, with account acct_a. */
+async function at0016(t: Parameters<typeof postgresSchema>[0]) {
   const url = backend === 'postgres' ? await postgresSchema(t) : ':memory:'
   const handle = openDatabase(url, { poolSize: 1 })
   t.after(() => handle.close())
   const db = handle.db as Kysely<any>
   await migrateToLatest(db)
   assert.deepEqual(await migrateDownTo(db, BEFORE), [...SINCE].reverse())
-
   await sql`insert into accounts (id, name, plan, created_at) values ('acct_a', 'a', 'free', ${AT})`.execute(db)
-  const endpoint = (id: string, types: string, enabled: number) =>
-    sql`insert into webhook_endpoints (id, account_id, url, description, event_types, enabled, secret, created_at,
+  return db
+}
+
+/** An endpoint of acct_a: `types` as event_types stores them. */
+const endpoint = (id: string, types: string, enabled: number) =>
+  sql`insert into webhook_endpoints (id, account_id, url, description, event_types, enabled, secret, created_at,
 updated_at) values (${id}, 'acct_a', 'https://example.com/hook', '', ${types}, ${enabled}, 'sealed', ${AT}, ${AT})`
+
+test('0017: waiting events get deliveries; after it, deliveries come with the event; ids are ordered', async (t) => {
+  const db = await at0016(t)
   await endpoint('we_all', '*', 1).execute(db)
   await endpoint('we_orders', ' order.created ', 1).execute(db)
   await endpoint('we_off', '*', 0).execute(db)
@@ -87,15 +94,8 @@ values ('evt_test', 'acct_a', 'webhook.test', '{}', ${AT})`.execute(db)
 })
 
 test('0017 run again after a start that died part-way (SQLite commits step by step): no delivery twice', async (t) => {
-  const url = backend === 'postgres' ? await postgresSchema(t) : ':memory:'
-  const handle = openDatabase(url, { poolSize: 1 })
-  t.after(() => handle.close())
-  const db = handle.db as Kysely<any>
-  await migrateToLatest(db)
-  await migrateDownTo(db, BEFORE)
-  await sql`insert into accounts (id, name, plan, created_at) values ('acct_a', 'a', 'free', ${AT})`.execute(db)
-  await sql`insert into webhook_endpoints (id, account_id, url, description, event_types, enabled, secret, created_at,
-updated_at) values ('we_all', 'acct_a', 'https://example.com/hook', '', '*', 1, 'sealed', ${AT}, ${AT})`.execute(db)
+  const db = await at0016(t)
+  await endpoint('we_all', '*', 1).execute(db)
   await sql`insert into webhook_events (id, account_id, type, data, created_at, fanned_out)
 values ('evt_waiting', 'acct_a', 'pet.created', '{}', ${AT}, 0)`.execute(db)
   // What the first run left: the waiting event fanned out and marked, its index dropped, the column still there.
