@@ -21,7 +21,6 @@ import { createMessageWorker } from '../modules/messages/worker.js'
 import { createRateLimitStore } from '../modules/limits/store-from-config.js'
 import { buildServices } from './services.js'
 import { deliveryThread } from './webhook-sender.js'
-import { webhookHttpSettings } from './webhook-http-settings.js'
 import { pino } from 'pino'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { bannerStream, createLogDestination } from '../ops/log-output.js'
@@ -182,7 +181,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Its HTTP requests in a thread of their own (webhook-sender.ts).
   const sender =
     serves('pets') && services.webhooks
-      ? deliveryThread(webhookHttpSettings(config), log, services.webhooks.send)
+      ? deliveryThread(services.webhooks.httpSettings, log, services.webhooks.send)
       : undefined
   const webhookWorker = serves('pets') ? services.webhooks?.worker(log, sender?.send) : undefined
   webhookWorker?.start(WEBHOOK_POLL_MS, loopFailed('webhook delivery step failed'))

@@ -46,7 +46,8 @@ export function webhookServices({
 }) {
   // Production refuses to start without a key (config.ts); elsewhere the public development key seals them.
   const secrets = createSecretBox(config.secretsKey ?? parseSecretsKeys(DEVELOPMENT_SECRETS_KEY))
-  const http = webhookHttpFrom(webhookHttpSettings(config))
+  const httpSettings = webhookHttpSettings(config)
+  const http = webhookHttpFrom(httpSettings)
   const endpoints = createWebhookEndpoints({ db, clock, secrets, checkTarget: http.check })
   /**
    * The owner of the endpoint's account hears that the worker disabled it (with a link where the portal runs), off
@@ -67,6 +68,8 @@ export function webhookServices({
   return {
     endpoints,
     events,
+    /** What the delivery thread builds its own client from (webhook-sender.ts). */
+    httpSettings,
     /** A delivery's HTTP request, made in process (the delivery thread's stand-in should it stop). */
     send: http.send,
     /** Each endpoint's attempts, and sending events again. */
