@@ -64,7 +64,7 @@ test('the portal records each change with the integrator as actor, and no passwo
   await stranger.post('/portal/reset-request', { email: 'moved@example.com' })
   await h.services.portal!.mailer.settled()
   const reset = new URL(
-    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!, '/portal/reset/'),
   )
   await stranger.get(reset.pathname + reset.search)
   const token = reset.pathname

@@ -66,7 +66,7 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
   await c.get('/portal/reset-request')
   await c.post('/portal/reset-request', { email: 'links@example.com' })
   const reset = tokenOf(
-    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!, '/portal/reset/'),
   )
   // A refused password does not use the link up; a good one does.
   assert.equal((await c.post('/portal/reset', { token: reset, password: 'too short' })).statusCode, 400)
@@ -81,7 +81,7 @@ test('a verification link works once, for 24 hours; a reset link once, for 1 hou
   h.clock.advance(61_000) // one link a minute at most
   await c.post('/portal/reset-request', { email: 'links@example.com' })
   const second = tokenOf(
-    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!, '/portal/reset/'),
   )
   h.clock.advance(60 * 60 * 1000)
   assert.equal(

@@ -88,7 +88,7 @@ test('a password reset ends every session of the user', async (t) => {
   await other.get('/portal/reset-request')
   await other.post('/portal/reset-request', { email: 'reset@example.com' })
   const link = new URL(
-    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset'))!, '/portal/reset'),
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!, '/portal/reset/'),
   )
   await other.get(link.pathname + link.search)
   const changed = await other.post('/portal/reset', {
