@@ -126,6 +126,8 @@ test(
     await page.getByRole('status').filter({ hasText: 'reactivated' }).waitFor()
 
     await press(page, 'Lift ban')
+    // The confirmation step first: a second press before it has loaded pressed the account page's button again.
+    await page.getByText('Lifting the ban admits the key again at once').waitFor()
     await press(page, 'Lift ban')
     await page.getByRole('status').filter({ hasText: 'The ban was lifted' }).waitFor()
     assert.equal((await call()).status, 200)
