@@ -18,6 +18,7 @@ import { webhooks } from './migrations/0015_webhooks.js'
 import { eventSize } from './migrations/0016_event-size.js'
 import { eventQueue } from './migrations/0017_event-queue.js'
 import { portalDevices } from './migrations/0018_portal-devices.js'
+import { portalTwoFactor } from './migrations/0019_portal-two-factor.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0016_event-size': eventSize,
   '0017_event-queue': eventQueue,
   '0018_portal-devices': portalDevices,
+  '0019_portal-two-factor': portalTwoFactor,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

@@ -132,6 +132,60 @@ export interface PortalSessionsTable {
   /** Browser and client address at log-in (shown on the account page). */
   user_agent: string | null
   address: string | null
+  /** When the session last confirmed it is its owner (sudo mode), epoch ms. */
+  sudo_at?: bigint | number | null
+}
+
+export interface PortalTwoFactorTable {
+  user_id: string
+  /** The authenticator app's secret, sealed (kernel/secret-box.ts) for this user id. */
+  totp_secret: string | null
+  /** Null while the enrolment awaits its first code. */
+  totp_confirmed_at: bigint | number | null
+  totp_last_step: bigint | number | null
+  locked_until: bigint | number | null
+}
+
+export interface PortalPasskeysTable {
+  /** The credential id, base64url. */
+  id: string
+  user_id: string
+  name: string
+  /** The COSE public key, base64url. */
+  public_key: string
+  counter: bigint | number
+  /** JSON array of the authenticator's transports, as the browser gave them. */
+  transports: string | null
+  created_at: bigint | number
+  last_used_at: bigint | number | null
+}
+
+export interface PortalRecoveryCodesTable {
+  code_hash: string
+  user_id: string
+  used_at: bigint | number | null
+}
+
+export interface PortalCodeFailuresTable {
+  id: string
+  user_id: string
+  address: string
+  at: bigint | number
+}
+
+export interface PortalLoginStepsTable {
+  id_hash: string
+  user_id: string
+  password_changed_at: bigint | number | null
+  expires_at: bigint | number
+}
+
+export interface PortalWebauthnChallengesTable {
+  challenge: string
+  binding_hash: string
+  purpose: string
+  user_id: string | null
+  expires_at: bigint | number
 }
 
 export interface PortalDevicesTable {
@@ -255,6 +309,12 @@ export interface Database {
   portal_sessions: PortalSessionsTable
   portal_login_failures: PortalLoginFailuresTable
   portal_devices: PortalDevicesTable
+  portal_two_factor: PortalTwoFactorTable
+  portal_passkeys: PortalPasskeysTable
+  portal_recovery_codes: PortalRecoveryCodesTable
+  portal_code_failures: PortalCodeFailuresTable
+  portal_login_steps: PortalLoginStepsTable
+  portal_webauthn_challenges: PortalWebauthnChallengesTable
   audit_events: AuditEventsTable
   operators: OperatorsTable
   operator_tokens: OperatorTokensTable

@@ -413,9 +413,10 @@ export const settings = {
     env: 'PETSTORE_SECRETS_KEY',
     default: undefined,
     doc:
-      'Key that encrypts secrets the service must use again (webhook signing secrets, AES-256-GCM): 32 random bytes ' +
-      'as base64 (`openssl rand -base64 32`); several comma-separated to rotate (the first encrypts). Required in ' +
-      'production with webhooks on; unset elsewhere: a public development key.',
+"Key that encrypts secrets the service must use again (webhook signing secrets, integrators' authenticator-app " +
+      'secrets; AES-256-GCM): 32 random bytes as base64 (`openssl rand -base64 32`); several comma-separated to rotate (the first encrypts). Required in ' +
+      'production with webhooks on (without it, integrators cannot add an authenticator app there; passkeys still ' +
+      'work); unset elsewhere: a public development key.',
     parse: parseSecretsKeys,
     sensitive: 'secret',
   }),
@@ -526,6 +527,14 @@ export const settings = {
       '`open`: anyone may sign up in the portal. `closed`: the sign-up page says so, and operators create accounts ' +
       'in the console, which mails their owners a link to choose a password.',
     parse: oneOf(['open', 'closed'] as const),
+  }),
+  portalSudoSeconds: setting({
+    env: 'PORTAL_SUDO_SECONDS',
+    default: '900',
+    doc:
+      'How long a portal session may make sensitive changes (keys, webhook endpoints, address, password, second ' +
+      'factors, deletion) after its person last confirmed it was them with a passkey, a code or the password.',
+    parse: positiveInt,
   }),
   mailUrl: setting({
     env: 'MAIL_URL',

@@ -38,6 +38,8 @@ import { createSettingsRepository } from '../modules/integrators/settings.reposi
 import { createUsage } from '../modules/usage/usage.service.js'
 import { webhookServices } from './webhook-services.js'
 import { createKnownDevices } from '../modules/integrators/known-devices.js'
+import { createTwoFactor } from '../modules/two-factor/two-factor.service.js'
+import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys, type SecretBox } from '../kernel/secret-box.js'
 import { createEventsRepository } from '../modules/webhooks/events.repository.js'
 import { createLimitEvents } from '../modules/webhooks/limit-events.js'
 
@@ -105,6 +107,8 @@ export async function buildServices({
     config.portal || config.console
       ? createPlanRequests({ db, clock, engine, accounts, mailer, publicUrl: config.publicUrl, log })
       : undefined
+  // Integrators' second factors: the portal uses them, the console shows and resets them.
+  const twoFactor = createTwoFactor({ db, clock, secrets: factorSecrets(config), publicUrl: config.publicUrl })
   const portal =
     config.portal && mailer && planRequests
       ? await portalServices({ config, db, clock, accounts, verification, mailer, planRequests, rateLimitStore })
@@ -131,6 +135,7 @@ export async function buildServices({
     sendBatcher,
     accounts,
     verification,
+    twoFactor,
     /** The audit log: its reader, `record` for events that change no row, and the retention job's purge. */
     audit: createAuditRepository({ db, clock }),
     keyCache,
@@ -186,6 +191,15 @@ export async function buildServices({
 }
 
 /** The developer portal's own services (only when PORTAL is on: with it off nothing of it is built). */
+/**
+ * What seals the integrators' authenticator-app secrets: PETSTORE_SECRETS_KEY, or outside production the public
+ * development key. In production without the key, no app can be added (passkeys still can; the page says why).
+ */
+function factorSecrets(config: Config): SecretBox | undefined {
+  if (config.secretsKey) return createSecretBox(config.secretsKey)
+  return config.environment === 'production' ? undefined : createSecretBox(parseSecretsKeys(DEVELOPMENT_SECRETS_KEY))
+}
+
 async function portalServices({
   config,
   db,

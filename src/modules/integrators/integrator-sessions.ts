@@ -64,6 +64,20 @@ export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock
         .execute()
     },
 
+    /** When the session last confirmed it is its owner (sudo mode), epoch ms, or undefined. */
+    async sudoAt(id: string): Promise<number | undefined> {
+      const row = await db
+        .selectFrom('portal_sessions')
+        .select('sudo_at')
+        .where('id_hash', '=', secretHash(id))
+        .executeTakeFirst()
+      return row?.sudo_at == null ? undefined : Number(row.sudo_at)
+    },
+
+    confirmSudo: async (id: string): Promise<void> => {
+      await db.updateTable('portal_sessions').set({ sudo_at: now() }).where('id_hash', '=', secretHash(id)).execute()
+    },
+
     deleteSession: async (id: string): Promise<void> => {
       await db.deleteFrom('portal_sessions').where('id_hash', '=', secretHash(id)).execute()
     },

@@ -10,8 +10,8 @@ import type { Engine } from '../../db/engine.js'
 import type { Database } from '../../db/schema.js'
 import { secretHash } from '../../kernel/secrets.js'
 import { operatorOf, type Operator } from './operator.js'
-import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js'
-import { newTotpSecret } from './totp.js'
+import { newRecoveryCodes, recoveryCodeHash } from '../sign-in/recovery-codes.js'
+import { newTotpSecret } from '../sign-in/totp.js'
 
 export function operatorSetup({ db, clock, engine }: { db: Kysely<Database>; clock: Clock; engine: Engine }) {
   /** The token row of a usable link (unused, unexpired, its operator enabled), with its operator. */

@@ -6,7 +6,7 @@
 // submissions cannot both complete it; another browser's password in between voids the offer (409, start again).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { matchingStep, totpUri } from '../../modules/operators/totp.js'
+import { matchingStep, totpUri } from '../../modules/sign-in/totp.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { hashPassword, passwordProblem } from '../../kernel/passwords.js'
 import { sendPage } from '../kit/reply.js'

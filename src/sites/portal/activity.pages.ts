@@ -17,6 +17,15 @@ const ACTIONS: Record<AuditAction, string> = {
   'account.deleted': 'Account deleted',
   'account.verification_resent': 'Verification link sent again',
   'account.invitation_sent': 'Link to choose a password sent',
+  'account.totp_added': 'Authenticator app added',
+  'account.totp_removed': 'Authenticator app removed',
+  'account.passkey_added': 'Passkey added',
+  'account.passkey_removed': 'Passkey removed',
+  'account.passkey_clone_refused': 'Passkey refused: it may have been copied',
+  'account.recovery_codes_regenerated': 'New recovery codes made',
+  'account.recovery_code_used': 'Recovery code used',
+  'account.second_factor_locked': 'Two-factor log-in locked after too many wrong codes',
+  'account.second_factors_reset': 'Two-factor log-in reset by an operator',
   'key.created': 'Key created',
   'key.rolled': 'Key rolled',
   'key.revoked': 'Key revoked',
@@ -140,6 +149,17 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
       break
     case 'plan_request.declined':
       lines.push(text(c.plan) && `The ${text(c.plan)} plan`, text(c.reason) && `Reason: ${text(c.reason)}`)
+      break
+    case 'account.passkey_added':
+    case 'account.passkey_removed':
+    case 'account.passkey_clone_refused':
+      lines.push(text(c.name) && `Passkey "${text(c.name)}"`, c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined)
+      break
+    case 'account.totp_removed':
+      lines.push(c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined)
+      break
+    case 'account.second_factor_locked':
+      lines.push(text(c.until) && `Until ${when(text(c.until)!)}`)
       break
     case 'webhook_endpoint.created':
     case 'webhook_endpoint.updated':

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SETUP_LINK_TTL_MS } from '../../../src/modules/operators/operators.repository.js'
-import { totpStep } from '../../../src/modules/operators/totp.js'
+import { totpStep } from '../../../src/modules/sign-in/totp.js'
 import { consoleHarness, setUpOperator } from '../../helpers/console.js'
 
 const cli = { kind: 'cli' as const, user: 'alice' }

@@ -6,7 +6,7 @@
 // and in the audit log, and a suspended account's idempotent replays.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { totpCode } from '../../../src/modules/operators/totp.js'
+import { totpCode } from '../../../src/modules/sign-in/totp.js'
 import { LOGIN_FAILURES_ALLOWED, LOGIN_WINDOW_MS } from '../../../src/modules/sign-in/login-throttle.js'
 import {
   consoleHarness,

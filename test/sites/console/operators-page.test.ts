@@ -5,7 +5,7 @@
 // record with the admin's email.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { totpCode } from '../../../src/modules/operators/totp.js'
+import { totpCode } from '../../../src/modules/sign-in/totp.js'
 import {
   consoleHarness,
   logIn,

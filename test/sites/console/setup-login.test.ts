@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SETUP_LINK_TTL_MS } from '../../../src/modules/operators/operators.repository.js'
-import { totpCode } from '../../../src/modules/operators/totp.js'
+import { totpCode } from '../../../src/modules/sign-in/totp.js'
 import { LOGIN_FAILURES_ALLOWED } from '../../../src/modules/sign-in/login-throttle.js'
 import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpOperator } from '../../helpers/console.js'
 import { client } from '../../helpers/portal.js'

@@ -4,7 +4,7 @@
 // or to an abandoned visit, never logs in.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { totpCode } from '../../../src/modules/operators/totp.js'
+import { totpCode } from '../../../src/modules/sign-in/totp.js'
 import { consoleHarness, logIn, OPERATOR_PASSWORD, secretsIn, setUpThroughPages } from '../../helpers/console.js'
 import { client } from '../../helpers/portal.js'
 

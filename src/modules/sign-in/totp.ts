@@ -1,4 +1,5 @@
-// Time-based one-time passwords (RFC 6238) as every authenticator app reads them: SHA-1, 6 digits, 30-second
+// Time-based one-time passwords (RFC 6238), for operators (the console) and integrators (the portal), as every
+// authenticator app reads them: SHA-1, 6 digits, 30-second
 // steps. A code of the current step or of the step on either side (clock drift between phone and server) is
 // accepted; which step it matched is returned, so the caller can record it and refuse the same code again.
 import { Secret, TOTP } from 'otpauth'
@@ -8,14 +9,15 @@ const DIGITS = 6
 const ALGORITHM = 'SHA1'
 /** Steps either side of the current one that are still accepted. */
 const DRIFT_STEPS = 1
-const TOTP_ISSUER = 'Petstore console'
+/** How the app names the entry: the console's and the portal's codes are apart in the person's list. */
+export type TotpIssuer = 'Petstore console' | 'Petstore'
 
 /** A new secret: 160 bits (RFC 4226's recommended length), base32 as authenticator apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32
 
-const totpOf = (secret: string, label = 'operator') =>
+const totpOf = (secret: string, label = 'operator', issuer: TotpIssuer = 'Petstore console') =>
   new TOTP({
-    issuer: TOTP_ISSUER,
+    issuer,
     label,
     secret: Secret.fromBase32(secret),
     algorithm: ALGORITHM,
@@ -24,7 +26,8 @@ const totpOf = (secret: string, label = 'operator') =>
   })
 
 /** The `otpauth://totp/…` URI an authenticator app reads from the QR code (or typed in). */
-export const totpUri = (secret: string, email: string): string => totpOf(secret, email).toString()
+export const totpUri = (secret: string, email: string, issuer: TotpIssuer = 'Petstore console'): string =>
+  totpOf(secret, email, issuer).toString()
 
 /** The 30-second step an instant (epoch ms) falls in. */
 export const totpStep = (at: number): number => Math.floor(at / 1000 / PERIOD_S)
