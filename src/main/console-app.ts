@@ -46,6 +46,7 @@ export async function registerConsole(
       invitations: services.portal?.invitations,
       csrfSecret: own.csrfSecret,
       databaseOutage: services.outages.database,
+      twoFactor: services.twoFactor,
       webhooks: services.webhooks && {
         endpoints: services.webhooks.endpoints,
         deliveryLog: services.webhooks.deliveryLog,

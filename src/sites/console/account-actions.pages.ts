@@ -5,6 +5,7 @@ import type { Account, ApiKeyInfo } from '../../modules/accounts/accounts.reposi
 import { REASON_MAX } from '../../modules/accounts/account-changes.js'
 import { PLAN_QUOTAS, PLANS } from '../../modules/accounts/plans.js'
 import type { PortalUserSummary } from '../../modules/integrators/verification.js'
+import type { TwoFactorStatus } from '../../modules/two-factor/two-factor.types.js'
 import { html, type Html } from '../kit/html.js'
 import { when } from '../kit/when.js'
 import { keyLabel, planText, stateText } from './account.pages.js'
@@ -131,4 +132,27 @@ export function invitationAgainPage(csrf: string, account: Account, user: Portal
   return html`${about(account)}<p>Its owner has not chosen a password yet. A fresh link (valid 7 days) is mailed to \
 <strong>${user.email}</strong>; earlier links stop working. At most one link a minute is sent.</p>
 ${confirmForm({ csrf, account, action: 'invitation', button: 'Send the password link again' })}`
+}
+
+/** Reset second factors (admin): what goes, the check to make first, and who is told. */
+export function resetSecondFactorsPage(
+  csrf: string,
+  account: Account,
+  user: PortalUserSummary,
+  status: TwoFactorStatus,
+): Html {
+  const count = (n: number, one: string, many: string) => (n === 0 ? '' : `${n} ${n === 1 ? one : many}`)
+  const factors = [
+    status.app ? 'the authenticator app' : '',
+    count(status.passkeys.length, 'passkey', 'passkeys'),
+    count(status.recoveryCodesLeft, 'unused recovery code', 'unused recovery codes'),
+  ].filter((f) => f !== '')
+  const listed = factors.length > 1 ? `${factors.slice(0, -1).join(', ')} and ${factors.at(-1)}` : factors[0]
+  return html`${about(account)}<p>Resetting removes every second factor of <strong>${user.email}</strong>: \
+${listed}. They then log in with their password alone, until they set up two-factor log-in again.</p>
+<p><strong>Only reset after verifying, out of band, that the person asking is the account's owner</strong> (for \
+example by calling back a number you already had for them): whoever asks may know the password and nothing more.</p>
+<p>The user is mailed that an operator reset their second factors. The reset is recorded in the audit log with your \
+email.</p>
+${confirmForm({ csrf, account, action: 'second-factors', button: 'Reset second factors', danger: true })}`
 }

@@ -1,21 +1,24 @@
 // The account actions: for each, GET shows its confirmation page and POST does it, then 303 back to the account page
-// with a notice. Here those of admins (Change plan, Suspend, Reactivate, Revoke, Delete account); the two support may
-// use too (Lift ban, Resend verification) are in account-support-actions.routes.ts. Every handler first checks the
-// role on the server (c.require), so a refused operator changes nothing and sees 403, whatever the page showed. The
-// plugin checked the CSRF token before. Bad input gets its page back with a 400 and what was wrong.
+// with a notice. Here those of admins (Change plan, Suspend, Reactivate, Revoke, Reset second factors, Delete
+// account); the two support may use too (Lift ban, Resend verification) are in account-support-actions.routes.ts.
+// Every handler first checks the role on the server (c.require), so a refused operator changes nothing and sees 403,
+// whatever the page showed. The plugin checked the CSRF token before. Bad input gets its page back with a 400 and what
+// was wrong.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { AccountInputError, AccountStateError } from '../../modules/accounts/accounts.repository.js'
+import { type Account, AccountInputError, AccountStateError } from '../../modules/accounts/accounts.repository.js'
 import { checkReason } from '../../modules/accounts/account-changes.js'
 import { pageResponses } from '../kit/page-schemas.js'
 import { PageError } from '../kit/reply.js'
-import { planPage, reactivatePage, reasonPage, revokePage } from './account-actions.pages.js'
+import { when } from '../kit/when.js'
+import { planPage, reactivatePage, reasonPage, resetSecondFactorsPage, revokePage } from './account-actions.pages.js'
 import { parsePlan } from './account-plan.js'
 import { backToAccount, confirmPage } from './account-replies.js'
-import { keyOf, liveAccount } from './account-lookups.js'
+import { keyOf, liveAccount, ownerMailer } from './account-lookups.js'
 import { supportActionsRoutes } from './account-support-actions.routes.js'
 import { AccountKeyParams, AccountParams, ConfirmBody, PlanBody, ReasonBody } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
+import { secondFactorsResetMessage } from './mail-messages.js'
 
 const hide = true
 const confirmResponses = pageResponses({ 200: 'The confirmation step' })
@@ -163,6 +166,61 @@ export async function accountActionsRoutes(app: FastifyInstance, c: OperatorCons
       if (key.revokedAt !== null) return backToAccount(reply, account, 'unchanged')
       await c.accounts.revokeApiKey(key.id, { accountId: account.id, actor: c.actor(request) })
       return backToAccount(reply, account, 'revoked')
+    },
+  )
+
+  // Reset second factors (admin), once the person was verified out of band: the portal user's app, passkeys and
+  // recovery codes go, and they are mailed that it was done (so only where this console can mail them).
+  async function factorsOf(account: Account) {
+    const user = await c.verification.userOf(account.id)
+    if (!user)
+      throw new PageError(
+        400,
+        'No portal user',
+        `The account ${account.id} has no portal user (it was made with the CLI): it has no second factors.`,
+      )
+    return { user, status: await c.twoFactor.status(user.id) }
+  }
+  r.get(
+    '/accounts/:id/second-factors',
+    { schema: { hide, params: AccountParams, response: confirmResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      ownerMailer(c)
+      const ctx = c.context(request, reply)
+      const account = await liveAccount(c, request.params.id)
+      const { user, status } = await factorsOf(account)
+      if (!status.enabled)
+        throw new PageError(
+          400,
+          'Two-factor log-in is off',
+          `The owner of ${account.id} has no second factor set up: there is nothing to reset.`,
+        )
+      const content = resetSecondFactorsPage(ctx.csrf, account, user, status)
+      return confirmPage(reply, ctx, 'Reset second factors', 200, content)
+    },
+  )
+  r.post(
+    '/accounts/:id/second-factors',
+    { schema: { hide, params: AccountParams, body: ConfirmBody, response: actionResponses } },
+    async (request, reply) => {
+      c.require(request, 'admin')
+      const actor = c.actor(request)
+      const mailer = ownerMailer(c)
+      const account = await liveAccount(c, request.params.id)
+      const { user, status } = await factorsOf(account)
+      if (!status.enabled) return backToAccount(reply, account, 'unchanged')
+      // The audit entry is written in the reset's transaction (with the operator as its actor).
+      await c.twoFactor.resetAll({ id: user.id, account_id: account.id, email: user.email }, actor)
+      const portal = c.config.publicUrl
+      await mailer.send(
+        secondFactorsResetMessage(user.email, {
+          at: when(new Date(c.clock.now()).toISOString()),
+          accountLink: `${portal}/portal/account`,
+          resetLink: `${portal}/portal/reset-request`,
+        }),
+      )
+      return backToAccount(reply, account, 'second-factors-reset')
     },
   )
 

@@ -5,6 +5,7 @@ import type { Account, ApiKeyInfo } from '../../modules/accounts/accounts.reposi
 import { endsAt, shownState } from '../../modules/accounts/key-display.js'
 import type { PortalUserSummary } from '../../modules/integrators/verification.js'
 import type { AuditEvent } from '../../modules/audit/audit-event.js'
+import type { TwoFactorStatus } from '../../modules/two-factor/two-factor.types.js'
 import type { UsagePoint } from '../../modules/usage/usage.service.js'
 import { html, type Html } from '../kit/html.js'
 import { scopesCell } from '../kit/scopes-cell.js'
@@ -18,6 +19,8 @@ interface AccountView {
   account: Account
   /** Its portal user (none for an account made by the CLI). */
   user: PortalUserSummary | undefined
+  /** Its portal user's second factors (with the user: none without one). */
+  twoFactor: TwoFactorStatus | undefined
   keys: ApiKeyInfo[]
   /** key id -> the end of its current ban (ISO). */
   bans: Map<string, string>
@@ -47,6 +50,9 @@ export const DONE_MESSAGES = {
   'verification-recent': 'A link was mailed less than a minute ago and is still the link: nothing was sent.',
   invited: "The account was made. A link to choose a password (valid 7 days) was mailed to the owner's address.",
   'invitation-again': 'A fresh link to choose a password was mailed to the owner (earlier links no longer work).',
+  'second-factors-reset':
+    "The user's second factors were reset: they log in with their password alone until they set up two-factor " +
+    'log-in again. They were mailed that an operator did it.',
   deleted: 'The account was deleted: its keys are refused and its portal user is gone.',
   unchanged: 'Nothing changed: the account was already so.',
   'webhook-disabled': 'The webhook endpoint was disabled: it is sent no more events.',
@@ -86,6 +92,13 @@ function emailText(user: PortalUserSummary | undefined, account: Account): Html 
   return html`${user.email} (${verified})`
 }
 
+/** The portal user's second factors: how many of each, never a secret (nor a passkey's key or a code). */
+function twoFactorText(status: TwoFactorStatus): Html {
+  const passkeys = status.passkeys.length
+  return html`${status.enabled ? html`<strong>On</strong>` : 'Off'} (authenticator app: ${status.app ? 'yes' : 'no'}; \
+passkeys: ${passkeys}; recovery codes left: ${status.recoveryCodesLeft})`
+}
+
 /** A button that opens an action's confirmation page (a GET: nothing changes until it is confirmed there). */
 export const actionButton = (
   href: string,
@@ -115,6 +128,9 @@ function accountActions(ctx: ConsolePageContext, view: AccountView): Html {
     view.canMail && user?.invited ? actionButton(`${base}/invitation`, 'Send the password link again') : '',
     view.canMail && user && !user.invited && user.verifiedAt === null
       ? actionButton(`${base}/verification`, 'Resend verification')
+      : '',
+    admin && view.canMail && view.twoFactor?.enabled
+      ? actionButton(`${base}/second-factors`, 'Reset second factors', { danger: true })
       : '',
     admin ? actionButton(`${base}/delete`, 'Delete account', { danger: true }) : '',
   ].filter((b) => b !== '')
@@ -176,6 +192,7 @@ of ${number(w.limit)} requests</td></tr>`,
 <table class="facts" aria-labelledby="summary"><tbody>
 <tr><th scope="row">Account id</th><td><code>${account.id}</code></td></tr>
 <tr><th scope="row">Email</th><td>${emailText(view.user, account)}</td></tr>
+${view.twoFactor ? html`<tr><th scope="row">Two-factor log-in</th><td>${twoFactorText(view.twoFactor)}</td></tr>` : ''}
 <tr><th scope="row">Plan</th><td>${planText(account)}</td></tr>
 ${counts}
 <tr><th scope="row">State</th><td>${stateText(account)}</td></tr>

@@ -46,6 +46,8 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         c.usage.perDay(scope),
         c.audit.list({ accountId: account.id, limit: ACCOUNT_AUDIT_ENTRIES }),
       ])
+      // Its portal user's second factors: the page shows what is set up and how many, nothing of the factors.
+      const twoFactor = user && (await c.twoFactor.status(user.id))
       const bans = await bansOf(
         c,
         keys.map((k) => k.id),
@@ -60,6 +62,7 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
       const content = accountPage(ctx, {
         account,
         user,
+        twoFactor,
         keys,
         bans,
         windows: current.windows,

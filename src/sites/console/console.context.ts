@@ -24,6 +24,7 @@ import type { OutageLog } from '../../ops/outage-log.js'
 import type { PlanRequests } from '../../modules/plan-requests/plan-requests.service.js'
 import type { WebhookEndpoints } from '../../modules/webhooks/endpoints.service.js'
 import type { DeliveryLog } from '../../modules/webhooks/delivery-log.js'
+import type { TwoFactor } from '../../modules/two-factor/two-factor.service.js'
 
 export interface ConsoleOptions {
   config: Config
@@ -50,7 +51,12 @@ export interface ConsoleOptions {
   databaseOutage?: OutageLog
   /** An account's webhook endpoints, their health and Disable (account page); absent with WEBHOOKS=off. */
   webhooks?: ConsoleWebhooks
+  /** The portal users' second factors: the account page shows them (never a secret), admins reset them. */
+  twoFactor: ConsoleTwoFactor
 }
+
+/** What the console uses of the second factors (account.routes.ts, account-actions.routes.ts). */
+export type ConsoleTwoFactor = Pick<TwoFactor, 'status' | 'resetAll'>
 
 /** What the console uses of the webhooks (account-webhooks.routes.ts): the endpoints service and their health. */
 export interface ConsoleWebhooks {
