@@ -127,6 +127,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       accounts: services.accounts,
       usage: services.usage,
       audit: services.audit,
+      twoFactor: services.twoFactor,
       metrics: services.metrics.portal,
       databaseOutage: services.outages.database,
       webhooks: services.webhooks && {

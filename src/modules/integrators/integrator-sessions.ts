@@ -29,6 +29,8 @@ export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock
           expires_at: at + maxAgeMs,
           user_agent: userAgent,
           address: client.address,
+          // Logging in is confirming who one is: sudo mode starts with the session.
+          sudo_at: at,
         })
         .execute()
       return id

@@ -1,20 +1,10 @@
 // The setup pages: a password (the portal's rules); then, for the browser that sent it, the authenticator to enrol
 // (its otpauth:// URI as a QR code, an SVG drawn on the server and put in the page itself, and as text) and a
 // current code to confirm it; then the recovery codes, shown this once.
-import { createRequire } from 'node:module'
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../kernel/passwords.js'
-import { Html, html } from '../kit/html.js'
+import { type Html, html } from '../kit/html.js'
+import { qrSvg } from '../kit/qr-code.js'
 import { csrfField, notice } from './layout.js'
-
-/** The QR code of `uri` as SVG markup (presentation attributes only: nothing the CSP refuses). */
-async function qrSvg(uri: string): Promise<Html> {
-  // Loaded when a setup page is first shown, not at every start.
-  const QRCode = createRequire(import.meta.url)('qrcode') as typeof import('qrcode')
-  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
-  return new Html(
-    svg.replace('<svg ', '<svg role="img" aria-label="QR code of the authenticator link" focusable="false" '),
-  )
-}
 
 /** The link's first page: the new password only. Nothing secret is on it (a link preview may be what opens it). */
 export function passwordForm(csrf: string, input: { token: string; email: string; error?: string }): Html {

@@ -1,5 +1,6 @@
 // The portal's static files, served from the package itself (no CDN, no build step): the stylesheet, the one
-// script (progressive enhancement: the copy button; every form works without it), and the icon.
+// script (progressive enhancement: the copy button, forms that continue by themselves, passkeys, which need it),
+// and the icon. The passkey ceremony's library (@simplewebauthn/browser) is served beside it (passkey-assets.ts).
 // The stylesheet is written for 375 px first: nothing may be wider than the screen (long addresses, key names,
 // secrets and code wrap; the header wraps), so no page ever scrolls sideways.
 
@@ -228,6 +229,44 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
       if (status) status.textContent = 'Copying failed: select the key and copy it.'
     }
   })
+}
+// Forms that continue by themselves (the action kept across a confirmation): sent once, as soon as they load.
+for (const form of document.querySelectorAll('form[data-autosubmit]')) form.requestSubmit()
+// Passkeys (WebAuthn): a form with data-passkey asks the server for options, runs the browser's ceremony
+// (@simplewebauthn/browser, served from our origin), and sends its answer in the form's "response" field.
+const passkeyForms = document.querySelectorAll('form[data-passkey]')
+if (passkeyForms.length > 0 && window.PublicKeyCredential) {
+  for (const shown of document.querySelectorAll('[data-passkey-only]')) shown.hidden = false
+  const library = new Promise((resolve, reject) => {
+    const script = document.createElement('script')
+    script.src = '/portal/assets/webauthn.js'
+    script.onload = () => resolve(window.SimpleWebAuthnBrowser)
+    script.onerror = reject
+    document.head.append(script)
+  })
+  for (const form of passkeyForms) {
+    const status = form.querySelector('[data-passkey-status]')
+    form.addEventListener('submit', async (event) => {
+      if (form.elements.response.value !== '') return
+      event.preventDefault()
+      if (status) status.textContent = 'Waiting for your passkey…'
+      try {
+        const body = new URLSearchParams({ _csrf: form.elements._csrf.value, purpose: form.dataset.passkey })
+        const answer = await fetch(form.dataset.options, { method: 'POST', body, credentials: 'same-origin' })
+        // Not options (a confirmation is needed first, or the session ended): the form goes as it is.
+        if (!answer.ok || !answer.headers.get('content-type')?.startsWith('application/json')) return form.submit()
+        const optionsJSON = await answer.json()
+        const webauthn = await library
+        const result = form.dataset.passkey === 'register'
+          ? await webauthn.startRegistration({ optionsJSON })
+          : await webauthn.startAuthentication({ optionsJSON })
+        form.elements.response.value = JSON.stringify(result)
+        form.submit()
+      } catch (error) {
+        if (status) status.textContent = 'No passkey was used (' + (error && error.name ? error.name : 'error') + '). Try again.'
+      }
+    })
+  }
 }
 `
 

@@ -107,7 +107,10 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
 
   r.post(
     '/keys',
-    { schema: { hide, querystring: NoQuery, body: NewKeyBody, response: pageResponses({}) } },
+    {
+      schema: { hide, querystring: NoQuery, body: NewKeyBody, response: pageResponses({}) },
+      config: { sudo: 'create a key' },
+    },
     async (request, reply) => {
       const user = request.visitor.user
       if (!user) return redirect(reply, '/portal/login')
@@ -210,7 +213,10 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
 
   r.post(
     '/keys/:keyId/roll',
-    { schema: { hide, params: KeyParams, querystring: NoQuery, body: RollBody, response: pageResponses({}) } },
+    {
+      schema: { hide, params: KeyParams, querystring: NoQuery, body: RollBody, response: pageResponses({}) },
+      config: { sudo: 'roll a key' },
+    },
     async (request, reply) => {
       const user = request.visitor.user
       if (!user) return redirect(reply, '/portal/login')

@@ -7,19 +7,21 @@ import type { FastifyInstance } from 'fastify'
 import { loginForm } from './account.pages.js'
 import { emailKeyOf } from '../../kernel/email-address.js'
 import { page } from './layout.js'
+import { html } from '../kit/html.js'
 import { hasPassword, verifyAgainstNobody, verifyPassword } from '../../kernel/passwords.js'
 import { redirect, sendPage } from '../kit/reply.js'
 import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import { LoginBody, LoginQuery, NoQuery, pageResponses } from './portal.schemas.js'
 import { safeNext } from '../kit/safe-next.js'
 import { createLoginThrottle } from './throttle.js'
-import { newBrowserCheck } from './new-browser.js'
+import { signInFlow } from './sign-in.js'
+import { passkeySignIn } from './login-step.pages.js'
 
 export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
   const { repo, sessions } = portal
   const throttle = createLoginThrottle({ repo, clock: portal.clock })
-  const newBrowser = newBrowserCheck(portal, portal.knownDevices)
+  const flow = signInFlow(portal)
   const hide = true
 
   r.get(
@@ -29,7 +31,8 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
       const next = safeNext(request.query.next, PORTAL_BOUNDS)
       if (request.visitor.user) return redirect(reply, next)
       const ctx = portal.context(request, reply)
-      return sendPage(reply, 200, page(ctx, 'Log in', loginForm(ctx.csrf, { next, signupClosed: ctx.signupClosed })))
+      const form = loginForm(ctx.csrf, { next, signupClosed: ctx.signupClosed })
+      return sendPage(reply, 200, page(ctx, 'Log in', html`${form}${passkeySignIn(ctx.csrf, next)}`))
     },
   )
 
@@ -57,26 +60,12 @@ export async function loginRoutes(app: FastifyInstance, portal: Portal): Promise
       if (!user || !ok) {
         portal.metrics.loginFailures.inc()
         const ctx = portal.context(request, reply)
-        return sendPage(
-          reply,
-          400,
-          page(
-            ctx,
-            'Log in',
-            loginForm(ctx.csrf, {
-              email,
-              next,
-              error: 'Email or password is incorrect.',
-              signupClosed: ctx.signupClosed,
-            }),
-          ),
-        )
+        const error = 'Email or password is incorrect.'
+        const form = loginForm(ctx.csrf, { email, next, error, signupClosed: ctx.signupClosed })
+        return sendPage(reply, 400, page(ctx, 'Log in', html`${form}${passkeySignIn(ctx.csrf, next)}`))
       }
       await attempt.succeeded()
-      portal.metrics.logins.inc()
-      await sessions.start(request, reply, request.visitor, user)
-      await newBrowser(request, reply, user)
-      return redirect(reply, next)
+      return flow.afterPassword(request, reply, user, next)
     },
   )
 

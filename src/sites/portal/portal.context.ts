@@ -22,6 +22,7 @@ import type { SiteBounds } from '../kit/safe-next.js'
 import type { OutageLog } from '../../ops/outage-log.js'
 import type { WebhookEndpoints } from '../../modules/webhooks/endpoints.service.js'
 import type { DeliveryLog } from '../../modules/webhooks/delivery-log.js'
+import type { TwoFactor } from '../../modules/two-factor/two-factor.service.js'
 
 export interface PortalOptions {
   config: Config
@@ -50,6 +51,8 @@ export interface PortalOptions {
   metrics: Metrics['portal']
   /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
   databaseOutage?: OutageLog
+  /** Second factors: authenticator app, passkeys, recovery codes, the log-in step (modules/two-factor). */
+  twoFactor: TwoFactor
   /** The account's webhook endpoints and their delivery log (/portal/webhooks); absent with WEBHOOKS=off. */
   webhooks?: PortalWebhooks
 }

@@ -19,6 +19,10 @@ import { resetRoutes } from './reset.routes.js'
 import { signupRoutes } from './signup.routes.js'
 import { usageRoutes } from './usage.routes.js'
 import { webhooksRoutes } from './webhooks.routes.js'
+import { sudoRoutes } from './sudo.js'
+import { loginStepRoutes } from './login-step.routes.js'
+import { twoFactorRoutes } from './two-factor.routes.js'
+import { webauthnBrowserScript } from './passkey-assets.js'
 import { PORTAL_BOUNDS, type Portal, type PortalOptions } from './portal.context.js'
 
 /** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
@@ -74,14 +78,19 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
       'portal.css': { type: 'text/css; charset=utf-8', body: PORTAL_CSS },
       'portal.js': { type: 'text/javascript; charset=utf-8', body: PORTAL_JS },
       'favicon.svg': { type: 'image/svg+xml', body: PORTAL_FAVICON },
+      'webauthn.js': { type: 'text/javascript; charset=utf-8', body: webauthnBrowserScript() },
     },
   })
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'),
   )
 
+  // First: its hook notes every sudo route registered after it (sudo.ts).
+  await sudoRoutes(app, portal)
   await signupRoutes(app, portal)
   await loginRoutes(app, portal)
+  await loginStepRoutes(app, portal)
+  await twoFactorRoutes(app, portal)
   await resetRoutes(app, portal)
   await keysRoutes(app, portal)
   await usageRoutes(app, portal)

@@ -54,7 +54,10 @@ export async function restrictRoutes(app: FastifyInstance, { portal, ownKey, noS
 
   r.post(
     '/keys/:keyId/restrict',
-    { schema: { hide, params: KeyParams, querystring: NoQuery, body: RestrictBody, response: pageResponses({}) } },
+    {
+      schema: { hide, params: KeyParams, querystring: NoQuery, body: RestrictBody, response: pageResponses({}) },
+      config: { sudo: "change a key's permissions" },
+    },
     async (request, reply) => {
       const user = request.visitor.user
       if (!user) return redirect(reply, '/portal/login')

@@ -8,7 +8,7 @@ import { passwordInput } from './account.pages.js'
 import type { SessionListing } from '../../modules/integrators/settings.repository.js'
 import { browserSummary, readableAddress } from './user-agent.js'
 
-export type SettingsForm = 'email' | 'password' | 'sessions' | 'delete'
+export type SettingsForm = 'email' | 'password' | 'two-factor' | 'sessions' | 'delete'
 
 export interface SettingsInput {
   csrf: string
@@ -22,11 +22,17 @@ export interface SettingsInput {
   error?: { form: SettingsForm; message: string }
   /** What was typed in the new-email field, kept when the form is refused. */
   newEmail?: string
+  /** The second factors' section (two-factor.pages.ts). */
+  twoFactor: Html
 }
 
 const DONE: Record<string, string> = {
   password: 'Your password was changed, and every other session was logged out.',
   sessions: 'Every other session was logged out.',
+  app: 'The authenticator app is set up.',
+  'app-removed': 'The authenticator app was removed.',
+  passkey: 'The passkey was added.',
+  'passkey-removed': 'The passkey was removed.',
 }
 
 const at = (ms: number) => when(new Date(ms).toISOString())
@@ -86,6 +92,7 @@ ${passwordInput('current-password', 'current_password', 'Current password')}
 ${passwordInput('new-password', 'new_password', 'New password', true)}
 <div><button type="submit">Change password</button></div></form>`,
 )}
+${section('two-factor', 'Two-factor log-in', input.twoFactor)}
 ${section(
   'sessions',
   'Sessions',

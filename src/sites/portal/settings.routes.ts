@@ -44,6 +44,7 @@ import {
 } from './settings.pages.js'
 import { mailFailed } from './signup.routes.js'
 import { createLoginThrottle } from './throttle.js'
+import { twoFactorSection } from './two-factor.pages.js'
 
 const TITLE = 'Account settings'
 const WRONG_PASSWORD = 'The password is incorrect.'
@@ -77,6 +78,12 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
           email: user.email,
           verified: user.verified_at !== null,
           sessions: list,
+          twoFactor: twoFactorSection({
+            csrf: ctx.csrf,
+            status: await portal.twoFactor.status(user.id),
+            verified: user.verified_at !== null,
+            appAvailable: portal.twoFactor.appAvailable,
+          }),
           ...extra,
         }),
       ),
@@ -107,6 +114,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
   r.post(
     '/account/password',
     {
+      config: { sudo: 'change your password' },
       schema: {
         hide,
         querystring: NoQuery,
@@ -139,6 +147,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
   r.post(
     '/account/email',
     {
+      config: { sudo: 'change your email address' },
       schema: {
         hide,
         querystring: NoQuery,
@@ -267,6 +276,7 @@ href="/portal/account">account page</a>.</p>`
   r.post(
     '/account/delete',
     {
+      config: { sudo: 'delete your account' },
       schema: {
         hide,
         querystring: NoQuery,

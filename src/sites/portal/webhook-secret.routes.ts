@@ -55,7 +55,10 @@ export async function webhookSecretRoutes(
 
   r.post(
     '/webhooks/:endpointId/rotate',
-    { schema: { hide, params: EndpointParams, querystring: NoQuery, body: RotateBody, response: pageResponses({}) } },
+    {
+      schema: { hide, params: EndpointParams, querystring: NoQuery, body: RotateBody, response: pageResponses({}) },
+      config: { sudo: "rotate an endpoint's signing secret" },
+    },
     async (request, reply) => {
       const user = request.visitor.user
       if (!user) return redirect(reply, '/portal/login')

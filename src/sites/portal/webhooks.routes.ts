@@ -150,7 +150,10 @@ export async function webhooksRoutes(app: FastifyInstance, portal: Portal, webho
 
   r.post(
     '/webhooks',
-    { schema: { hide, querystring: NoQuery, body: EndpointBody, response: pageResponses({}) } },
+    {
+      schema: { hide, querystring: NoQuery, body: EndpointBody, response: pageResponses({}) },
+      config: { sudo: 'add a webhook endpoint' },
+    },
     async (request, reply) => {
       const user = request.visitor.user
       if (!user) return redirect(reply, '/portal/login')
