@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { totpCode } from '../../../src/modules/sign-in/totp.js'
 import { consoleHarness, secretsIn, signedInOperator, type ConsoleHarness } from '../../helpers/console.js'
-import { linkIn, mails, ORIGIN, signedUpUser } from '../../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, ORIGIN, signedUpUser } from '../../helpers/portal.js'
 import { buttonsOf, entriesOf, locationOf } from './account-support.js'
 
 const T0 = Date.parse('2027-03-01T10:00:00Z')
@@ -29,6 +29,13 @@ async function userWithApp(h: ConsoleHarness, email: string) {
   return { user, accountId: user.account_id, secret: started.secret, recoveryCodes: confirmed.recoveryCodes }
 }
 
+/** A password log-in to the portal in a fresh browser: 303 (signed in) or 200 (the second step's page). */
+async function passwordLogIn(h: ConsoleHarness, email: string) {
+  const browser = client(h.app)
+  await browser.get('/portal/login')
+  return (await browser.post('/portal/login', { email, password: GOOD_PASSWORD })).statusCode
+}
+
 const resetMails = async (h: ConsoleHarness) => (await mails(h, h.outbox)).filter((m) => m.includes(SUBJECT))
 const notice = (body: string) => /<div class="notice notice-success" role="status">([^<]*)<\/div>/.exec(body)?.[1]
 const factorsLine = (body: string) => /<tr><th scope="row">Two-factor log-in<\/th><td>(.*?)<\/td><\/tr>/.exec(body)?.[1]
@@ -41,6 +48,7 @@ test(
     const { user, accountId, secret, recoveryCodes } = await userWithApp(h, 'two@example.com')
     const admin = await signedInOperator(h, { role: 'admin' })
     const page = `/console/accounts/${accountId}`
+    assert.equal(await passwordLogIn(h, user.email), 200, 'the password alone is not enough: the second step')
 
     const before = await admin.get(page)
     assert.equal(before.statusCode, 200)
@@ -75,6 +83,7 @@ test(
       recoveryCodesLeft: 0,
       enabled: false,
     })
+    assert.equal(await passwordLogIn(h, user.email), 303, 'the password alone signs in now')
 
     // The audit entry: the operator, the account; on the account page and in the audit log's filter.
     const [entry, ...more] = await entriesOf(h, accountId, 'account.second_factors_reset')
