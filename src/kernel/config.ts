@@ -413,8 +413,9 @@ export const settings = {
     env: 'PETSTORE_SECRETS_KEY',
     default: undefined,
     doc:
-"Key that encrypts secrets the service must use again (webhook signing secrets, integrators' authenticator-app " +
-      'secrets; AES-256-GCM): 32 random bytes as base64 (`openssl rand -base64 32`); several comma-separated to rotate (the first encrypts). Required in ' +
+      "Key that encrypts secrets the service must use again (webhook signing secrets, integrators' authenticator-app " +
+      'secrets; AES-256-GCM): 32 random bytes as base64 (`openssl rand -base64 32`); several comma-separated to ' +
+      'rotate (the first encrypts). Required in ' +
       'production with webhooks on (without it, integrators cannot add an authenticator app there; passkeys still ' +
       'work); unset elsewhere: a public development key.',
     parse: parseSecretsKeys,

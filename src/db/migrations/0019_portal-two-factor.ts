@@ -56,7 +56,11 @@ export const portalTwoFactor: Migration = {
       .addColumn('address', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('portal_code_failures_user').on('portal_code_failures').columns(['user_id', 'at']).execute()
+    await db.schema
+      .createIndex('portal_code_failures_user')
+      .on('portal_code_failures')
+      .columns(['user_id', 'at'])
+      .execute()
     await db.schema
       .createIndex('portal_code_failures_address')
       .on('portal_code_failures')

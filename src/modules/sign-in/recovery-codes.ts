@@ -1,5 +1,5 @@
-// Recovery codes: 10 per operator or portal user, each usable once instead of a TOTP code (a lost phone). 50 random bits each,
-// written `xxxxx-xxxxx` in Crockford's base32 (no i, l, o or u to mistake); stored only as hashes.
+// Recovery codes: 10 per operator or portal user, each usable once instead of a TOTP code (a lost phone). 50
+// random bits each, written `xxxxx-xxxxx` in Crockford's base32 (no i, l, o or u to mistake); stored only as hashes.
 import { randomBytes } from 'node:crypto'
 import { secretHash } from '../../kernel/secrets.js'
 

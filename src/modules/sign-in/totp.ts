@@ -10,7 +10,7 @@ const ALGORITHM = 'SHA1'
 /** Steps either side of the current one that are still accepted. */
 const DRIFT_STEPS = 1
 /** How the app names the entry: the console's and the portal's codes are apart in the person's list. */
-export type TotpIssuer = 'Petstore console' | 'Petstore'
+type TotpIssuer = 'Petstore console' | 'Petstore'
 
 /** A new secret: 160 bits (RFC 4226's recommended length), base32 as authenticator apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32

@@ -9,11 +9,11 @@ import type { Clock } from '../../kernel/clock.js'
 import type { Database } from '../../db/schema.js'
 import { randomSecret } from '../../kernel/secrets.js'
 
-export const CODES_ALLOWED = 10
-export const CODE_WINDOW_MS = 15 * 60 * 1000
-export const LOCK_MS = 15 * 60 * 1000
+const CODES_ALLOWED = 10
+const CODE_WINDOW_MS = 15 * 60 * 1000
+const LOCK_MS = 15 * 60 * 1000
 
-export type CodeAttempt =
+type CodeAttempt =
   | {
       allowed: true
       /** The code was right: this attempt does not count. */
@@ -71,7 +71,13 @@ export function codeThrottle({ db, clock }: { db: Kysely<Database>; clock: Clock
           // One lock (and one mail) however many wrong codes race to it: the update that finds no live lock wins.
           await db
             .insertInto('portal_two_factor')
-            .values({ user_id: userId, totp_secret: null, totp_confirmed_at: null, totp_last_step: null, locked_until: null })
+            .values({
+              user_id: userId,
+              totp_secret: null,
+              totp_confirmed_at: null,
+              totp_last_step: null,
+              locked_until: null,
+            })
             .onConflict((oc) => oc.column('user_id').doNothing())
             .execute()
           const result = await db
@@ -86,5 +92,3 @@ export function codeThrottle({ db, clock }: { db: Kysely<Database>; clock: Clock
     },
   }
 }
-
-export type CodeThrottle = ReturnType<typeof codeThrottle>

@@ -42,7 +42,13 @@ export function factorsRepository(db: Kysely<Database>) {
     async setPendingTotp(userId: string, sealed: string): Promise<void> {
       await db
         .insertInto('portal_two_factor')
-        .values({ user_id: userId, totp_secret: sealed, totp_confirmed_at: null, totp_last_step: null, locked_until: null })
+        .values({
+          user_id: userId,
+          totp_secret: sealed,
+          totp_confirmed_at: null,
+          totp_last_step: null,
+          locked_until: null,
+        })
         .onConflict((oc) =>
           oc
             .column('user_id')
@@ -183,5 +189,3 @@ export function factorsRepository(db: Kysely<Database>) {
     },
   }
 }
-
-export type FactorsRepository = ReturnType<typeof factorsRepository>

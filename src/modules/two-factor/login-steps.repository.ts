@@ -47,5 +47,3 @@ export function loginSteps({ db, clock }: { db: Kysely<Database>; clock: Clock }
     },
   }
 }
-
-export type LoginSteps = ReturnType<typeof loginSteps>

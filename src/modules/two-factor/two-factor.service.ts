@@ -60,7 +60,12 @@ export function createTwoFactor({
     return db.transaction().execute(async (trx) => {
       const result = await work(factorsRepository(trx))
       const accountId = user.account_id
-      await writeAudit(trx, clock.now(), actor, { action, accountId, target: { kind: 'account', id: accountId }, changes })
+      await writeAudit(trx, clock.now(), actor, {
+        action,
+        accountId,
+        target: { kind: 'account', id: accountId },
+        changes,
+      })
       return result
     })
   }
@@ -79,7 +84,10 @@ export function createTwoFactor({
   const firstFactorCodes = async (trx: ReturnType<typeof factorsRepository>, had: boolean, userId: string) => {
     if (had) return undefined
     const codes = newRecoveryCodes()
-    await trx.replaceRecoveryCodes(userId, codes.map((c) => recoveryCodeHash(c)!))
+    await trx.replaceRecoveryCodes(
+      userId,
+      codes.map((c) => recoveryCodeHash(c)!),
+    )
     return codes
   }
 
@@ -171,11 +179,17 @@ export function createTwoFactor({
       const mine = before.passkeys.find((p) => p.id === id)
       if (!mine) return { stillEnabled: before.enabled }
       const stillEnabled = before.app || before.passkeys.length > 1
-      return change(user, actor, 'account.passkey_removed', { name: mine.name, twoFactorOff: !stillEnabled }, async (trx) => {
-        const removed = await trx.removePasskey(user.id, id)
-        if (!stillEnabled) await trx.clearRecoveryCodes(user.id)
-        return { removed, stillEnabled }
-      })
+      return change(
+        user,
+        actor,
+        'account.passkey_removed',
+        { name: mine.name, twoFactorOff: !stillEnabled },
+        async (trx) => {
+          const removed = await trx.removePasskey(user.id, id)
+          if (!stillEnabled) await trx.clearRecoveryCodes(user.id)
+          return { removed, stillEnabled }
+        },
+      )
     },
 
     /** A new set of recovery codes (the old one void); undefined when two-factor log-in is off. */
@@ -183,7 +197,10 @@ export function createTwoFactor({
       if (!(await status(user.id)).enabled) return undefined
       const codes = newRecoveryCodes()
       await change(user, actor, 'account.recovery_codes_regenerated', {}, (trx) =>
-        trx.replaceRecoveryCodes(user.id, codes.map((c) => recoveryCodeHash(c)!)),
+        trx.replaceRecoveryCodes(
+          user.id,
+          codes.map((c) => recoveryCodeHash(c)!),
+        ),
       )
       return codes
     },
@@ -197,7 +214,11 @@ export function createTwoFactor({
       const options = await authenticationOptions(rp)
       if (userId !== null) {
         const mine = await repo.passkeysOf(userId)
-        options.allowCredentials = mine.map((p) => ({ id: p.id, type: 'public-key', transports: p.transports as never }))
+        options.allowCredentials = mine.map((p) => ({
+          id: p.id,
+          type: 'public-key',
+          transports: p.transports as never,
+        }))
       }
       await challenges.store(options.challenge, binding, purpose, userId)
       return options
@@ -231,7 +252,8 @@ export function createTwoFactor({
       const now = clock.now()
       if (normalizeTotpCode(code) !== undefined) {
         const app = await repo.totpOf(user.id)
-        const step = app?.confirmed && secrets ? matchingStep(secrets.open(app.sealed, context(user.id)), code, now) : undefined
+        const step =
+          app?.confirmed && secrets ? matchingStep(secrets.open(app.sealed, context(user.id)), code, now) : undefined
         if (step !== undefined && (await repo.acceptTotpStep(user.id, step))) {
           await attempt.succeeded()
           return { outcome: 'app' }
@@ -251,7 +273,13 @@ export function createTwoFactor({
       }
       const { lockedUntil } = await attempt.failed()
       if (lockedUntil !== undefined)
-        await change(user, actor, 'account.second_factor_locked', { until: new Date(lockedUntil).toISOString() }, async () => {})
+        await change(
+          user,
+          actor,
+          'account.second_factor_locked',
+          { until: new Date(lockedUntil).toISOString() },
+          async () => {},
+        )
       return { outcome: 'wrong', lockedUntil }
     },
 

@@ -48,5 +48,3 @@ export function webauthnChallenges({ db, clock }: { db: Kysely<Database>; clock:
     },
   }
 }
-
-export type WebauthnChallenges = ReturnType<typeof webauthnChallenges>

@@ -18,14 +18,14 @@ import type {
 /** How long a challenge may be answered. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000
 
-export interface StoredPasskey {
+interface StoredPasskey {
   id: string
   publicKey: string
   counter: number
   transports: string[] | undefined
 }
 
-export interface RelyingParty {
+interface RelyingParty {
   id: string
   origin: string
   name: string
@@ -84,7 +84,7 @@ export async function verifiedRegistration(
   }
 }
 
-export type AssertionCheck = { outcome: 'valid'; newCounter: number } | { outcome: 'invalid' } | { outcome: 'cloned' }
+type AssertionCheck = { outcome: 'valid'; newCounter: number } | { outcome: 'invalid' } | { outcome: 'cloned' }
 
 /**
  * Whether an assertion is the passkey's answer to this challenge. A signature counter that did not go up (when the
@@ -110,7 +110,9 @@ export async function checkedAssertion(
         transports: passkey.transports as never,
       },
     })
-    return result.verified ? { outcome: 'valid', newCounter: result.authenticationInfo.newCounter } : { outcome: 'invalid' }
+    return result.verified
+      ? { outcome: 'valid', newCounter: result.authenticationInfo.newCounter }
+      : { outcome: 'invalid' }
   } catch (error) {
     // The library's one error for a counter that went backwards (or stood still).
     if (error instanceof Error && /counter value \d+ was lower than expected/.test(error.message))

@@ -263,7 +263,8 @@ if (passkeyForms.length > 0 && window.PublicKeyCredential) {
         form.elements.response.value = JSON.stringify(result)
         form.submit()
       } catch (error) {
-        if (status) status.textContent = 'No passkey was used (' + (error && error.name ? error.name : 'error') + '). Try again.'
+        const why = error && error.name ? error.name : 'error'
+        if (status) status.textContent = 'No passkey was used (' + why + '). Try again.'
       }
     })
   }

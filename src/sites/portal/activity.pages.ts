@@ -153,7 +153,10 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
     case 'account.passkey_added':
     case 'account.passkey_removed':
     case 'account.passkey_clone_refused':
-      lines.push(text(c.name) && `Passkey "${text(c.name)}"`, c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined)
+      lines.push(
+        text(c.name) && `Passkey "${text(c.name)}"`,
+        c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined,
+      )
       break
     case 'account.totp_removed':
       lines.push(c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined)

@@ -62,7 +62,11 @@ export async function loginStepRoutes(app: FastifyInstance, portal: Portal) {
       const { user, sessionId, binding } = request.visitor
       const confirming = request.body.purpose === 'confirm'
       const bound = confirming ? sessionId : binding
-      if (bound === undefined || (confirming && !user)) return reply.code(403).type('application/json').send(JSON.stringify({ error: 'sign in again' }))
+      if (bound === undefined || (confirming && !user))
+        return reply
+          .code(403)
+          .type('application/json')
+          .send(JSON.stringify({ error: 'sign in again' }))
       const options = await twoFactor.assertionOptions(bound, request.body.purpose, confirming ? user!.id : null)
       return reply.header('cache-control', 'no-store').type('application/json').send(JSON.stringify(options))
     },

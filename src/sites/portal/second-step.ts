@@ -10,7 +10,7 @@ import type { Portal } from './portal.context.js'
 import { mailFailed } from './signup.routes.js'
 
 /** An instant as the mail and the pages write it: `2026-11-28 21:40 UTC`. */
-export const minuteText = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+const minuteText = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 
 export function mailSecurity(portal: Portal, request: FastifyRequest, user: PortalUser, event: SecurityEvent): void {
   const links = { account: portal.link('/portal/account'), reset: portal.link('/portal/reset-request') }
@@ -20,7 +20,8 @@ export function mailSecurity(portal: Portal, request: FastifyRequest, user: Port
 
 /** The mail a code's outcome calls for, if any. */
 export function securityMail(portal: Portal, request: FastifyRequest, user: PortalUser, result: CodeCheck): void {
-  if (result.outcome === 'recovery_code') mailSecurity(portal, request, user, { kind: 'recovery_code_used', left: result.left })
+  if (result.outcome === 'recovery_code')
+    mailSecurity(portal, request, user, { kind: 'recovery_code_used', left: result.left })
   if (result.outcome === 'wrong' && result.lockedUntil !== undefined)
     mailSecurity(portal, request, user, { kind: 'locked', until: minuteText(result.lockedUntil) })
 }
@@ -61,7 +62,9 @@ export async function passkeyAnswer(
   }
   const check = await portal.twoFactor.checkPasskey(request.visitor.binding, purpose, response)
   if (check.outcome === 'invalid')
-    return { problem: 'That passkey could not be checked: it may be for another account, or the request expired. Try again.' }
+    return {
+      problem: 'That passkey could not be checked: it may be for another account, or the request expired. Try again.',
+    }
   const user = await portal.repo.findUser(check.userId)
   if (!user) return { problem: 'That passkey could not be checked. Try again.' }
   if (check.outcome === 'cloned') {

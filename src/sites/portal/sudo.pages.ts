@@ -6,7 +6,7 @@ import { passkeyForm } from './two-factor.pages.js'
 
 export type KeptForm = Record<string, string | string[]>
 
-export interface ConfirmInput {
+interface ConfirmInput {
   csrf: string
   action: string
   returnTo: string

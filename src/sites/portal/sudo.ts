@@ -44,7 +44,8 @@ function keptForm(raw: string): KeptForm | undefined {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
     const entries = Object.entries(value)
     const ok = entries.every(
-      ([k, v]) => k !== '_csrf' && (typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'))),
+      ([k, v]) =>
+        k !== '_csrf' && (typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'))),
     )
     return ok ? (value as KeptForm) : undefined
   } catch {
@@ -115,7 +116,8 @@ export async function sudoRoutes(app: FastifyInstance, portal: Portal): Promise<
       let status = 400
       if (response !== undefined && response !== '') {
         const answer = await passkeyAnswer(portal, request, 'confirm', response)
-        problem = answer.user?.id === user.id ? undefined : answer.problem ?? 'That passkey is not one of this account.'
+        problem =
+          answer.user?.id === user.id ? undefined : (answer.problem ?? 'That passkey is not one of this account.')
       } else if (code !== undefined && factors.enabled) {
         const result = await twoFactor.checkCode(user, code, request.ip, integratorActor(user, request.ip))
         problem = codeProblem(result)

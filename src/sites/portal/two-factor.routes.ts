@@ -32,8 +32,13 @@ export async function twoFactorRoutes(app: FastifyInstance, portal: Portal): Pro
   const { twoFactor } = portal
   const hide = true
   const actor = (request: FastifyRequest, user: PortalUser) => integratorActor(user, request.ip)
-  const answer = (request: FastifyRequest, reply: FastifyReply, status: number, title: string, body: ReturnType<typeof html>) =>
-    sendPage(reply, status, page(portal.context(request, reply), title, body))
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    body: ReturnType<typeof html>,
+  ) => sendPage(reply, status, page(portal.context(request, reply), title, body))
   /** The signed-in, verified user; otherwise the request is answered (log-in, or why not). */
   function verifiedUser(request: FastifyRequest, reply: FastifyReply): PortalUser | undefined {
     const user = request.visitor.user
@@ -103,7 +108,10 @@ export async function twoFactorRoutes(app: FastifyInstance, portal: Portal): Pro
       const since = sessionId === undefined ? undefined : await portal.repo.sudoAt(sessionId)
       const fresh = since !== undefined && portal.clock.now() - since < portal.config.portalSudoSeconds * 1000
       if (!user || !sessionId || user.verified_at === null || !fresh)
-        return reply.code(403).type('application/json').send(JSON.stringify({ error: 'confirm first' }))
+        return reply
+          .code(403)
+          .type('application/json')
+          .send(JSON.stringify({ error: 'confirm first' }))
       const options = await twoFactor.registrationOptions(user, sessionId)
       return reply.header('cache-control', 'no-store').type('application/json').send(JSON.stringify(options))
     },
@@ -137,7 +145,13 @@ export async function twoFactorRoutes(app: FastifyInstance, portal: Portal): Pro
   r.post(
     '/account/passkeys/:passkeyId/remove',
     {
-      schema: { hide, params: PasskeyParams, querystring: NoQuery, body: CsrfOnly, response: pageResponses({ 404: 'No such passkey' }) },
+      schema: {
+        hide,
+        params: PasskeyParams,
+        querystring: NoQuery,
+        body: CsrfOnly,
+        response: pageResponses({ 404: 'No such passkey' }),
+      },
       config: { sudo: 'remove a passkey' },
     },
     async (request, reply) => {
@@ -145,24 +159,27 @@ export async function twoFactorRoutes(app: FastifyInstance, portal: Portal): Pro
       if (!user) return reply
       const result = await twoFactor.removePasskey(user, request.params.passkeyId, actor(request, user))
       // Another user's passkey, or one already gone: the same answer as for an id that never existed.
-      if (!result.removed) return answer(request, reply, 404, 'Passkey not found', html`${notice('error', 'No such passkey.')}`)
+      if (!result.removed)
+        return answer(request, reply, 404, 'Passkey not found', html`${notice('error', 'No such passkey.')}`)
       const event = { kind: 'passkey_removed' as const, name: result.removed.name, twoFactorOff: !result.stillEnabled }
       mailSecurity(portal, request, user, event)
       return redirect(reply, '/portal/account?done=passkey-removed')
     },
   )
 
-  r.post(
-    '/account/recovery-codes',
-    post(CsrfOnly, 'make new recovery codes'),
-    async (request, reply) => {
-      const user = verifiedUser(request, reply)
-      if (!user) return reply
-      const codes = await twoFactor.regenerateRecoveryCodes(user, actor(request, user))
-      if (!codes) return redirect(reply, '/portal/account')
-      mailSecurity(portal, request, user, { kind: 'recovery_codes_regenerated' })
-      reply.header('cache-control', 'no-store')
-      return answer(request, reply, 200, 'Your recovery codes', recoveryCodesPage(codes, 'New recovery codes: the earlier ones no longer work.'))
-    },
-  )
+  r.post('/account/recovery-codes', post(CsrfOnly, 'make new recovery codes'), async (request, reply) => {
+    const user = verifiedUser(request, reply)
+    if (!user) return reply
+    const codes = await twoFactor.regenerateRecoveryCodes(user, actor(request, user))
+    if (!codes) return redirect(reply, '/portal/account')
+    mailSecurity(portal, request, user, { kind: 'recovery_codes_regenerated' })
+    reply.header('cache-control', 'no-store')
+    return answer(
+      request,
+      reply,
+      200,
+      'Your recovery codes',
+      recoveryCodesPage(codes, 'New recovery codes: the earlier ones no longer work.'),
+    )
+  })
 }

@@ -63,7 +63,11 @@ test('enrolment, then log-in asks for a code; a code works once; a recovery code
   assert.equal(recovery.statusCode, 303, 'a recovery code signs in (case and dash do not matter)')
   assert.ok((await subjects(h)).includes('Recovery code used'))
   const again = await passwordStep(h)
-  assert.equal((await again.post('/portal/login/code', { code: codes[0]! })).statusCode, 400, 'a recovery code works once')
+  assert.equal(
+    (await again.post('/portal/login/code', { code: codes[0]! })).statusCode,
+    400,
+    'a recovery code works once',
+  )
 
   const entries = await h.services.audit.list({ limit: 50 })
   const actions = entries.map((e) => e.action)
@@ -90,7 +94,7 @@ test('the 10th wrong code locks the second step (mailed); the 11th is refused ev
   assert.equal((await later.post('/portal/login/code', { code: totpCode(secret, h.clock.now()) })).statusCode, 303)
 })
 
-test('sudo mode: after 15 minutes a key creation asks for a code and keeps the form; within them it does not', async (t) => {
+test('sudo mode: after 15 minutes a key creation asks for a code and keeps the form; not within them', async (t) => {
   const h = await portalHarness(t)
   const c = await signedUpUser(h, EMAIL)
   const { secret } = await enrolApp(h, c)
@@ -124,5 +128,10 @@ test('sudo mode: after 15 minutes a key creation asks for a code and keeps the f
 /** The kept form's JSON as the confirmation page carries it. */
 function keptOf(body: string): string {
   const raw = /name="kept" value="([^"]*)"/.exec(body)![1]!
-  return raw.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+  return raw
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 }
