@@ -135,3 +135,30 @@ function keptOf(body: string): string {
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&')
 }
+
+test('two log-ins racing with one code: one wins', async (t) => {
+  const h = await portalHarness(t)
+  const c = await signedUpUser(h, EMAIL)
+  const { secret } = await enrolApp(h, c)
+  h.clock.advance(60_000)
+  const [a, b] = [await passwordStep(h), await passwordStep(h)]
+  const code = totpCode(secret, h.clock.now())
+  const answers = await Promise.all([a.post('/portal/login/code', { code }), b.post('/portal/login/code', { code })])
+  assert.deepEqual(answers.map((r) => r.statusCode).sort(), [303, 400])
+})
+
+test('an address not verified yet cannot add a second factor (a pre-hijacker must not keep a way in)', async (t) => {
+  const h = await portalHarness(t)
+  const c = client(h.app)
+  await c.get('/portal/signup')
+  assert.equal((await c.post('/portal/signup', { email: EMAIL, password: GOOD_PASSWORD })).statusCode, 200)
+  await c.get('/portal/login')
+  assert.equal((await c.post('/portal/login', { email: EMAIL, password: GOOD_PASSWORD })).statusCode, 303)
+  assert.match((await c.get('/portal/account')).body, /Verify your address first/)
+  const refused = await c.post('/portal/account/app', {})
+  assert.equal(refused.statusCode, 403)
+  const options = await c.post('/portal/account/passkeys/options', { purpose: 'register' })
+  assert.equal(options.statusCode, 403)
+  const user = (await h.services.portal!.repo.findUserByEmail(EMAIL))!
+  assert.equal((await h.services.twoFactor.status(user.id)).enabled, false)
+})
