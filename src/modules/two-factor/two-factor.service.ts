@@ -289,9 +289,13 @@ export function createTwoFactor({
     recordClone: (user: FactorUser, passkey: PasskeyRow, actor: AuditActor) =>
       change(user, actor, 'account.passkey_clone_refused', { name: passkey.name }, async () => {}),
 
-    /** An operator's reset, after verifying the person out of band: every factor and code gone, log-in by password. */
-    async resetAll(user: FactorUser, actor: AuditActor): Promise<void> {
-      await change(user, actor, 'account.second_factors_reset', {}, (trx) => trx.clearAll(user.id))
+    /**
+     * An operator's reset, after verifying the person out of band (`reason`: how, for the audit log): every factor
+     * and code gone, log-in by password.
+     */
+    async resetAll(user: FactorUser, actor: AuditActor, reason?: string): Promise<void> {
+      const changes = reason === undefined ? {} : { reason }
+      await change(user, actor, 'account.second_factors_reset', changes, (trx) => trx.clearAll(user.id))
     },
 
     /** The TOTP step of now (tests and the enrolment page's hint use it). */

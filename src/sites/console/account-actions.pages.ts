@@ -140,6 +140,7 @@ export function resetSecondFactorsPage(
   account: Account,
   user: PortalUserSummary,
   status: TwoFactorStatus,
+  values: { reason?: string; error?: string } = {},
 ): Html {
   const count = (n: number, one: string, many: string) => (n === 0 ? '' : `${n} ${n === 1 ? one : many}`)
   const factors = [
@@ -148,11 +149,17 @@ export function resetSecondFactorsPage(
     count(status.recoveryCodesLeft, 'unused recovery code', 'unused recovery codes'),
   ].filter((f) => f !== '')
   const listed = factors.length > 1 ? `${factors.slice(0, -1).join(', ')} and ${factors.at(-1)}` : factors[0]
-  return html`${about(account)}<p>Resetting removes every second factor of <strong>${user.email}</strong>: \
+  const fields = html`<div><label for="reason">How you verified them</label><span class="hint" \
+id="reason-hint">Kept in the audit log (e.g. "Called back the number on file, ticket 4127"). At most ${REASON_MAX} \
+characters.</span><input id="reason" name="reason" type="text" required maxlength="${REASON_MAX}" \
+value="${values.reason ?? ''}" aria-describedby="reason-hint"${values.error ? html` aria-invalid="true"` : ''} \
+autofocus></div>`
+  return html`${notice('error', values.error)}${about(account)}<p>Resetting removes every second factor of \
+<strong>${user.email}</strong>: \
 ${listed}. They then log in with their password alone, until they set up two-factor log-in again.</p>
 <p><strong>Only reset after verifying, out of band, that the person asking is the account's owner</strong> (for \
 example by calling back a number you already had for them): whoever asks may know the password and nothing more.</p>
 <p>The user is mailed that an operator reset their second factors. The reset is recorded in the audit log with your \
 email.</p>
-${confirmForm({ csrf, account, action: 'second-factors', button: 'Reset second factors', danger: true })}`
+${confirmForm({ csrf, account, action: 'second-factors', button: 'Reset second factors', danger: true, fields })}`
 }

@@ -202,7 +202,7 @@ export async function accountActionsRoutes(app: FastifyInstance, c: OperatorCons
   )
   r.post(
     '/accounts/:id/second-factors',
-    { schema: { hide, params: AccountParams, body: ConfirmBody, response: actionResponses } },
+    { schema: { hide, params: AccountParams, body: ReasonBody, response: actionResponses } },
     async (request, reply) => {
       c.require(request, 'admin')
       const actor = c.actor(request)
@@ -210,8 +210,20 @@ export async function accountActionsRoutes(app: FastifyInstance, c: OperatorCons
       const account = await liveAccount(c, request.params.id)
       const { user, status } = await factorsOf(account)
       if (!status.enabled) return backToAccount(reply, account, 'unchanged')
+      const typed = request.body.reason ?? ''
+      let reason: string
+      try {
+        reason = checkReason(typed, true)!
+      } catch (error) {
+        if (!(error instanceof AccountInputError)) throw error
+        const ctx = c.context(request, reply)
+        const problem =
+          typed.trim() === '' ? 'Say how you verified them: it is kept in the audit log.' : sentence(error.message)
+        const content = resetSecondFactorsPage(ctx.csrf, account, user, status, { reason: typed, error: problem })
+        return confirmPage(reply, ctx, 'Reset second factors', 400, content)
+      }
       // The audit entry is written in the reset's transaction (with the operator as its actor).
-      await c.twoFactor.resetAll({ id: user.id, account_id: account.id, email: user.email }, actor)
+      await c.twoFactor.resetAll({ id: user.id, account_id: account.id, email: user.email }, actor, reason)
       const portal = c.config.publicUrl
       await mailer.send(
         secondFactorsResetMessage(user.email, {

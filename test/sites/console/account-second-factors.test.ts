@@ -71,7 +71,13 @@ test(
     assert.equal((await h.services.twoFactor.status(user.id)).enabled, true)
 
     h.clock.advance(5 * 60_000)
-    const location = locationOf(await admin.post(`${page}/second-factors`, {}))
+    const unsaid = await admin.post(`${page}/second-factors`, { reason: '  ' })
+    assert.equal(unsaid.statusCode, 400, 'how the person was verified must be said')
+    assert.match(unsaid.body, /Say how you verified them/)
+    assert.equal((await h.services.twoFactor.status(user.id)).enabled, true, 'nothing changed')
+    const location = locationOf(
+      await admin.post(`${page}/second-factors`, { reason: 'Called back the number on file, ticket 4127' }),
+    )
     assert.equal(location, `${page}?done=second-factors-reset`)
     const after = await admin.get(location)
     assert.match(notice(after.body)!, /second factors were reset: they log in with their password alone/)
@@ -91,6 +97,7 @@ test(
     assert.equal(entry!.actor.kind, 'operator')
     assert.equal(entry!.actor.email, admin.operator.email)
     assert.deepEqual(entry!.target, { kind: 'account', id: accountId })
+    assert.deepEqual(entry!.changes, { reason: 'Called back the number on file, ticket 4127' })
     assert.ok(!JSON.stringify(entry).includes(secret))
     assert.match(after.body, /<th scope="row">account.second_factors_reset<\/th>/)
     const audit = await admin.get('/console/audit?action=account.second_factors_reset')
@@ -111,7 +118,8 @@ test(
     assert.ok(!mail!.includes(secret))
 
     // Sent again (a second click, a replay): nothing more is done, recorded or mailed; the step is no longer offered.
-    assert.match(notice((await admin.get(locationOf(await admin.post(`${page}/second-factors`, {})))).body)!, /Nothing/)
+    const again = await admin.post(`${page}/second-factors`, { reason: 'Asked twice' })
+    assert.match(notice((await admin.get(locationOf(again))).body)!, /Nothing/)
     assert.equal((await entriesOf(h, accountId, 'account.second_factors_reset')).length, 1)
     assert.equal((await resetMails(h)).length, 1)
     const none = await admin.get(`${page}/second-factors`)
