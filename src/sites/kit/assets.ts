@@ -165,6 +165,17 @@ table.keys .day, table.keys .time { white-space: nowrap; }
 table.sessions td { white-space: nowrap; }
 /* Activity (activity.pages.ts): details wrap anywhere. */
 table.activity td.details { overflow-wrap: anywhere; }
+/* Second factors (two-factor.pages.ts, sudo.pages.ts; the console's setup too): the QR code (SVG drawn on the
+   server) at a scannable size, never wider than the page; the app's secret breaks between its groups of four. */
+.qr { display: block; width: 14rem; max-width: 100%; height: auto; background: #fff; padding: .5rem;
+  border: 1px solid var(--line); border-radius: 6px; }
+.qr svg { display: block; width: 100%; height: auto; }
+#totp-secret { word-break: normal; }
+/* Two ways to answer one question, one form each (a passkey, a code): apart, not run together. */
+form.stacked + form.stacked { margin-top: 1.5rem; }
+/* Text for screen readers only (a column header over buttons). */
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap; }
 `
 
 /**
@@ -186,10 +197,7 @@ header.site:has(nav[aria-label="Console"]) nav a[aria-current="page"] { color: #
 header.site:has(nav[aria-label="Console"]) button.secondary { background: #1b1f24; color: #fff; border-color: #fff; }
 .role { display: inline-block; padding: 0 .5rem; border-radius: 999px; background: #c9d1d9; color: #1b1f24;
   font-size: .8rem; font-weight: 600; }
-/* Setup: the QR code (SVG drawn on the server), the URI as text, the recovery codes. */
-.qr { display: block; width: 14rem; max-width: 100%; height: auto; background: #fff; padding: .5rem;
-  border: 1px solid var(--line); border-radius: 6px; }
-.qr svg { display: block; width: 100%; height: auto; }
+/* Setup: the URI as text, the recovery codes (the QR code's rule is the portal's). */
 .otpauth-uri { overflow-wrap: anywhere; }
 ol.recovery-codes { columns: 2; max-width: 26rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: 1rem; }
