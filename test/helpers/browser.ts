@@ -133,3 +133,14 @@ export async function signUpInBrowser(
     .executeTakeFirstOrThrow()
   return row.account_id
 }
+
+/** What goes wrong in a page while a test drives it (an uncaught error, a CSP refusal): assert it stays empty. */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = []
+  page.on('pageerror', (error) => void problems.push(`uncaught: ${error.message}`))
+  page.on(
+    'console',
+    (message) => void (/Content Security Policy/i.test(message.text()) && problems.push(message.text())),
+  )
+  return problems
+}

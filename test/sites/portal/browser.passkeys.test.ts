@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import type { Locator, Page } from 'playwright-core'
 import { totpCode } from '../../../src/modules/sign-in/totp.js'
-import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../../helpers/browser.js'
+import { checkBothWidths, launchChromium, pageProblems, signUpInBrowser, VIEWPORTS } from '../../helpers/browser.js'
 import { GOOD_PASSWORD, mails, portalHarness } from '../../helpers/portal.js'
 
 const EMAIL = 'passkeys-browser@example.com'
@@ -31,12 +31,7 @@ test('passkeys in Chromium: added (recovery codes), sign in alone and at the sec
   const base = h.config.publicUrl
   assert.match(base, /^http:\/\/localhost:\d+$/)
   const page = await (await browser.newContext({ viewport: VIEWPORTS[0] })).newPage()
-  const problems: string[] = []
-  page.on('pageerror', (error) => void problems.push(`uncaught: ${error.message}`))
-  page.on(
-    'console',
-    (message) => void (/Content Security Policy/i.test(message.text()) && problems.push(message.text())),
-  )
+  const problems = pageProblems(page)
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('WebAuthn.enable')
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {

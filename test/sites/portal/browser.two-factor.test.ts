@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Locator, Response } from 'playwright-core'
 import { totpCode } from '../../../src/modules/sign-in/totp.js'
-import { checkBothWidths, launchChromium, signUpInBrowser, VIEWPORTS } from '../../helpers/browser.js'
+import { checkBothWidths, launchChromium, pageProblems, signUpInBrowser, VIEWPORTS } from '../../helpers/browser.js'
 import { GOOD_PASSWORD, mails, portalHarness } from '../../helpers/portal.js'
 
 const EMAIL = 'two-factor-browser@example.com'
@@ -26,12 +26,7 @@ test('authenticator app in Chromium: enrolment, sudo with a code keeping the for
   const h = await portalHarness(t, { listen: true, ownOrigin: true })
   const base = h.baseUrl
   const page = await (await browser.newContext({ viewport: VIEWPORTS[0] })).newPage()
-  const problems: string[] = []
-  page.on('pageerror', (error) => void problems.push(`uncaught: ${error.message}`))
-  page.on(
-    'console',
-    (message) => void (/Content Security Policy/i.test(message.text()) && problems.push(message.text())),
-  )
+  const problems = pageProblems(page)
   const subjects = async () =>
     (await mails(h, h.outbox)).map((m) => /^Subject: (.*)$/m.exec(m)?.[1] ?? '').filter((s) => s !== '')
   const section = page.getByRole('region', { name: 'Two-factor log-in', exact: true })
