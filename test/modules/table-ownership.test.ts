@@ -1,4 +1,5 @@
-// A module owns its tables: only src/modules/integrators/ reads or writes portal_* tables, only
+// A module owns its tables: only src/modules/integrators/ reads or writes portal_* tables (but the second factors',
+// which src/modules/two-factor/ owns), only
 // src/modules/operators/ the operators and operator_* tables (src/db/ creates them). Everyone else asks the owner
 // (integrators/account-owners.ts: an account's owner, removal with the account). Found in the source as the
 // database sees it: a query builder's table (`selectFrom('portal_users')`, joins, inserts, updates, deletes) or a
@@ -12,6 +13,10 @@ import { repoRoot } from '../helpers/root.js'
 
 const root = fileURLToPath(repoRoot)
 const OWNERS: Array<{ tables: RegExp; owner: string }> = [
+  {
+    tables: /^portal_(two_factor|passkeys|recovery_codes|code_failures|login_steps|webauthn_challenges)$/,
+    owner: 'src/modules/two-factor/',
+  },
   { tables: /^portal_/, owner: 'src/modules/integrators/' },
   { tables: /^operators?(_|$)/, owner: 'src/modules/operators/' },
 ]

@@ -26,18 +26,19 @@ export function loginSteps({ db, clock }: { db: Kysely<Database>; clock: Clock }
       return id
     },
 
-    /** The step's user if the step is live, its password unchanged since, else undefined. */
-    async userOf(id: string | undefined): Promise<string | undefined> {
+    /**
+     * The step's user if the step is live, with the password's change time it was started at: the caller compares it
+     * with the user's own (a change since voids the step).
+     */
+    async userOf(id: string | undefined): Promise<{ userId: string; passwordChangedAt: string } | undefined> {
       if (id === undefined || id.length > 64) return undefined
       const row = await db
-        .selectFrom('portal_login_steps as s')
-        .innerJoin('portal_users as u', 'u.id', 's.user_id')
-        .select(['s.user_id', 's.expires_at', 's.password_changed_at as step_changed', 'u.password_changed_at'])
-        .where('s.id_hash', '=', secretHash(id))
+        .selectFrom('portal_login_steps')
+        .select(['user_id', 'expires_at', 'password_changed_at'])
+        .where('id_hash', '=', secretHash(id))
         .executeTakeFirst()
       if (!row || Number(row.expires_at) <= clock.now()) return undefined
-      if (String(row.step_changed ?? '') !== String(row.password_changed_at ?? '')) return undefined
-      return row.user_id
+      return { userId: row.user_id, passwordChangedAt: String(row.password_changed_at ?? '') }
     },
 
     /** Ends the step (signed in, or given up): true for the one request that ended it. */

@@ -34,8 +34,10 @@ export function signInFlow(portal: Portal) {
 
     /** The step's user, if this browser's step is live. */
     async stepUser(request: FastifyRequest): Promise<PortalUser | undefined> {
-      const userId = await twoFactor.steps.userOf(request.cookies[cookie])
-      return userId === undefined ? undefined : portal.repo.findUser(userId)
+      const step = await twoFactor.steps.userOf(request.cookies[cookie])
+      const user = step && (await portal.repo.findUser(step.userId))
+      // A password changed (or reset) since the password step voids it.
+      return user && String(user.password_changed_at ?? '') === step.passwordChangedAt ? user : undefined
     },
 
     /** Ends this browser's step; false when another request ended it first. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { totpCode } from '../../../src/modules/sign-in/totp.js'
-import { client, GOOD_PASSWORD, mails, portalHarness, signedUpUser } from '../../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, tokenOf } from '../../helpers/portal.js'
 
 type H = Awaited<ReturnType<typeof portalHarness>>
 const EMAIL = 'ada@example.com'
@@ -161,4 +161,24 @@ test('an address not verified yet cannot add a second factor (a pre-hijacker mus
   assert.equal(options.statusCode, 403)
   const user = (await h.services.portal!.repo.findUserByEmail(EMAIL))!
   assert.equal((await h.services.twoFactor.status(user.id)).enabled, false)
+})
+
+test('a password reset between the two steps voids the second step', async (t) => {
+  const h = await portalHarness(t)
+  const c = await signedUpUser(h, EMAIL)
+  const { secret } = await enrolApp(h, c)
+  h.clock.advance(60_000)
+  const step = await passwordStep(h)
+  const owner = client(h.app)
+  await owner.get('/portal/reset-request')
+  assert.equal((await owner.post('/portal/reset-request', { email: EMAIL })).statusCode, 200)
+  const link = new URL(
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/reset/'))!, '/portal/reset/'),
+  )
+  await owner.get(link.pathname)
+  const reset = await owner.post('/portal/reset', { token: tokenOf(link.href), password: 'a brand new long password' })
+  assert.equal(reset.statusCode, 200, reset.body)
+  const late = await step.post('/portal/login/code', { code: totpCode(secret, h.clock.now()) })
+  assert.equal(late.statusCode, 400)
+  assert.match(late.body, /expired \(10 minutes\), or its password has changed since/)
 })
