@@ -19,6 +19,7 @@ import { eventSize } from './migrations/0016_event-size.js'
 import { eventQueue } from './migrations/0017_event-queue.js'
 import { portalDevices } from './migrations/0018_portal-devices.js'
 import { portalTwoFactor } from './migrations/0019_portal-two-factor.js'
+import { teams } from './migrations/0020_teams.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0017_event-queue': eventQueue,
   '0018_portal-devices': portalDevices,
   '0019_portal-two-factor': portalTwoFactor,
+  '0020_teams': teams,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

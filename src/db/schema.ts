@@ -134,6 +134,8 @@ export interface PortalSessionsTable {
   address: string | null
   /** When the session last confirmed it is its owner (sudo mode), epoch ms. */
   sudo_at?: bigint | number | null
+  /** The account the session works in (one of its user's memberships); null until chosen. */
+  account_id?: string | null
 }
 
 export interface PortalTwoFactorTable {
@@ -186,6 +188,36 @@ export interface PortalWebauthnChallengesTable {
   purpose: string
   user_id: string | null
   expires_at: bigint | number
+}
+
+export type MemberRole = 'viewer' | 'developer' | 'admin' | 'owner'
+
+export interface AccountMembersTable {
+  account_id: string
+  user_id: string
+  role: MemberRole
+  created_at: bigint | number
+}
+
+export interface AccountInvitationsTable {
+  id: string
+  account_id: string
+  email: string
+  email_key: string
+  role: MemberRole
+  token_hash: string
+  /** The inviting member's portal user id. */
+  invited_by: string
+  created_at: bigint | number
+  expires_at: bigint | number
+  accepted_at: bigint | number | null
+  revoked_at: bigint | number | null
+}
+
+export interface AccountTeamSettingsTable {
+  account_id: string
+  /** 1: members must have a second factor to do anything but set one up. */
+  require_two_factor: number
 }
 
 export interface PortalDevicesTable {
@@ -310,6 +342,9 @@ export interface Database {
   portal_login_failures: PortalLoginFailuresTable
   portal_devices: PortalDevicesTable
   portal_two_factor: PortalTwoFactorTable
+  account_members: AccountMembersTable
+  account_invitations: AccountInvitationsTable
+  account_team_settings: AccountTeamSettingsTable
   portal_passkeys: PortalPasskeysTable
   portal_recovery_codes: PortalRecoveryCodesTable
   portal_code_failures: PortalCodeFailuresTable

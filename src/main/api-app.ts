@@ -128,6 +128,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       usage: services.usage,
       audit: services.audit,
       twoFactor: services.twoFactor,
+      teams: services.teams,
       metrics: services.metrics.portal,
       databaseOutage: services.outages.database,
       webhooks: services.webhooks && {

@@ -7,7 +7,7 @@ import { createAuditRepository } from '../modules/audit/audit.repository.js'
 import { listenForKeyChanges } from '../modules/accounts/key-changes.js'
 import { createKeyCache } from '../modules/accounts/key-cache.js'
 import { createVerification } from '../modules/integrators/verification.js'
-import { removeOwnersOf } from '../modules/integrators/account-owners.js'
+import { emailsOf, endAccountSessions, endSessionsIn, removeOwnersOf } from '../modules/integrators/account-owners.js'
 import { systemClock, type Clock } from '../kernel/clock.js'
 import type { Config } from '../kernel/config.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
@@ -39,6 +39,7 @@ import { createUsage } from '../modules/usage/usage.service.js'
 import { webhookServices } from './webhook-services.js'
 import { createKnownDevices } from '../modules/integrators/known-devices.js'
 import { createTwoFactor } from '../modules/two-factor/two-factor.service.js'
+import { createTeams, type Teams } from '../modules/teams/teams.service.js'
 import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKeys, type SecretBox } from '../kernel/secret-box.js'
 import { createEventsRepository } from '../modules/webhooks/events.repository.js'
 import { createLimitEvents } from '../modules/webhooks/limit-events.js'
@@ -89,7 +90,20 @@ export async function buildServices({
   const keyCache =
     pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
   const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
-  const accounts = createAccountsRepository({ db, clock, engine, keyCache, removeWithAccount: removeOwnersOf })
+  // Teams (issue 38): an account's members and invitations. An account's deletion takes its memberships, its
+  // invitations, the sessions working in it and its owner's portal user with it.
+  const teams = createTeams({
+    db,
+    clock,
+    emailsOf: (ids) => emailsOf(db, ids),
+    endSessionsIn,
+  })
+  const removeWithAccount = async (trx: Kysely<Database>, accountId: string) => {
+    await teams.removeWithAccount(trx, accountId)
+    await endAccountSessions(trx, accountId)
+    await removeOwnersOf(trx, accountId)
+  }
+  const accounts = createAccountsRepository({ db, clock, engine, keyCache, removeWithAccount })
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).
   const verification = createVerification({ db, clock, publicUrl: config.publicUrl })
   const outages = createDependencyOutages({ log, clock })
@@ -111,7 +125,7 @@ export async function buildServices({
   const twoFactor = createTwoFactor({ db, clock, secrets: factorSecrets(config), publicUrl: config.publicUrl })
   const portal =
     config.portal && mailer && planRequests
-      ? await portalServices({ config, db, clock, accounts, verification, mailer, planRequests, rateLimitStore })
+      ? await portalServices({ config, db, clock, accounts, verification, mailer, planRequests, rateLimitStore, teams })
       : undefined
   return {
     metrics,
@@ -136,6 +150,7 @@ export async function buildServices({
     accounts,
     verification,
     twoFactor,
+    teams,
     /** The audit log: its reader, `record` for events that change no row, and the retention job's purge. */
     audit: createAuditRepository({ db, clock }),
     keyCache,
@@ -209,6 +224,7 @@ async function portalServices({
   mailer,
   planRequests,
   rateLimitStore,
+  teams,
 }: {
   config: Config
   db: Kysely<Database>
@@ -218,8 +234,12 @@ async function portalServices({
   mailer: Mailer
   planRequests: PlanRequests
   rateLimitStore: RateLimitStore
+  teams: Teams
 }) {
-  const repo = createPortalRepository({ db, clock, accounts })
+  // A new portal user owns the account made with it.
+  const onUserCreated = (trx: Kysely<Database>, user: { id: string; account_id: string }) =>
+    teams.addOwner(trx, user.account_id, user.id)
+  const repo = createPortalRepository({ db, clock, accounts, onUserCreated })
   return {
     verification,
     repo,

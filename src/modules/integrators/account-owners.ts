@@ -64,3 +64,33 @@ export async function removeOwnersOf(trx: Kysely<Database>, accountId: string): 
     .execute()
   await trx.deleteFrom('portal_users').where('account_id', '=', accountId).execute()
 }
+
+/** Portal users' addresses by id (the teams module's member lists). */
+export async function emailsOf(db: Kysely<Database>, userIds: readonly string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await db.selectFrom('portal_users').select(['id', 'email']).where('id', 'in', userIds).execute()
+  return new Map(rows.map((r) => [r.id, r.email]))
+}
+
+/** Portal users whose address key contains a fragment (LIKE pattern, as accountsByAddress): the console's search. */
+export async function usersByAddress(
+  db: Kysely<Database>,
+  { likePattern, escapeClause, limit }: { likePattern: string; escapeClause: ReturnType<typeof sql>; limit: number },
+): Promise<Array<{ id: string; email: string }>> {
+  return db
+    .selectFrom('portal_users')
+    .select(['id', 'email'])
+    .where(sql<boolean>`email_key like ${likePattern} ${escapeClause}`)
+    .limit(limit)
+    .execute()
+}
+
+/** Ends a user's portal sessions in one account (a member removed), in the caller's transaction. */
+export async function endSessionsIn(trx: Kysely<Database>, userId: string, accountId: string): Promise<void> {
+  await trx.deleteFrom('portal_sessions').where('user_id', '=', userId).where('account_id', '=', accountId).execute()
+}
+
+/** Ends every portal session working in the account (it is being deleted). */
+export async function endAccountSessions(trx: Kysely<Database>, accountId: string): Promise<void> {
+  await trx.deleteFrom('portal_sessions').where('account_id', '=', accountId).execute()
+}

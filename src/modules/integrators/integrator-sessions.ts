@@ -76,6 +76,24 @@ export function portalSessionsStore({ db, clock }: { db: Kysely<Database>; clock
       return row?.sudo_at == null ? undefined : Number(row.sudo_at)
     },
 
+    /** The account the session works in (teams: one of its user's memberships), or null before one is chosen. */
+    async sessionAccount(id: string): Promise<string | null> {
+      const row = await db
+        .selectFrom('portal_sessions')
+        .select('account_id')
+        .where('id_hash', '=', secretHash(id))
+        .executeTakeFirst()
+      return row?.account_id ?? null
+    },
+
+    setSessionAccount: async (id: string, accountId: string): Promise<void> => {
+      await db
+        .updateTable('portal_sessions')
+        .set({ account_id: accountId })
+        .where('id_hash', '=', secretHash(id))
+        .execute()
+    },
+
     confirmSudo: async (id: string): Promise<void> => {
       await db.updateTable('portal_sessions').set({ sudo_at: now() }).where('id_hash', '=', secretHash(id)).execute()
     },

@@ -29,11 +29,14 @@ export function createPortalRepository({
   clock,
   accounts,
   engine = kyselyEngine(db),
+  onUserCreated,
 }: {
   db: Kysely<Database>
   clock: Clock
   accounts: AccountsRepository
   engine?: Engine
+  /** In the sign-up's transaction: the new user becomes its account's owner (the teams module's table). */
+  onUserCreated?: (trx: Kysely<Database>, user: PortalUser) => Promise<void>
 }) {
   const now = () => clock.now()
   /** The user a usable token belongs to (to check a new password against their address), without using it. */
@@ -94,6 +97,7 @@ export function createPortalRepository({
               .onConflict((oc) => oc.column('email_key').doNothing())
               .executeTakeFirst()
             if (inserted.numInsertedOrUpdatedRows !== 1n) throw new AddressTaken()
+            await onUserCreated?.(trx, user)
           },
         })
         return user

@@ -26,6 +26,13 @@ const ACTIONS: Record<AuditAction, string> = {
   'account.recovery_code_used': 'Recovery code used',
   'account.second_factor_locked': 'Two-factor log-in locked after too many wrong codes',
   'account.second_factors_reset': 'Two-factor log-in reset by an operator',
+  'account.two_factor_required': 'Two-factor log-in requirement changed',
+  'member.invited': 'Member invited',
+  'member.invitation_revoked': 'Invitation revoked',
+  'member.joined': 'Member joined',
+  'member.role_changed': 'Member role changed',
+  'member.removed': 'Member removed',
+  'member.left': 'Member left',
   'key.created': 'Key created',
   'key.rolled': 'Key rolled',
   'key.revoked': 'Key revoked',
@@ -157,6 +164,19 @@ function detailText(entry: AuditEvent, keys: KeyNames): string[] {
         text(c.name) && `Passkey "${text(c.name)}"`,
         c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined,
       )
+      break
+    case 'member.invited':
+    case 'member.invitation_revoked':
+    case 'member.joined':
+    case 'member.removed':
+    case 'member.left':
+      lines.push(text(c.email), text(c.role) && `Role: ${text(c.role)}`)
+      break
+    case 'member.role_changed':
+      lines.push(text(c.email), `From ${text(c.from) ?? '?'} to ${text(c.to) ?? '?'}`)
+      break
+    case 'account.two_factor_required':
+      lines.push(c.required === true ? 'Required' : 'Not required')
       break
     case 'account.totp_removed':
       lines.push(c.twoFactorOff === true ? 'Two-factor log-in is off' : undefined)

@@ -23,6 +23,7 @@ import type { OutageLog } from '../../ops/outage-log.js'
 import type { WebhookEndpoints } from '../../modules/webhooks/endpoints.service.js'
 import type { DeliveryLog } from '../../modules/webhooks/delivery-log.js'
 import type { TwoFactor } from '../../modules/two-factor/two-factor.service.js'
+import type { Teams } from '../../modules/teams/teams.service.js'
 
 export interface PortalOptions {
   config: Config
@@ -51,6 +52,8 @@ export interface PortalOptions {
   metrics: Metrics['portal']
   /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
   databaseOutage?: OutageLog
+  /** Teams: the account's members and invitations (modules/teams). */
+  teams: Teams
   /** Second factors: authenticator app, passkeys, recovery codes, the log-in step (modules/two-factor). */
   twoFactor: TwoFactor
   /** The account's webhook endpoints and their delivery log (/portal/webhooks); absent with WEBHOOKS=off. */

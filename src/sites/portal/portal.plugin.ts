@@ -20,6 +20,7 @@ import { signupRoutes } from './signup.routes.js'
 import { usageRoutes } from './usage.routes.js'
 import { webhooksRoutes } from './webhooks.routes.js'
 import { sudoRoutes } from './sudo.js'
+import { membershipHooks } from './membership.js'
 import { loginStepRoutes } from './login-step.routes.js'
 import { twoFactorRoutes } from './two-factor.routes.js'
 import { webauthnBrowserScript } from './passkey-assets.js'
@@ -85,7 +86,8 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'),
   )
 
-  // First: its hook notes every sudo route registered after it (sudo.ts).
+  // The account and role of each request (membership.ts), then sudo mode's gate: both before the routes.
+  membershipHooks(app, portal)
   await sudoRoutes(app, portal)
   await signupRoutes(app, portal)
   await loginRoutes(app, portal)
