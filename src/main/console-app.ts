@@ -47,6 +47,7 @@ export async function registerConsole(
       csrfSecret: own.csrfSecret,
       databaseOutage: services.outages.database,
       twoFactor: services.twoFactor,
+      teams: services.teams,
       webhooks: services.webhooks && {
         endpoints: services.webhooks.endpoints,
         deliveryLog: services.webhooks.deliveryLog,

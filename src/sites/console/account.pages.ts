@@ -1,6 +1,6 @@
-// The console's account page: who owns the account and its state, its keys and their bans, its usage charts and its
-// latest audit entries, with the buttons that open each action's confirmation step (account-actions.pages.ts).
-// A control the operator's role may not use is not rendered (the POST refuses it too).
+// The console's account page: who owns the account and its state, its members, its keys and their bans, its usage
+// charts and its latest audit entries, with the buttons that open each action's confirmation step
+// (account-actions.pages.ts). A control the operator's role may not use is not rendered (the POST refuses it too).
 import type { Account, ApiKeyInfo } from '../../modules/accounts/accounts.repository.js'
 import { endsAt, shownState } from '../../modules/accounts/key-display.js'
 import type { PortalUserSummary } from '../../modules/integrators/verification.js'
@@ -34,6 +34,8 @@ interface AccountView {
   found?: FoundBy[]
   /** What was just done (a confirmation notice), from DONE_MESSAGES. */
   done?: string
+  /** The "Members" section: its members and open invitations (account-members.pages.ts). */
+  members: Html
   /** The "Webhook endpoints" section (account-webhooks.pages.ts); none with WEBHOOKS=off. */
   webhooks?: Html
 }
@@ -199,6 +201,7 @@ ${counts}
 <tr><th scope="row">Created</th><td>${when(account.createdAt)}</td></tr>
 </tbody></table>
 ${accountActions(ctx, view)}
+${view.members}
 <h2>Keys</h2>${keysTable(ctx, view)}
 <h2>Current bans</h2>${bansList(view)}
 ${view.webhooks ?? ''}

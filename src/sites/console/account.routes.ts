@@ -7,6 +7,7 @@ import { sendPage } from '../kit/reply.js'
 import { accountOr404, bansOf, canMail } from './account-lookups.js'
 import { accountPage, isDone } from './account.pages.js'
 import { span, webhooksSection } from './account-webhooks.pages.js'
+import { membersSection } from './account-members.pages.js'
 import { AccountPageQuery, AccountParams } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
@@ -38,13 +39,15 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
       const account = await accountOr404(c, request.params.id)
       const now = c.clock.now()
       const scope = { accountId: account.id, now }
-      const [user, keys, current, perMinute, perDay, events] = await Promise.all([
+      const [user, keys, current, perMinute, perDay, events, members, invitations] = await Promise.all([
         c.verification.userOf(account.id),
         c.accounts.listApiKeys(account.id),
         c.usage.current(account.id, now),
         c.usage.perMinute(scope),
         c.usage.perDay(scope),
         c.audit.list({ accountId: account.id, limit: ACCOUNT_AUDIT_ENTRIES }),
+        c.teams.members(account.id),
+        c.teams.pendingInvitations(account.id),
       ])
       // Its portal user's second factors: the page shows what is set up and how many, nothing of the factors.
       const twoFactor = user && (await c.twoFactor.status(user.id))
@@ -72,6 +75,7 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         canMail: canMail(c),
         done,
         found,
+        members: membersSection(account, members, invitations),
         webhooks:
           endpoints &&
           health &&

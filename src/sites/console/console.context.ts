@@ -25,6 +25,7 @@ import type { PlanRequests } from '../../modules/plan-requests/plan-requests.ser
 import type { WebhookEndpoints } from '../../modules/webhooks/endpoints.service.js'
 import type { DeliveryLog } from '../../modules/webhooks/delivery-log.js'
 import type { TwoFactor } from '../../modules/two-factor/two-factor.service.js'
+import type { Teams } from '../../modules/teams/teams.service.js'
 
 export interface ConsoleOptions {
   config: Config
@@ -53,7 +54,12 @@ export interface ConsoleOptions {
   webhooks?: ConsoleWebhooks
   /** The portal users' second factors: the account page shows them (never a secret), admins reset them. */
   twoFactor: ConsoleTwoFactor
+  /** Accounts' members and open invitations: the account page lists them, the search finds accounts by them. */
+  teams: ConsoleTeams
 }
+
+/** What the console reads of the teams (account.routes.ts, search.repository.ts); operators change no membership. */
+export type ConsoleTeams = Pick<Teams, 'members' | 'pendingInvitations' | 'accountsOf'>
 
 /** What the console uses of the second factors (account.routes.ts, account-actions.routes.ts). */
 export type ConsoleTwoFactor = Pick<TwoFactor, 'status' | 'resetAll'>

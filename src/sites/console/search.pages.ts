@@ -22,8 +22,9 @@ function searchForm(csrf: string, q: string): Html {
   return html`<form method="post" action="/console/accounts" class="stacked search-form" \
 role="search">${csrfField(csrf)}
 <label for="q">Search</label>
-<p class="hint" id="q-hint">An email address or part of it, an account name or part of it, an account id, a key id, a \
-key's prefix as it appears in a log (ps_live_AbCd), or a whole secret (found through its hash; it is not kept).</p>
+<p class="hint" id="q-hint">An email address or part of it (an owner's or any member's), an account name or part of \
+it, an account id, a key id, a key's prefix as it appears in a log (ps_live_AbCd), or a whole secret (found through \
+its hash; it is not kept).</p>
 <input type="text" id="q" name="q" value="${value}" aria-describedby="q-hint" autocomplete="off" spellcheck="false" \
 maxlength="400">
 <button type="submit">Search</button></form>`

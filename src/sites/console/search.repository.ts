@@ -1,11 +1,13 @@
 // Finding an account from what an operator has in hand: an email address (or part of one), an account name (or
 // part of one), an account id, a key id, a key's prefix as it appears in a log (`ps_live_AbCd`, or a longer paste
-// that starts with one), or a whole secret, found through its hash like the authenticator finds it. Every result
-// says why it matched. The input is only compared, never stored; a secret is never part of a result.
+// that starts with one), or a whole secret, found through its hash like the authenticator finds it. An address also
+// finds the accounts where its user is a member (any role: teams). Every result says why it matched. The input is
+// only compared, never stored; a secret is never part of a result.
 import { sql, type Kysely } from 'kysely'
 import { displayPrefix, hashApiKey } from '../../modules/accounts/api-keys.js'
-import type { Database } from '../../db/schema.js'
-import { accountsByAddress, ownersOf } from '../../modules/integrators/account-owners.js'
+import type { Database, MemberRole } from '../../db/schema.js'
+import { accountsByAddress, ownersOf, usersByAddress } from '../../modules/integrators/account-owners.js'
+import type { Teams } from '../../modules/teams/teams.service.js'
 
 /** The most accounts a search returns (the page says when there were more). */
 export const MAX_RESULTS = 50
@@ -35,6 +37,8 @@ export const FOUND_BY = {
   'key-prefix': 'the prefix of one of its keys',
   email: "its owner's email",
   'part-email': "part of its owner's email",
+  'member-email': "a member's email",
+  'part-member-email': "part of a member's email",
   name: 'its name',
   'part-name': 'part of its name',
 } as const
@@ -54,7 +58,36 @@ export const shownQuery = (q: string): string => (isSecretLike(q) ? `${displayPr
 const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 const ESCAPE = sql.raw("escape '\\'")
 
-export function createSearchRepository({ db }: { db: Kysely<Database> }) {
+/** The most memberships of the users found that a search looks at (they are the accounts it may show). */
+const MAX_MEMBERSHIPS = 4 * MAX_RESULTS
+
+/**
+ * The accounts where a user whose address contains the fragment is a member, with the role, leaving out each user's
+ * own account (its owner's address finds it already). At most MAX_RESULTS + 1 users, as the other look-ups, and
+ * MAX_MEMBERSHIPS of their memberships; `more` when either was cut.
+ */
+async function accountsOfMembers(
+  db: Kysely<Database>,
+  teams: Pick<Teams, 'accountsOf'>,
+  likePattern: string,
+): Promise<{ more: boolean; memberships: Array<{ accountId: string; email: string; role: MemberRole }> }> {
+  const users = await usersByAddress(db, { likePattern, escapeClause: ESCAPE, limit: MAX_RESULTS + 1 })
+  const emails = new Map(users.map((u) => [u.id, u.email]))
+  const all = await teams.accountsOf([...emails.keys()])
+  const memberships = all.slice(0, MAX_MEMBERSHIPS)
+  const owners = await ownersOf(
+    db,
+    memberships.map((m) => m.accountId),
+  )
+  return {
+    more: users.length > MAX_RESULTS || all.length > MAX_MEMBERSHIPS,
+    memberships: memberships
+      .map((m) => ({ accountId: m.accountId, email: emails.get(m.userId)!, role: m.role }))
+      .filter((m) => owners.get(m.accountId)?.email !== m.email),
+  }
+}
+
+export function createSearchRepository({ db, teams }: { db: Kysely<Database>; teams: Pick<Teams, 'accountsOf'> }) {
   return {
     async search(input: string): Promise<{ results: SearchResult[]; more: boolean }> {
       // A prefix copied from a listing ends with an ellipsis; it is not part of the key.
@@ -69,7 +102,9 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
       const foundBy = new Map<string, FoundBy[]>()
       const exact = new Set<string>()
       const add = (accountId: string, reason: string, by: FoundBy, isExact = true) => {
-        found.set(accountId, [...(found.get(accountId) ?? []), reason])
+        const reasons = found.get(accountId) ?? []
+        // Two members of one role matching: one reason.
+        found.set(accountId, reasons.includes(reason) ? reasons : [...reasons, reason])
         foundBy.set(accountId, [...(foundBy.get(accountId) ?? []), by])
         if (isExact) exact.add(accountId)
       }
@@ -94,10 +129,11 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
               .limit(MAX_RESULTS + 1)
               .execute()
 
-      const [emails, names, ids, keyIds, prefixes, secret] = await Promise.all([
+      const [emails, members, names, ids, keyIds, prefixes, secret] = await Promise.all([
         unlessSecret(() =>
           accountsByAddress(db, { likePattern: contains, escapeClause: ESCAPE, limit: MAX_RESULTS + 1 }),
         ),
+        secretLike ? { more: false, memberships: [] } : accountsOfMembers(db, teams, contains),
         unlessSecret(() =>
           db
             .selectFrom('accounts')
@@ -140,6 +176,11 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
         const whole = r.email.toLowerCase() === lower
         add(r.account_id, whole ? 'email' : 'part of the email', whole ? 'email' : 'part-email', whole)
       }
+      for (const m of members.memberships) {
+        const whole = m.email.toLowerCase() === lower
+        const reason = `${whole ? '' : 'part of a '}member's address (${m.role})`
+        add(m.accountId, reason, whole ? 'member-email' : 'part-member-email', whole)
+      }
       for (const r of names) {
         const whole = r.name.toLowerCase() === lower
         add(r.id, whole ? 'account name' : 'part of the account name', whole ? 'name' : 'part-name', whole)
@@ -178,7 +219,9 @@ export function createSearchRepository({ db }: { db: Kysely<Database> }) {
       // Exact matches (an id, a secret, a whole address) before partial ones; newest first within each.
       results.sort((a, b) => Number(exact.has(b.id)) - Number(exact.has(a.id)))
       const more =
-        accountIds.length > MAX_RESULTS || [emails, names, prefixes].some((list) => list.length > MAX_RESULTS)
+        accountIds.length > MAX_RESULTS ||
+        members.more ||
+        [emails, names, prefixes].some((list) => list.length > MAX_RESULTS)
       return { results: results.slice(0, MAX_RESULTS), more }
     },
   }

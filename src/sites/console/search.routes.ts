@@ -17,7 +17,7 @@ const SearchQuery = pageQuery({ q: Type.Optional(Type.String()) })
 const SearchBody = formBody({ q: Type.String({ maxLength: 10_000 }) })
 
 export async function searchRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
-  const search = createSearchRepository({ db: c.db })
+  const search = createSearchRepository({ db: c.db, teams: c.teams })
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
   async function answer(request: FastifyRequest, reply: FastifyReply, q: string) {
