@@ -1,5 +1,6 @@
 // The keys pages: the table of the account's keys, the create form, and the
-// confirmation steps of Roll and Revoke (a page each, so they work without JavaScript).
+// confirmation steps of Roll and Revoke (a page each, so they work without JavaScript). A member whose role may not
+// change keys (a viewer) sees the table without Create key, Roll, Revoke or Narrow.
 import type { ApiKeyInfo } from '../../modules/accounts/accounts.repository.js'
 import { endsAt, shownState } from '../../modules/accounts/key-display.js'
 import { html, type Html } from '../kit/html.js'
@@ -45,22 +46,31 @@ aria-describedby="name-${key.id}">${label}</button></form>`
 }
 
 // `data-label` names each cell where a narrow screen shows one card per key instead of columns (assets.ts).
-function keysTable(keys: ApiKeyInfo[], suspended = false): Html {
+// `manage`: the Narrow link and the Actions column (Roll, Revoke), for a role that may change keys.
+function keysTable(keys: ApiKeyInfo[], suspended: boolean, manage: boolean): Html {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const rows = keys.map(
     (k) => html`<tr><th scope="row" id="name-${k.id}" class="key-name">${keyName(k)}</th><td data-label="Key">\
 <code>${k.prefix}…</code></td><td class="when" data-label="Created">${whenCell(k.createdAt, '—')}</td><td class="when" \
 data-label="Last used">${whenCell(k.lastUsedAt, 'never')}</td>
-<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k, narrowLink(k))}<td \
-data-label="State">${stateCell(k, suspended)}</td><td class="actions">${actions(k, suspended)}</td></tr>`,
+<td class="when" data-label="Expires">${whenCell(endsAt(k), 'never')}</td>${scopesCell(k, manage ? narrowLink(k) : '')}\
+<td data-label="State">${stateCell(k, suspended)}</td>${
+      manage ? html`<td class="actions">${actions(k, suspended)}</td>` : ''
+    }</tr>`,
   )
   return html`<table class="keys"><caption class="muted">Keys are shown by their first characters only; a secret is \
 shown once, when it is made.</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th>\
-<th scope="col">Expires</th><th scope="col">Permissions</th><th scope="col">State</th><th scope="col">Actions</th></tr>\
-</thead>
+<th scope="col">Expires</th><th scope="col">Permissions</th><th scope="col">State</th>${
+    manage ? html`<th scope="col">Actions</th>` : ''
+  }</tr></thead>
 <tbody>${rows}</tbody></table>`
 }
+
+/** What a member who may not change keys reads where the Create key button would be. */
+const READ_ONLY_KEYS =
+  'Your role in this account lets you see its keys. A developer, admin or owner creates, rolls, narrows and ' +
+  'revokes them.'
 
 /** Why no key can be created now, and how to make room (the portal's words for KeyLimitError). */
 export const keyLimitMessage = (active: number, max: number) =>
@@ -85,22 +95,27 @@ export function keysPage(input: {
   sent: boolean
   maxKeys: number
   suspension?: { reason: string | null }
+  /** The member's role may create, roll, narrow and revoke keys (developer and above). */
+  manage: boolean
 }): Html {
   const active = input.keys.filter((k) => k.state === 'active').length
-  const create = input.suspension
-    ? notice('error', suspendedMessage(input.suspension.reason))
-    : input.verified
-      ? html`${active >= input.maxKeys ? notice('info', keyLimitMessage(active, input.maxKeys)) : ''}<form \
-method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
-      : html`${notice(
-          'info',
-          input.sent
-            ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.'
-            : 'Verify your email address to create keys: open the link we sent you.',
-        )}
+  const verify = html`${notice(
+    'info',
+    input.sent
+      ? 'We sent a verification link to your address (at most one a minute). Open it to verify your address.'
+      : `Verify your email address${input.manage ? ' to create keys' : ''}: open the link we sent you.`,
+  )}
 <form method="post" action="/portal/verify/resend">${csrfField(input.csrf)}<button type="submit" \
 class="secondary">Send the link again</button></form>`
-  return html`${create}<h2>Your keys</h2>${keysTable(input.keys, input.suspension !== undefined)}
+  const create = input.suspension
+    ? notice('error', suspendedMessage(input.suspension.reason))
+    : !input.verified
+      ? verify
+      : input.manage
+        ? html`${active >= input.maxKeys ? notice('info', keyLimitMessage(active, input.maxKeys)) : ''}<form \
+method="get" action="/portal/keys/new"><button type="submit">Create key</button></form>`
+        : html`<p class="muted">${READ_ONLY_KEYS}</p>`
+  return html`${create}<h2>Your keys</h2>${keysTable(input.keys, input.suspension !== undefined, input.manage)}
 <p class="muted">Call the API with <code>Authorization: Bearer &lt;key&gt;</code>. See <a href="/docs">the API \
 reference</a>.</p>`
 }

@@ -88,6 +88,7 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
             sent: request.query.sent === '1',
             maxKeys: maxActive,
             suspension,
+            manage: ctx.can.manageKeys,
           }),
         ),
       )
@@ -177,7 +178,7 @@ export async function keysRoutes(app: FastifyInstance, portal: Portal): Promise<
       const secret = flash.take(request, reply, { sessionId: request.visitor.sessionId!, keyId: key.id })
       const content =
         secret === undefined
-          ? secretGone({ key, previous })
+          ? secretGone({ key, previous, manage: ctx.can.manageKeys })
           : secretShown({ key, secret, previous, origin: apiOrigin() })
       return sendPage(reply, 200, page(ctx, 'Your new key', content))
     },

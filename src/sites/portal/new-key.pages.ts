@@ -57,12 +57,18 @@ rather than writing it down. See <a href="/docs">the API reference</a>.</p>
 <p><a href="/portal/keys">Back to your keys</a></p>`
 }
 
-/** The same page once the secret was shown (a reload, a later visit, another browser). */
-export function secretGone(input: { key: ApiKeyInfo; previous?: ApiKeyInfo }): Html {
+/**
+ * The same page once the secret was shown (a reload, a later visit, another browser). `manage`: the member's role
+ * may roll and create keys (else whom to ask).
+ */
+export function secretGone(input: { key: ApiKeyInfo; previous?: ApiKeyInfo; manage: boolean }): Html {
   return html`${notice(
     'info',
-    'This secret was shown once and cannot be shown again. If it was not copied, roll the ' +
-      'key (a new secret, same name) or create another one.',
+    input.manage
+      ? 'This secret was shown once and cannot be shown again. If it was not copied, roll the ' +
+          'key (a new secret, same name) or create another one.'
+      : 'This secret was shown once and cannot be shown again. If it was not copied, a developer, admin or owner ' +
+          'of the account can roll the key (a new secret, same name).',
   )}
 ${keyLine(input.key)}${previousKey(input.previous)}<p><a href="/portal/keys">Back to your keys</a></p>`
 }

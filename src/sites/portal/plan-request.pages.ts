@@ -1,6 +1,7 @@
 // The usage page's "A higher plan" block: the requests waiting for an operator (at most three), or the latest
 // decision, and the form that asks for a higher plan (the plans above the current one not already asked for, and a
-// note); for an address not yet verified, how to verify it instead. None on enterprise, the highest.
+// note); for an address not yet verified, how to verify it instead. None on enterprise, the highest. Only an admin
+// or owner asks: other members see the requests and decisions, and who can ask.
 import { PLAN_QUOTAS, type Plan } from '../../modules/accounts/plans.js'
 import type { PlanRequest } from '../../modules/plan-requests/plan-requests.repository.js'
 import { higherPlans, NOTE_MAX, PENDING_PER_ACCOUNT } from '../../modules/plan-requests/plan-request-input.js'
@@ -24,6 +25,8 @@ export interface PlanRequestBlock {
   pending: PlanRequest[]
   /** The account's newest request, pending or decided. */
   latest?: PlanRequest
+  /** The member's role may ask for a higher plan (admin and above). */
+  mayRequest: boolean
   /** Just sent (after the redirect). */
   sent?: boolean
   /** A refused form: the message, and what was typed. */
@@ -82,7 +85,9 @@ export function planRequestBlock(input: PlanRequestBlock): Html {
   const plans = higher.filter((p) => !input.pending.some((r) => r.plan === p))
   const full = input.pending.length >= PENDING_PER_ACCOUNT
   let form: Html = html``
-  if (!input.verified && higher.length > 0) form = verifyFirst(input.csrf)
+  if (!input.mayRequest && higher.length > 0)
+    form = html`<p class="muted">An admin or owner of the account can ask for a higher plan.</p>`
+  else if (!input.verified && higher.length > 0) form = verifyFirst(input.csrf)
   else if (full)
     form = html`<p class="muted">${PENDING_PER_ACCOUNT} requests are waiting, the most an account may have: you can \
 ask again once one is decided.</p>`

@@ -70,10 +70,29 @@ export interface PortalWebhooks {
 export interface Portal extends PortalOptions {
   sessions: Sessions
   csrf: Csrf
-  /** The page context of this visitor (a pre-session is started if it has none, so its forms carry a token). */
-  context(request: FastifyRequest, reply: FastifyReply): PageContext
+  /**
+   * The page context of this visitor (a pre-session is started if it has none, so its forms carry a token), and
+   * what its member may do in the account: the controls a page shows.
+   */
+  context(request: FastifyRequest, reply: FastifyReply): PageContext & { can: Abilities }
   /** An absolute link to one of our pages, for mail: from PETSTORE_PUBLIC_URL, never from the request. */
   link(path: string): string
+}
+
+/**
+ * What the visitor's role in the account allows (from membership.ts's one table of the role each action needs): a
+ * page shows only the controls its visitor may use. A request without them is refused (403) before its handler
+ * anyway; this only keeps a viewer from being offered a button that would be refused.
+ */
+export interface Abilities {
+  /** Create, roll, narrow and revoke keys (developer). */
+  manageKeys: boolean
+  /** Add, change, enable and disable, rotate, delete and send to webhook endpoints (developer). */
+  manageWebhooks: boolean
+  /** Ask for a higher plan (admin). */
+  requestPlan: boolean
+  /** Delete the account (owner). */
+  deleteAccount: boolean
 }
 
 declare module 'fastify' {

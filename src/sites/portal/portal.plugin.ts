@@ -2,7 +2,7 @@
 // cookie parsing, security headers, the visitor (session) of every request, CSRF checks on every POST, HTML error
 // pages), its context for the route modules, and its routes.
 // The /v1 API's error shape, rate limiting and quota are untouched: nothing here runs for /v1.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { PORTAL_CSS, PORTAL_FAVICON, PORTAL_JS } from '../kit/assets.js'
 import { createCsrf } from '../kit/csrf.js'
 import { activityRoutes } from './activity.routes.js'
@@ -20,11 +20,11 @@ import { signupRoutes } from './signup.routes.js'
 import { usageRoutes } from './usage.routes.js'
 import { webhooksRoutes } from './webhooks.routes.js'
 import { sudoRoutes } from './sudo.js'
-import { membershipHooks } from './membership.js'
+import { may, membershipHooks, roleNeeded } from './membership.js'
 import { loginStepRoutes } from './login-step.routes.js'
 import { twoFactorRoutes } from './two-factor.routes.js'
 import { webauthnBrowserScript } from './passkey-assets.js'
-import { PORTAL_BOUNDS, type Portal, type PortalOptions } from './portal.context.js'
+import { type Abilities, PORTAL_BOUNDS, type Portal, type PortalOptions } from './portal.context.js'
 
 /** Pages anyone may open (the rest need a signed-in visitor): signing up and in, emailed links, assets. */
 const PUBLIC_PAGES = [
@@ -37,6 +37,16 @@ const PUBLIC_PAGES = [
 ]
 const isPublicPage = (route: string) =>
   route === '/portal' || route === '/portal/' || PUBLIC_PAGES.some((prefix) => route.startsWith(prefix))
+
+/** Whether the request's member may send this form: the role membership.ts's table asks of it. */
+const mayPost = (request: FastifyRequest, route: string) => may(request, roleNeeded('POST', route) ?? 'viewer')
+
+const abilitiesOf = (request: FastifyRequest): Abilities => ({
+  manageKeys: mayPost(request, '/portal/keys'),
+  manageWebhooks: mayPost(request, '/portal/webhooks'),
+  requestPlan: mayPost(request, '/portal/plan-requests'),
+  deleteAccount: mayPost(request, '/portal/account/delete'),
+})
 
 export async function portalPlugin(app: FastifyInstance, options: PortalOptions): Promise<void> {
   const sessions = createSessions({
@@ -58,6 +68,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
         path: request.url.split('?')[0],
         signupClosed: options.config.portalSignup === 'closed',
         webhooks: options.webhooks !== undefined,
+        can: abilitiesOf(request),
       }
     },
     link: (path) => `${options.config.publicUrl}${path}`,

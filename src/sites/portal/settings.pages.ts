@@ -1,6 +1,7 @@
 // The account settings page (/portal/account): address, password, sessions and deletion, one section each with
 // its own form, and the pages of a change of address. Every form that changes something asks for the current
-// password but "Log out other sessions" (it only takes access away).
+// password but "Log out other sessions" (it only takes access away). Deleting the account is an owner's: other
+// members read who can.
 import { html, type Html } from '../kit/html.js'
 import { when } from './keys.pages.js'
 import { csrfField, notice } from './layout.js'
@@ -24,6 +25,8 @@ export interface SettingsInput {
   newEmail?: string
   /** The second factors' section (two-factor.pages.ts). */
   twoFactor: Html
+  /** The member's role may delete the account (owner). */
+  mayDelete: boolean
 }
 
 const DONE: Record<string, string> = {
@@ -33,6 +36,8 @@ const DONE: Record<string, string> = {
   'app-removed': 'The authenticator app was removed.',
   passkey: 'The passkey was added.',
   'passkey-removed': 'The passkey was removed.',
+  'two-factor-required':
+    'This account requires two-factor log-in: set up an authenticator app or a passkey below before anything else.',
 }
 
 const at = (ms: number) => when(new Date(ms).toISOString())
@@ -104,12 +109,14 @@ class="secondary">Log out other sessions</button>
 ${section(
   'delete',
   'Delete account',
-  html`${errorIn('delete')}<p>Every API key of the account is refused from the next request on, and you are logged \
+  input.mayDelete
+    ? html`${errorIn('delete')}<p>Every API key of the account is refused from the next request on, and you are logged \
 out. Your pets, orders and messages are removed within a day. This cannot be undone; you can sign up again with the \
 same address later.</p>
 <form method="post" action="/portal/account/delete" class="stacked">${csrfField(input.csrf)}
 ${passwordInput('delete-password', 'password', 'Current password')}
-<div><button type="submit" class="danger">Delete account</button></div></form>`,
+<div><button type="submit" class="danger">Delete account</button></div></form>`
+    : html`<p>Only an owner can delete this account.</p>`,
 )}`
 }
 

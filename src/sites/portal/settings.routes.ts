@@ -84,6 +84,7 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
             verified: user.verified_at !== null,
             appAvailable: portal.twoFactor.appAvailable,
           }),
+          mayDelete: ctx.can.deleteAccount,
           ...extra,
         }),
       ),

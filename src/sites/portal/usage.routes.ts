@@ -16,7 +16,7 @@ import { pageResponses, UsageQuery } from './portal.schemas.js'
 const number = (n: number) => n.toLocaleString('en-US')
 
 /** What the usage page shows besides the figures: the plan request block's state (see plan-request.pages.ts). */
-type UsageExtra = Omit<PlanRequestBlock, 'csrf' | 'currentPlan' | 'verified' | 'pending' | 'latest'>
+type UsageExtra = Omit<PlanRequestBlock, 'csrf' | 'currentPlan' | 'verified' | 'pending' | 'latest' | 'mayRequest'>
 
 /** The usage page of the signed-in user's account (`keyId`: one of its keys, else the whole account). */
 export async function usageAnswer(
@@ -65,6 +65,7 @@ ${planRequestBlock({
   verified: user.verified_at !== null,
   pending,
   latest,
+  mayRequest: ctx.can.requestPlan,
   ...input.extra,
 })}
 <h2>Requests</h2>${picker}

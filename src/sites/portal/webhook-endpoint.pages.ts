@@ -1,6 +1,7 @@
 // One endpoint's pages: its own (what it is, its actions, its delivery log, the edit form), the confirmation steps
 // of Rotate secret and Delete (a page each, so they work without JavaScript), and the page that shows a new signing
-// secret once, after the endpoint was added or its secret rotated.
+// secret once, after the endpoint was added or its secret rotated. A member whose role may not change endpoints sees
+// what the endpoint is and its delivery log, without the buttons and the edit form.
 import type { Endpoint } from '../../modules/webhooks/endpoint.js'
 import { html, type Html } from '../kit/html.js'
 import { when } from '../kit/when.js'
@@ -11,6 +12,7 @@ import {
   eventsText,
   type FormErrors,
   previousSecretText,
+  READ_ONLY_ENDPOINTS,
   stateText,
 } from './webhooks.pages.js'
 
@@ -85,8 +87,15 @@ export function endpointPage(input: {
   log: Html
   values: EndpointInput
   errors?: FormErrors
+  /** The member's role may change the endpoint and send to it (developer and above). */
+  manage: boolean
 }): Html {
   const { endpoint } = input
+  const back = html`<p><a href="/portal/webhooks">Back to your endpoints</a></p>`
+  if (!input.manage)
+    return html`${input.done}${facts(endpoint, input.disableAfter)}<p class="muted">${READ_ONLY_ENDPOINTS}</p>
+${input.log}
+${back}`
   return html`${input.done}${facts(endpoint, input.disableAfter)}${actions(input.csrf, endpoint)}
 ${input.log}
 <h2 id="edit">Edit endpoint</h2>
@@ -97,7 +106,7 @@ ${endpointForm({
   values: input.values,
   errors: input.errors,
 })}
-<p><a href="/portal/webhooks">Back to your endpoints</a></p>`
+${back}`
 }
 
 const named = (endpoint: Endpoint) => html`<code class="key-name">${endpoint.url}</code>`

@@ -1,6 +1,6 @@
 // An endpoint's delivery log on its page: every attempt newest first, a page at a time (time, event, what came of
 // it in words, how long it took, the first 1 KiB of the answer), a "Send again" button for each event, and the form
-// that sends again every event that failed since a time.
+// that sends again every event that failed since a time (both for a role that may change endpoints).
 import type { Attempt } from '../../modules/webhooks/delivery-log.js'
 import { html, type Html } from '../kit/html.js'
 import { whenCell } from '../kit/when.js'
@@ -42,7 +42,8 @@ function response(attempt: Attempt): Html {
   return html`<details><summary>Response body</summary><pre>${attempt.responseExcerpt}</pre></details>`
 }
 
-function row(endpointId: string, attempt: Attempt, csrf: string, resend: boolean): Html {
+/** `resend`: this row has the "Send again" button; `column`: the table has the Actions column at all. */
+function row(endpointId: string, attempt: Attempt, csrf: string, resend: boolean, column: boolean): Html {
   const eventCell = `event-${attempt.seq}`
   const action = resend
     ? html`<form method="post" action="/portal/webhooks/${endpointId}/events/${attempt.eventId}/resend">\
@@ -56,12 +57,13 @@ class="key-name">${attempt.eventId}</code></th>
 <td data-label="Result"><span class="${failed ? 'state-suspended' : 'state-active'}">${resultText(attempt)}</span>${
     attempt.error ? html`<br><span class="muted">${attempt.error}</span>` : ''
   }${response(attempt)}</td><td data-label="Duration">${duration(attempt.durationMs)}</td>\
-<td class="actions">${action}</td></tr>`
+${column ? html`<td class="actions">${action}</td>` : ''}</tr>`
 }
 
 /**
  * The log's section. `enabled`: events may be sent again (a disabled endpoint is sent nothing); `before`: this page
- * starts below the newest attempts; `older`: the cursor of the next page, if there is one.
+ * starts below the newest attempts; `older`: the cursor of the next page, if there is one; `manage`: the member's
+ * role may send events again (developer and above).
  */
 export function deliveryLog(input: {
   csrf: string
@@ -70,32 +72,41 @@ export function deliveryLog(input: {
   attempts: Attempt[]
   first: boolean
   older?: bigint
+  manage: boolean
 }): Html {
   const { endpointId } = input
   const options = RECOVER_CHOICES.map(
     (c) => html`<option value="${c.value}"${c.value === '86400' ? html` selected` : ''}>${c.label}</option>`,
   )
-  const recover = input.enabled
-    ? html`<h3>Resend failed events</h3>
+  const recover = !input.manage
+    ? html``
+    : input.enabled
+      ? html`<h3>Resend failed events</h3>
 <p class="muted">Every event whose delivery here failed for good (after its last retry), recorded in the time chosen, \
 is sent again.</p>
 <form method="post" action="/portal/webhooks/${endpointId}/recover" class="inline-form">${csrfField(input.csrf)}\
 <div><label for="since">Events recorded in</label><select id="since" name="since">${options}</select></div>\
 <button type="submit" class="secondary">Resend failed events</button></form>`
-    : html`<p class="muted">The endpoint is disabled: enable it to send events to it again.</p>`
+      : html`<p class="muted">The endpoint is disabled: enable it to send events to it again.</p>`
   // The newest attempt of each event on the page gets the button (one event is one delivery).
   const seen = new Set<string>()
   const rows = input.attempts.map((a) => {
     const first = !seen.has(a.eventId)
     seen.add(a.eventId)
-    return row(endpointId, a, input.csrf, input.enabled && first)
+    return row(endpointId, a, input.csrf, input.manage && input.enabled && first, input.manage)
   })
-  const none = input.first ? 'No deliveries yet. Send a test event to see one here.' : 'No older attempts.'
+  const none = !input.first
+    ? 'No older attempts.'
+    : input.manage
+      ? 'No deliveries yet. Send a test event to see one here.'
+      : 'No deliveries yet.'
   const table =
     input.attempts.length === 0
       ? html`<p class="muted">${none}</p>`
       : html`<table class="cards deliveries"><thead><tr><th scope="col">Time</th><th scope="col">Event</th>\
-<th scope="col">Result</th><th scope="col">Duration</th><th scope="col">Actions</th></tr></thead>
+<th scope="col">Result</th><th scope="col">Duration</th>${
+          input.manage ? html`<th scope="col">Actions</th>` : ''
+        }</tr></thead>
 <tbody>${rows}</tbody></table>`
   const paging =
     input.first && input.older === undefined
@@ -112,6 +123,6 @@ Newest attempts</a>`
         }</p>`
   return html`<h2 id="deliveries">Deliveries</h2>
 <p class="muted">Every attempt to deliver an event here, newest first. Times are UTC. A failed delivery is tried \
-again on a schedule; "Send again" sends an event now.</p>
+again on a schedule${input.manage ? html`; "Send again" sends an event now` : ''}.</p>
 ${table}${paging}${recover}`
 }

@@ -1,6 +1,7 @@
 // /portal/webhooks: the account's endpoints (where, what, whether they are sent events and why not) and the form that
 // adds one; the same form edits an endpoint on its own page (webhook-endpoint.pages.ts). What a form was sent with
-// is kept when it is refused, and the refusal is shown next to its field.
+// is kept when it is refused, and the refusal is shown next to its field. A member whose role may not change
+// endpoints (a viewer) sees them, without the form.
 import type { Endpoint } from '../../modules/webhooks/endpoint.js'
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../modules/webhooks/event-types.js'
 import { html, type Html } from '../kit/html.js'
@@ -109,6 +110,11 @@ ${eventsGroup(values, errors.eventTypes)}
 </form>`
 }
 
+/** What a member who may not change endpoints reads where the form and the buttons would be. */
+export const READ_ONLY_ENDPOINTS =
+  'Your role in this account lets you see its endpoints and their deliveries. A developer, admin or owner adds, ' +
+  'changes and deletes them, and sends events again.'
+
 function endpointsTable(endpoints: Endpoint[], disableAfter: string): Html {
   if (endpoints.length === 0) return html`<p class="muted">No endpoints yet.</p>`
   const rows = endpoints.map((e) => {
@@ -132,25 +138,29 @@ export function webhooksPage(input: {
   deleted: boolean
   values?: EndpointInput
   errors?: FormErrors
+  /** The member's role may add and change endpoints (developer and above). */
+  manage: boolean
 }): Html {
   const full = input.endpoints.length >= input.maxEndpoints
-  const add = full
-    ? notice(
-        'info',
-        `You have ${input.endpoints.length} endpoints, as many as an account may have. To add another, delete one ` +
-          'you no longer use: open it, then press Delete endpoint.',
-      )
-    : endpointForm({
-        csrf: input.csrf,
-        action: '/portal/webhooks',
-        submit: 'Add endpoint',
-        values: input.values ?? emptyInput,
-        errors: input.errors,
-      })
+  const add = !input.manage
+    ? html`<p class="muted">${READ_ONLY_ENDPOINTS}</p>`
+    : full
+      ? notice(
+          'info',
+          `You have ${input.endpoints.length} endpoints, as many as an account may have. To add another, delete one ` +
+            'you no longer use: open it, then press Delete endpoint.',
+        )
+      : endpointForm({
+          csrf: input.csrf,
+          action: '/portal/webhooks',
+          submit: 'Add endpoint',
+          values: input.values ?? emptyInput,
+          errors: input.errors,
+        })
   return html`${input.deleted ? notice('success', 'The endpoint was deleted: nothing more is sent to it.') : ''}
 <p>We send your endpoints an HTTP POST for each event of your account they subscribe to (a pet added, an order \
 placed, …), signed with the endpoint's secret: check the <code>webhook-signature</code> header (Standard Webhooks) \
 before trusting one. How: docs/integrators/webhooks.md.</p>
 <h2>Your endpoints</h2>${endpointsTable(input.endpoints, input.disableAfter)}
-<h2>Add an endpoint</h2>${add}`
+${input.manage ? html`<h2>Add an endpoint</h2>` : ''}${add}`
 }

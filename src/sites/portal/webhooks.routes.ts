@@ -91,6 +91,7 @@ export async function webhooksRoutes(app: FastifyInstance, portal: Portal, webho
       deleted: form.deleted ?? false,
       values: form.values,
       errors: form.errors,
+      manage: ctx.can.manageWebhooks,
     })
     return sendPage(reply, status, page(ctx, TITLE, content))
   }
@@ -125,6 +126,7 @@ export async function webhooksRoutes(app: FastifyInstance, portal: Portal, webho
       attempts: found.attempts,
       first: view.before === undefined,
       older: found.hasMore ? found.attempts.at(-1)?.seq : undefined,
+      manage: ctx.can.manageWebhooks,
     })
     const content = endpointPage({
       csrf: ctx.csrf,
@@ -134,6 +136,7 @@ export async function webhooksRoutes(app: FastifyInstance, portal: Portal, webho
       log,
       values: view.values ?? inputOf(endpoint),
       errors: view.errors,
+      manage: ctx.can.manageWebhooks,
     })
     return sendPage(reply, view.status, page(ctx, ENDPOINT_TITLE, content))
   }
