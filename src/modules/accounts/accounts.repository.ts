@@ -128,6 +128,13 @@ export function createAccountsRepository({
       return rows.map(toAccount)
     },
 
+    /** The names of these accounts, in one query (the portal's account switcher); a missing id is left out. */
+    async accountNames(ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map()
+      const rows = await db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids).execute()
+      return new Map(rows.map((row) => [row.id, row.name]))
+    },
+
     async countAccounts(): Promise<number> {
       const { n } = await db
         .selectFrom('accounts')

@@ -26,6 +26,13 @@ nav a[aria-current="page"] { font-weight: 700; text-decoration: none; color: var
 .who { color: var(--muted); font-size: .9rem; min-width: 0; max-width: 22rem; overflow: hidden; text-overflow: ellipsis;
   white-space: nowrap; }
 .logout button { flex: none; }
+/* The portal's account switcher (a member of several accounts): a list as wide as its longest name would widen the
+   header, so it is held to 16rem (the whole screen on a phone) and cut there. */
+.switcher { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0; min-width: 0; max-width: 100%; }
+.switcher label { margin: 0; font-weight: 400; font-size: .9rem; color: var(--muted); }
+.switcher select { width: auto; min-width: 0; max-width: 16rem; padding: .25rem .4rem; font-size: .9rem;
+  text-overflow: ellipsis; }
+.switcher button { flex: none; }
 main { max-width: 60rem; margin: 0 auto; padding: 1.5rem; overflow-wrap: break-word; }
 footer.site { max-width: 60rem; margin: 2rem auto 0; padding: 1rem 1.5rem 2rem; border-top: 1px solid var(--line);
   font-size: .9rem; }
@@ -104,6 +111,7 @@ details { margin: .25rem 0 1rem; }
   footer.site { padding: 1rem 1rem 1.5rem; margin-top: 1rem; }
   h1 { font-size: 1.5rem; }
   .who { max-width: 100%; }
+  .switcher select { flex: 1 1 0; max-width: 100%; }
   th, td { padding: .4rem; }
   td { overflow-wrap: anywhere; }
   td.when { white-space: normal; }

@@ -44,8 +44,8 @@ interface SiteScope<User extends { id: string }> {
   mailer: Mailer | undefined
   /** Pages anyone may open, by route; the others send a visitor who is not signed in to log in. */
   isPublicPage: (route: string) => boolean
-  /** A page in the site's frame, for a signed-in `user` (navigation, Log out) or nobody. */
-  page: (frame: { user?: User; csrf: string }, title: string, content: Html) => string
+  /** A page in the site's frame, for a signed-in `user` (navigation, Log out) or nobody, answering `request`. */
+  page: (frame: { user?: User; csrf: string; request: FastifyRequest }, title: string, content: Html) => string
   /** The process's database outage (ops/outage-log.ts): pages refused by it are counted there. */
   databaseOutage?: OutageLog
   /** Files under the scope's /assets/: name -> content type and body. */
@@ -113,7 +113,9 @@ export async function siteScope<User extends { id: string }>(
   // navigation and Log out on an error or missing page.
   const frameOf = (request: FastifyRequest) => {
     const visitor = visitorOf(request)
-    return visitor?.user && visitor.binding ? { user: visitor.user, csrf: csrf.token(visitor.binding) } : { csrf: '' }
+    return visitor?.user && visitor.binding
+      ? { user: visitor.user, csrf: csrf.token(visitor.binding), request }
+      : { csrf: '', request }
   }
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const frame = frameOf(request)

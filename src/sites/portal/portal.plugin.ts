@@ -21,6 +21,7 @@ import { usageRoutes } from './usage.routes.js'
 import { webhooksRoutes } from './webhooks.routes.js'
 import { sudoRoutes } from './sudo.js'
 import { may, membershipHooks, roleNeeded } from './membership.js'
+import { accountSwitcherHook } from './account-switcher.js'
 import { loginStepRoutes } from './login-step.routes.js'
 import { twoFactorRoutes } from './two-factor.routes.js'
 import { webauthnBrowserScript } from './passkey-assets.js'
@@ -48,6 +49,12 @@ const abilitiesOf = (request: FastifyRequest): Abilities => ({
   deleteAccount: mayPost(request, '/portal/account/delete'),
 })
 
+/** What the frame shows of the visitor's memberships: the Members link, and the switcher (account-switcher.ts). */
+const membershipFrame = (request: FastifyRequest) => ({
+  members: request.member !== undefined,
+  accounts: request.accountChoices,
+})
+
 export async function portalPlugin(app: FastifyInstance, options: PortalOptions): Promise<void> {
   const sessions = createSessions({
     repo: options.repo,
@@ -68,6 +75,7 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
         path: request.url.split('?')[0],
         signupClosed: options.config.portalSignup === 'closed',
         webhooks: options.webhooks !== undefined,
+        ...membershipFrame(request),
         can: abilitiesOf(request),
       }
     },
@@ -85,7 +93,16 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     databaseOutage: options.databaseOutage,
     isPublicPage,
     page: (frame, title, content) =>
-      page({ email: frame.user?.email, csrf: frame.csrf, webhooks: options.webhooks !== undefined }, title, content),
+      page(
+        {
+          email: frame.user?.email,
+          csrf: frame.csrf,
+          webhooks: options.webhooks !== undefined,
+          ...(frame.user ? membershipFrame(frame.request) : {}),
+        },
+        title,
+        content,
+      ),
     assets: {
       'portal.css': { type: 'text/css; charset=utf-8', body: PORTAL_CSS },
       'portal.js': { type: 'text/javascript; charset=utf-8', body: PORTAL_JS },
@@ -97,8 +114,10 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
     redirect(reply, request.visitor.user ? '/portal/keys' : '/portal/login'),
   )
 
-  // The account and role of each request (membership.ts), then sudo mode's gate: both before the routes.
+  // The account and role of each request (membership.ts) and the accounts of the frame's switcher, then sudo mode's
+  // gate: all before the routes.
   membershipHooks(app, portal)
+  accountSwitcherHook(app, portal)
   await sudoRoutes(app, portal)
   await signupRoutes(app, portal)
   await loginRoutes(app, portal)

@@ -7,6 +7,7 @@ import { test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { launchChromium, screenshot, seriousViolations } from '../../helpers/browser.js'
 import { GOOD_PASSWORD, linkIn, mails, portalHarness } from '../../helpers/portal.js'
+import { joined } from '../../helpers/portal-team.js'
 
 // 254 characters, the most an address may have: 64 in the local part, labels of at most 63.
 const LONG_EMAIL = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(53)}.example`
@@ -130,6 +131,12 @@ test('every portal page has the frame and fits a phone, with a 254-character add
   await visit('/portal/usage', 'usage')
   await visit(`/portal/usage?key=${keyId}`, 'usage-key')
   await visit('/portal/account', 'account')
+  // A member of a second account: the header has the switcher too, its 254-character account name cut to fit.
+  await h.services.portal!.repo.createUser({ email: 'team@example.com', passwordHash: 'never used' })
+  await joined(h, 'team@example.com', LONG_EMAIL, 'viewer')
+  await visit('/portal/keys', 'keys-switcher')
+  assert.ok(await page.getByRole('combobox', { name: 'Account' }).isVisible(), 'the account switcher')
+  assert.ok(await page.getByRole('button', { name: 'Switch' }).isVisible())
   // A missing page and an error page keep the signed-in navigation.
   await visit('/portal/nope', 'not-found-logged-in')
   assert.ok(await page.getByRole('button', { name: 'Log out' }).isVisible(), 'the 404 page knows the visitor')
