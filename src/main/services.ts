@@ -7,7 +7,13 @@ import { createAuditRepository } from '../modules/audit/audit.repository.js'
 import { listenForKeyChanges } from '../modules/accounts/key-changes.js'
 import { createKeyCache } from '../modules/accounts/key-cache.js'
 import { createVerification } from '../modules/integrators/verification.js'
-import { emailsOf, endAccountSessions, endSessionsIn, removeOwnersOf } from '../modules/integrators/account-owners.js'
+import {
+  emailsOf,
+  endAccountSessions,
+  endSessionsIn,
+  removeOwnersOf,
+  usersOfAccount,
+} from '../modules/integrators/account-owners.js'
 import { systemClock, type Clock } from '../kernel/clock.js'
 import type { Config } from '../kernel/config.js'
 import { kyselyEngine, type Engine } from '../db/engine.js'
@@ -99,7 +105,7 @@ export async function buildServices({
     endSessionsIn,
   })
   const removeWithAccount = async (trx: Kysely<Database>, accountId: string) => {
-    await teams.removeWithAccount(trx, accountId)
+    await teams.removeWithAccount(trx, accountId, await usersOfAccount(trx, accountId))
     await endAccountSessions(trx, accountId)
     await removeOwnersOf(trx, accountId)
   }

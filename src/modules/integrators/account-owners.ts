@@ -94,3 +94,9 @@ export async function endSessionsIn(trx: Kysely<Database>, userId: string, accou
 export async function endAccountSessions(trx: Kysely<Database>, accountId: string): Promise<void> {
   await trx.deleteFrom('portal_sessions').where('account_id', '=', accountId).execute()
 }
+
+/** The portal users made with an account (its founder's log-in), which go with it. */
+export async function usersOfAccount(trx: Kysely<Database>, accountId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId).execute()
+  return rows.map((r) => r.id)
+}

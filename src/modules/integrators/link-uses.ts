@@ -51,6 +51,10 @@ async function markVerified(trx: Trx, userId: string, at: number, address: strin
 
 export function linkUses({ engine, clock }: { engine: Engine; clock: Clock }) {
   return {
+    /** A user made from an invitation's link: the link, mailed to the address, verified it. */
+    verifiedByInvitation: (userId: string, address?: string): Promise<void> =>
+      engine.transaction((trx) => markVerified(trx, userId, clock.now(), address)),
+
     /** A verification link: the address is verified; the user's id, or undefined when the link does not work. */
     verifyAddress: (token: string, address?: string): Promise<string | undefined> =>
       engine.transaction(async (trx) => {

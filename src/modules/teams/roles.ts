@@ -5,7 +5,7 @@ import type { MemberRole } from '../../db/schema.js'
 
 export type { MemberRole }
 
-export const ROLES: readonly MemberRole[] = ['viewer', 'developer', 'admin', 'owner']
+const ROLES: readonly MemberRole[] = ['viewer', 'developer', 'admin', 'owner']
 
 export const isRole = (value: string): value is MemberRole => (ROLES as readonly string[]).includes(value)
 

@@ -13,11 +13,11 @@ import { invitationsRepository, type Invitation } from './invitations.repository
 import { membersRepository, type Membership } from './members.repository.js'
 import { rolesGrantableBy } from './roles.js'
 
-export const INVITATION_TTL_MS = 7 * 86_400_000
-export const INVITATIONS_PER_DAY = 50
-export const MEMBERS_MAX = 100
+const INVITATION_TTL_MS = 7 * 86_400_000
+const INVITATIONS_PER_DAY = 50
+const MEMBERS_MAX = 100
 
-export interface TeamsDependencies {
+interface TeamsDependencies {
   db: Kysely<Database>
   clock: Clock
   /** Portal users by id: their address (the integrators module's table). */
@@ -26,11 +26,11 @@ export interface TeamsDependencies {
   endSessionsIn: (trx: Kysely<Database>, userId: string, accountId: string) => Promise<void>
 }
 
-export type InviteOutcome =
+type InviteOutcome =
   | { outcome: 'invited'; invitation: Invitation; token: string }
   | { outcome: 'member' | 'too_many_today' | 'too_many_members' | 'role_not_allowed' }
 
-export type MemberChange = { outcome: 'done'; email: string } | { outcome: 'not_found' | 'not_allowed' | 'last_owner' }
+type MemberChange = { outcome: 'done'; email: string } | { outcome: 'not_found' | 'not_allowed' | 'last_owner' }
 
 export function createTeams({ db, clock, emailsOf, endSessionsIn }: TeamsDependencies) {
   const members = membersRepository(db)
@@ -225,10 +225,34 @@ export function createTeams({ db, clock, emailsOf, endSessionsIn }: TeamsDepende
     addOwner: async (trx: Kysely<Database>, accountId: string, userId: string): Promise<void> =>
       void (await membersRepository(trx).add({ accountId, userId, role: 'owner', createdAt: clock.now() })),
 
-    /** With the account's deletion, in its transaction: every membership and invitation of it. */
-    async removeWithAccount(trx: Kysely<Database>, accountId: string): Promise<void> {
-      await membersRepository(trx).removeAll(accountId)
+    /**
+     * With the account's deletion, in its transaction: every membership and invitation of it. `leaving`: the portal
+     * users deleted with it (its founder's log-in); any other account where one of them was the only owner gets
+     * its longest-standing remaining member as owner (audited), so no account is left without one.
+     */
+    async removeWithAccount(trx: Kysely<Database>, accountId: string, leaving: readonly string[]): Promise<void> {
+      const repo = membersRepository(trx)
+      await repo.removeAll(accountId)
       await invitationsRepository(trx).removeAll(accountId)
+      for (const m of await repo.accountsOf(leaving)) {
+        if (m.role !== 'owner') continue
+        const others = (await repo.membersOf(m.accountId)).filter((o) => !leaving.includes(o.userId))
+        if (others.length === 0 || others.some((o) => o.role === 'owner')) continue
+        const heir = others[0]!
+        await repo.setRole(m.accountId, heir.userId, 'owner')
+        await writeAudit(
+          trx,
+          clock.now(),
+          { kind: 'system' },
+          {
+            action: 'member.role_changed',
+            accountId: m.accountId,
+            target: { kind: 'account', id: m.accountId },
+            // No address here: the integrators' table is not read inside this transaction (SQLite has one connection).
+            changes: { userId: heir.userId, from: heir.role, to: 'owner', reason: 'the only owner was deleted' },
+          },
+        )
+      }
     },
 
     /** Accounts where these users are members (the console's search by a member's address). */

@@ -130,8 +130,8 @@ export function createSessions<User extends { id: string }>({
       return visitor.binding
     },
 
-    /** Log-in: a new session id (never one the visitor had before), the pre-session forgotten. */
-    async start(request: FastifyRequest, reply: FastifyReply, visitor: Visitor<User>, user: User): Promise<void> {
+    /** Log-in: a new session id (never one the visitor had before), the pre-session forgotten; returns the id. */
+    async start(request: FastifyRequest, reply: FastifyReply, visitor: Visitor<User>, user: User): Promise<string> {
       if (visitor.sessionId) await store.deleteSession(visitor.sessionId)
       const id = await store.createSession(user.id, maxMs, {
         userAgent: request.headers['user-agent'] ?? null,
@@ -139,6 +139,7 @@ export function createSessions<User extends { id: string }>({
       })
       reply.setCookie(cookies.session, id, options).clearCookie(cookies.pre, options)
       await store.purgeSessions(idleMs)
+      return id
     },
 
     /** Ends every session of the user but the one this visitor holds (if it is one of that user's). */

@@ -35,6 +35,9 @@ const RULES: Rule[] = [
   { method: 'POST', route: /^\/portal\/account\/delete$/, role: 'owner' },
 ]
 
+const TWO_FACTOR_REQUIRED =
+  'This account requires two-factor log-in: set up an authenticator app or a passkey on your account page first.'
+
 export const ROLE_NAMES: Record<MemberRole, string> = {
   viewer: 'Viewer',
   developer: 'Developer',
@@ -65,9 +68,10 @@ export function membershipHooks(app: FastifyInstance, portal: Portal): void {
     if (chosen !== member.accountId) await portal.repo.setSessionAccount(sessionId, member.accountId)
   })
 
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', async (request, reply) => {
     const needed = roleNeeded(request.method, request.routeOptions.url)
-    if (!needed || !request.visitor.user) return
+    const user = request.visitor.user
+    if (!needed || !user) return
     if (!request.member)
       throw new PageError(
         403,
@@ -81,5 +85,14 @@ export function membershipHooks(app: FastifyInstance, portal: Portal): void {
         `Your role in this account (${ROLE_NAMES[request.member.role]}) cannot do this. Nothing was changed; ask an ` +
           'owner or admin if you need it.',
       )
+    // An account that requires two-factor log-in: a member without a second factor sets one up first.
+    if (
+      (await portal.teams.requiresTwoFactor(request.member.accountId)) &&
+      !(await portal.twoFactor.status(user.id)).enabled
+    ) {
+      if (request.method === 'GET')
+        return reply.code(303).header('location', '/portal/account?done=two-factor-required').send()
+      throw new PageError(403, 'Two-factor log-in required', TWO_FACTOR_REQUIRED)
+    }
   })
 }

@@ -22,6 +22,8 @@ import { webhooksRoutes } from './webhooks.routes.js'
 import { sudoRoutes } from './sudo.js'
 import { may, membershipHooks, roleNeeded } from './membership.js'
 import { accountSwitcherHook } from './account-switcher.js'
+import { membersRoutes } from './members.routes.js'
+import { invitationRoutes } from './invitation.routes.js'
 import { loginStepRoutes } from './login-step.routes.js'
 import { twoFactorRoutes } from './two-factor.routes.js'
 import { webauthnBrowserScript } from './passkey-assets.js'
@@ -34,6 +36,7 @@ const PUBLIC_PAGES = [
   '/portal/reset',
   '/portal/verify',
   '/portal/account/email/',
+  '/portal/invitations/',
   '/portal/assets/',
 ]
 const isPublicPage = (route: string) =>
@@ -129,6 +132,8 @@ export async function portalPlugin(app: FastifyInstance, options: PortalOptions)
   await planRequestsRoutes(app, portal)
   await activityRoutes(app, portal)
   await settingsRoutes(app, portal)
+  await membersRoutes(app, portal)
+  await invitationRoutes(app, portal)
   // WEBHOOKS=off: no webhooks pages (and no link to them).
   if (options.webhooks) await webhooksRoutes(app, portal, options.webhooks)
 }

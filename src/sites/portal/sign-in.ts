@@ -52,14 +52,16 @@ export function signInFlow(portal: Portal) {
       return stepPage(request, reply, { next: '/portal/keys', passkey: false, status: 400, error })
     },
 
-    async signIn(request: FastifyRequest, reply: FastifyReply, user: PortalUser, to: string) {
+    /** `accountId`: the account the new session works in (an invitation just accepted), else the user's first. */
+    async signIn(request: FastifyRequest, reply: FastifyReply, user: PortalUser, to: string, accountId?: string) {
       const step = request.cookies[cookie]
       if (step !== undefined) {
         await twoFactor.steps.finish(step)
         reply.clearCookie(cookie, cookieOptions)
       }
       portal.metrics.logins.inc()
-      await sessions.start(request, reply, request.visitor, user)
+      const sessionId = await sessions.start(request, reply, request.visitor, user)
+      if (accountId) await portal.repo.setSessionAccount(sessionId, accountId)
       await newBrowser(request, reply, user)
       return redirect(reply, to)
     },
