@@ -102,16 +102,27 @@ test('the portal: no password, session cookie or link token in the log; the link
   const verify = new URL(
     linkIn((await mails(h, h.outbox)).find((m) => m.includes('/portal/verify'))!, '/portal/verify'),
   )
+  // An invitation, sent and opened: its token is in the path too.
+  await c.get('/portal/members')
+  await c.post('/portal/members/invite', { email: 'invited@example.com', role: 'viewer' })
+  const invitation = new URL(
+    linkIn((await mails(h, h.outbox)).findLast((m) => m.includes('/portal/invitations/'))!, '/portal/invitations/'),
+  )
+  await anonymous.get(invitation.pathname)
 
   const text = log.text()
   assert.ok(!text.includes(GOOD_PASSWORD), 'the password is in the log')
   for (const [name, value] of c.jar) assert.ok(!text.includes(value), `the ${name} cookie is in the log`)
-  for (const token of [tokenOf(reset.href), tokenOf(verify.href), verify.searchParams.get('token')].filter(
-    (v): v is string => !!v,
-  )) {
+  for (const token of [
+    tokenOf(reset.href),
+    tokenOf(verify.href),
+    tokenOf(invitation.href),
+    verify.searchParams.get('token'),
+  ].filter((v): v is string => !!v)) {
     assert.ok(!text.includes(token), 'a link token is in the log')
   }
   const paths = log.requests().map((l) => l.path)
   assert.ok(paths.includes('/portal/reset/…'), paths.join(' '))
+  assert.ok(paths.includes('/portal/invitations/…'), paths.join(' '))
   assert.ok(paths.includes('/portal/login'), paths.join(' '))
 })

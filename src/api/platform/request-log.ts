@@ -9,11 +9,12 @@ import type { OutageLog } from '../../ops/outage-log.js'
 import { logFieldsOf } from '../../ops/log-fields.js'
 
 /**
- * The portal's emailed links carry their token in the path (/portal/verify/TOKEN), and so does an operator's setup
- * link (/console/setup/TOKEN, usable for 24 hours by whoever reads it): the log shows `…`.
+ * The portal's emailed links carry their token in the path (/portal/verify/TOKEN, /portal/invitations/TOKEN), and
+ * so does an operator's setup link (/console/setup/TOKEN, usable for 24 hours by whoever reads it): the log shows
+ * `…`.
  */
 const withoutLinkToken = (path: string): string =>
-  path.replace(/^(\/(?:portal\/(?:verify|reset|account\/email)|console\/setup)\/)[^/]+/, '$1…')
+  path.replace(/^(\/(?:portal\/(?:verify|reset|account\/email|invitations)|console\/setup)\/)[^/]+/, '$1…')
 
 /** Longest User-Agent written: it is the client's free text. */
 const USER_AGENT_MAX = 200
