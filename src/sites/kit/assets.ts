@@ -64,6 +64,8 @@ caption { text-align: left; padding: 0 0 .5rem; }
 td.when { white-space: nowrap; }
 td.actions { white-space: nowrap; }
 td.actions form { display: inline; margin: 0 .25rem 0 0; }
+/* A select in a row's actions (a member's role) is as wide as its choices, as small as the buttons beside it. */
+td.actions select { width: auto; max-width: 100%; padding: .25rem .4rem; font-size: .9rem; }
 code, pre, .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9rem; }
 /* Code wraps inside its own box (a scrolling box would need to be focusable); copying still gets the text as is. */
 pre { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%; margin: .5rem 0 1rem; padding: .75rem 1rem;
