@@ -97,7 +97,8 @@ export async function buildServices({
     pool && config.keyCacheTtlMs > 0 ? createKeyCache({ ttlMs: config.keyCacheTtlMs }, metrics.keyCache) : undefined
   const keyChanges = pool && keyCache ? listenForKeyChanges({ pool, cache: keyCache, log }) : undefined
   // Teams (issue 38): an account's members and invitations. An account's deletion takes its memberships, its
-  // invitations, the sessions working in it and its owner's portal user with it.
+  // invitations, the sessions working in it and the portal user made with it, unless that user is still a member
+  // of another account (their log-in stays for it).
   const teams = createTeams({
     db,
     clock,
@@ -105,9 +106,9 @@ export async function buildServices({
     endSessionsIn,
   })
   const removeWithAccount = async (trx: Kysely<Database>, accountId: string) => {
-    await teams.removeWithAccount(trx, accountId, await usersOfAccount(trx, accountId))
+    const stay = await teams.removeWithAccount(trx, accountId, await usersOfAccount(trx, accountId))
     await endAccountSessions(trx, accountId)
-    await removeOwnersOf(trx, accountId)
+    await removeOwnersOf(trx, accountId, stay)
   }
   const accounts = createAccountsRepository({ db, clock, engine, keyCache, removeWithAccount })
   // Verification links: mailed by the portal and by the console (an operator's `Resend verification`).

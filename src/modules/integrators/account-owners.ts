@@ -51,18 +51,23 @@ export async function accountsByAddress(
 /**
  * Removes the account's portal users with everything that lets them in (links, sessions, failed log-ins, known
  * browsers), in the transaction that deletes the account (the accounts module calls it through its
- * `removeWithAccount` hook).
+ * `removeWithAccount` hook). `keep`: users still members of another account (teams), whose log-in stays.
  */
-export async function removeOwnersOf(trx: Kysely<Database>, accountId: string): Promise<void> {
-  const users = trx.selectFrom('portal_users').select('id').where('account_id', '=', accountId)
-  await trx.deleteFrom('portal_tokens').where('user_id', 'in', users).execute()
-  await trx.deleteFrom('portal_sessions').where('user_id', 'in', users).execute()
-  await trx.deleteFrom('portal_devices').where('user_id', 'in', users).execute()
+export async function removeOwnersOf(
+  trx: Kysely<Database>,
+  accountId: string,
+  keep: readonly string[] = [],
+): Promise<void> {
+  const ids = (await usersOfAccount(trx, accountId)).filter((id) => !keep.includes(id))
+  if (ids.length === 0) return
+  await trx.deleteFrom('portal_tokens').where('user_id', 'in', ids).execute()
+  await trx.deleteFrom('portal_sessions').where('user_id', 'in', ids).execute()
+  await trx.deleteFrom('portal_devices').where('user_id', 'in', ids).execute()
   await trx
     .deleteFrom('portal_login_failures')
-    .where('email_key', 'in', trx.selectFrom('portal_users').select('email_key').where('account_id', '=', accountId))
+    .where('email_key', 'in', trx.selectFrom('portal_users').select('email_key').where('id', 'in', ids))
     .execute()
-  await trx.deleteFrom('portal_users').where('account_id', '=', accountId).execute()
+  await trx.deleteFrom('portal_users').where('id', 'in', ids).execute()
 }
 
 /** Portal users' addresses by id (the teams module's member lists). */

@@ -226,33 +226,14 @@ export function createTeams({ db, clock, emailsOf, endSessionsIn }: TeamsDepende
       void (await membersRepository(trx).add({ accountId, userId, role: 'owner', createdAt: clock.now() })),
 
     /**
-     * With the account's deletion, in its transaction: every membership and invitation of it. `leaving`: the portal
-     * users deleted with it (its founder's log-in); any other account where one of them was the only owner gets
-     * its longest-standing remaining member as owner (audited), so no account is left without one.
+     * With the account's deletion, in its transaction: every membership and invitation of it. `founders`: the portal
+     * users made with it; returns those still members of another account, whose log-in stays (the others go with it).
      */
-    async removeWithAccount(trx: Kysely<Database>, accountId: string, leaving: readonly string[]): Promise<void> {
+    async removeWithAccount(trx: Kysely<Database>, accountId: string, founders: readonly string[]): Promise<string[]> {
       const repo = membersRepository(trx)
       await repo.removeAll(accountId)
       await invitationsRepository(trx).removeAll(accountId)
-      for (const m of await repo.accountsOf(leaving)) {
-        if (m.role !== 'owner') continue
-        const others = (await repo.membersOf(m.accountId)).filter((o) => !leaving.includes(o.userId))
-        if (others.length === 0 || others.some((o) => o.role === 'owner')) continue
-        const heir = others[0]!
-        await repo.setRole(m.accountId, heir.userId, 'owner')
-        await writeAudit(
-          trx,
-          clock.now(),
-          { kind: 'system' },
-          {
-            action: 'member.role_changed',
-            accountId: m.accountId,
-            target: { kind: 'account', id: m.accountId },
-            // No address here: the integrators' table is not read inside this transaction (SQLite has one connection).
-            changes: { userId: heir.userId, from: heir.role, to: 'owner', reason: 'the only owner was deleted' },
-          },
-        )
-      }
+      return [...new Set((await repo.accountsOf(founders)).map((m) => m.userId))]
     },
 
     /** Accounts where these users are members (the console's search by a member's address). */

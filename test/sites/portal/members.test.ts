@@ -3,7 +3,7 @@
 // the member's session at once while the key they made keeps working, the last owner, unusable links, the daily cap.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { client, linkIn, mails, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
+import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser, type Client } from '../../helpers/portal.js'
 
 type H = Awaited<ReturnType<typeof portalHarness>>
 
@@ -127,22 +127,36 @@ test('an expired, revoked or used link gets a clear page; the 51st invitation of
   assert.equal((await client(h.app).get(late)).statusCode, 400, 'a week later the link is dead')
 })
 
-test("an account's deletion: a team whose only owner was its founder gets its longest member as owner", async (t) => {
+test("an account's deletion keeps its founder's log-in while they are a member elsewhere", async (t) => {
   const h = await portalHarness(t)
   const founder = await signedUpUser(h, 'founder@example.com')
   const other = await signedUpUser(h, 'other@example.com')
   const otherTeam = (await h.services.portal!.repo.findUserByEmail('other@example.com'))!.account_id
-  // founder joins other's account, which then makes founder its only owner and leaves ownership.
   const link = await invite(h, other, 'founder@example.com', 'owner')
   await founder.get(link)
   assert.equal((await founder.post(link, {})).statusCode, 303)
-  const otherId = (await h.services.portal!.repo.findUserByEmail('other@example.com'))!.id
-  assert.equal((await founder.post(`/portal/members/${otherId}/role`, { role: 'admin' })).statusCode, 303)
   const founderAccount = (await h.services.portal!.repo.findUserByEmail('founder@example.com'))!.account_id
   await h.services.accounts.deleteAccount(founderAccount, { actor: { kind: 'cli', user: 'test' } })
   const members = await h.services.teams.members(otherTeam)
   assert.deepEqual(
     members.map((m) => [m.email, m.role]),
-    [['other@example.com', 'owner']],
+    [
+      ['other@example.com', 'owner'],
+      ['founder@example.com', 'owner'],
+    ],
   )
+  const again = client(h.app)
+  await again.get('/portal/login')
+  assert.equal(
+    (await again.post('/portal/login', { email: 'founder@example.com', password: GOOD_PASSWORD })).statusCode,
+    303,
+  )
+  assert.equal((await again.get('/portal/members')).statusCode, 200, 'working in the account they are still in')
+
+  // Alone in nothing else, a founder goes with the account, as before teams.
+  const lone = await signedUpUser(h, 'lone@example.com')
+  const loneAccount = (await h.services.portal!.repo.findUserByEmail('lone@example.com'))!.account_id
+  await h.services.accounts.deleteAccount(loneAccount, { actor: { kind: 'cli', user: 'test' } })
+  assert.equal(await h.services.portal!.repo.findUserByEmail('lone@example.com'), undefined)
+  assert.equal((await lone.get('/portal/keys')).statusCode, 303)
 })
