@@ -105,7 +105,7 @@ export function membersRepository(db: Kysely<Database>) {
         .select('require_two_factor')
         .where('account_id', '=', accountId)
         .executeTakeFirst()
-      return row?.require_two_factor === 1
+      return Number(row?.require_two_factor ?? 0) === 1
     },
 
     async setRequireTwoFactor(accountId: string, on: boolean): Promise<void> {

@@ -138,13 +138,10 @@ test("an account's deletion keeps its founder's log-in while they are a member e
   const founderAccount = (await h.services.portal!.repo.findUserByEmail('founder@example.com'))!.account_id
   await h.services.accounts.deleteAccount(founderAccount, { actor: { kind: 'cli', user: 'test' } })
   const members = await h.services.teams.members(otherTeam)
-  assert.deepEqual(
-    members.map((m) => [m.email, m.role]),
-    [
-      ['other@example.com', 'owner'],
-      ['founder@example.com', 'owner'],
-    ],
-  )
+  assert.deepEqual(members.map((m) => [m.email, m.role]).sort(), [
+    ['founder@example.com', 'owner'],
+    ['other@example.com', 'owner'],
+  ])
   const again = client(h.app)
   await again.get('/portal/login')
   assert.equal(
@@ -159,4 +156,23 @@ test("an account's deletion keeps its founder's log-in while they are a member e
   await h.services.accounts.deleteAccount(loneAccount, { actor: { kind: 'cli', user: 'test' } })
   assert.equal(await h.services.portal!.repo.findUserByEmail('lone@example.com'), undefined)
   assert.equal((await lone.get('/portal/keys')).statusCode, 303)
+})
+
+test('an account requiring two-factor log-in sends a member without one to set it up, refusing the rest', async (t) => {
+  const h = await portalHarness(t)
+  const owner = await signedUpUser(h, 'owner@example.com')
+  const link = await invite(h, owner, 'dev@example.com', 'developer')
+  const dev = await signUpFromLink(h, link)
+  await owner.get('/portal/members')
+  assert.equal((await owner.post('/portal/members/two-factor', { required: 'yes' })).statusCode, 303)
+  const sent = await dev.get('/portal/keys')
+  assert.equal(sent.statusCode, 303)
+  assert.equal(sent.headers.location, '/portal/account?done=two-factor-required')
+  assert.match((await dev.get(sent.headers.location as string)).body, /requires two-factor log-in/)
+  const refused = await dev.post('/portal/keys', { name: 'k', expires: '' })
+  assert.equal(refused.statusCode, 403)
+  const devUser = (await h.services.portal!.repo.findUserByEmail('dev@example.com'))!
+  assert.equal((await dev.post('/portal/account/app', {})).statusCode, 200, 'setting one up is allowed')
+  const actions = (await h.services.audit.list({ accountId: devUser.account_id, limit: 5 })).map((e) => e.action)
+  assert.ok(!actions.includes('key.created'))
 })
