@@ -12,6 +12,9 @@ import { postgresOnly, postgresSchema } from '../helpers/backend.js'
 
 const ALL = Object.keys(migrations)
 const TABLES = [
+  'account_invitations',
+  'account_members',
+  'account_team_settings',
   'accounts',
   'api_keys',
   'audit_events',
@@ -48,6 +51,8 @@ const TABLES = [
 ]
 const INDEXES: Record<string, string> = {
   api_keys_account_id: 'api_keys(account_id)',
+  account_members_user: 'account_members(user_id)',
+  account_invitations_account: 'account_invitations(account_id, created_at)',
   pets_account_id_id: 'pets(account_id, id)',
   pets_account_status_id: 'pets(account_id, status, id)',
   messages_due: 'messages(status, next_attempt_at, seq)',

@@ -152,6 +152,8 @@ test('an address not verified yet cannot add a second factor (a pre-hijacker mus
   const c = client(h.app)
   await c.get('/portal/signup')
   assert.equal((await c.post('/portal/signup', { email: EMAIL, password: GOOD_PASSWORD })).statusCode, 200)
+  // The account is made off the request path (with its mail): wait for it.
+  await mails(h, h.outbox)
   await c.get('/portal/login')
   assert.equal((await c.post('/portal/login', { email: EMAIL, password: GOOD_PASSWORD })).statusCode, 303)
   assert.match((await c.get('/portal/account')).body, /Verify your address first/)
