@@ -7,7 +7,7 @@ import { sendPage } from '../kit/reply.js'
 import { accountOr404, bansOf, canMail } from './account-lookups.js'
 import { accountPage, isDone } from './account.pages.js'
 import { span, webhooksSection } from './account-webhooks.pages.js'
-import { membersSection } from './account-members.pages.js'
+import { membersSection, twoFactorOf } from './account-members.pages.js'
 import { AccountPageQuery, AccountParams } from './account.schemas.js'
 import type { OperatorConsole } from './console.context.js'
 import { consolePage } from './layout.js'
@@ -75,7 +75,7 @@ export async function accountRoutes(app: FastifyInstance, c: OperatorConsole): P
         canMail: canMail(c),
         done,
         found,
-        members: membersSection(account, members, invitations),
+        members: membersSection(account, members, invitations, await twoFactorOf(c, members)),
         webhooks:
           endpoints &&
           health &&

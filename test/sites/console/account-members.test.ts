@@ -3,6 +3,7 @@
 // member's own account. Through HTTP with signed-in operators of both roles; the users are real portal sign-ups,
 // made members through the teams service (an invitation and its acceptance, as the portal's pages do).
 import assert from 'node:assert/strict'
+import { totpCode } from '../../../src/modules/sign-in/totp.js'
 import { test } from 'node:test'
 import type { AuditActor } from '../../../src/modules/audit/audit-event.js'
 import { emailKeyOf } from '../../../src/kernel/email-address.js'
@@ -59,6 +60,13 @@ async function team(h: ConsoleHarness) {
   )
   assert.deepEqual(joined, { outcome: 'joined', accountId: owner.accountId })
   await invite(h, owner, 'carol@else.example', 'viewer')
+  // Bob has an authenticator app (the page says On, and nothing of it).
+  const bobUser = (await h.services.portal!.repo.findUserByEmail('Bob.Builder@crew.example'))!
+  const app = (await h.services.twoFactor.startApp(bobUser))!
+  const confirmed = await h.services.twoFactor.confirmApp(bobUser, totpCode(app.secret, h.clock.now()), {
+    kind: 'system',
+  })
+  assert.equal(confirmed.outcome, 'confirmed')
   return { owner, bob }
 }
 
@@ -78,8 +86,8 @@ test('the account page lists the members, their roles and open invitations, read
     assert.equal(page.statusCode, 200, page.body)
     // Oldest first: the owner since the sign-up, Bob since he accepted.
     assert.deepEqual(tableRows(page.body, 'members cards').slice(1), [
-      ['owner@team.example', 'owner', '2027-03-01 10:00 UTC'],
-      ['Bob.Builder@crew.example', 'developer', '2027-03-02 11:01 UTC'],
+      ['owner@team.example', 'owner', 'Off', '2027-03-01 10:00 UTC'],
+      ['Bob.Builder@crew.example', 'developer', 'On', '2027-03-02 11:01 UTC'],
     ])
     // Bob's invitation was accepted: only Carol's is open (a week from when it was sent).
     assert.deepEqual(tableRows(page.body, 'member-invitations cards').slice(1), [
@@ -92,7 +100,7 @@ test('the account page lists the members, their roles and open invitations, read
     // Bob's own account: he is its only member, with nothing pending.
     const own = await operator.get(`/console/accounts/${bob.accountId}`)
     assert.deepEqual(tableRows(own.body, 'members cards').slice(1), [
-      ['Bob.Builder@crew.example', 'owner', '2027-03-01 10:01 UTC'],
+      ['Bob.Builder@crew.example', 'owner', 'On', '2027-03-01 10:01 UTC'],
     ])
     assert.match(membersSection(own.body), /No open invitations\./)
   }
