@@ -137,3 +137,21 @@ export function createAuditRepository({ db, clock }: { db: Kysely<Database>; clo
 }
 
 export type AuditRepository = ReturnType<typeof createAuditRepository>
+
+/**
+ * Runs `work` and writes the account's audit entry (targeting the account) in one transaction, so the entry exists
+ * exactly when the change was committed.
+ */
+export function accountChange<T>(
+  db: Kysely<Database>,
+  at: () => number,
+  entry: { accountId: string; actor: AuditActor; action: AuditAction; changes: Record<string, unknown> },
+  work: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const result = await work(trx)
+    const { accountId, actor, action, changes } = entry
+    await writeAudit(trx, at(), actor, { action, accountId, target: { kind: 'account', id: accountId }, changes })
+    return result
+  })
+}

@@ -8,7 +8,7 @@ import type { Clock } from '../../kernel/clock.js'
 import type { Database, MemberRole } from '../../db/schema.js'
 import { randomSecret } from '../../kernel/secrets.js'
 import type { AuditAction, AuditActor } from '../audit/audit-event.js'
-import { writeAudit } from '../audit/audit.repository.js'
+import { accountChange } from '../audit/audit.repository.js'
 import { invitationsRepository, type Invitation } from './invitations.repository.js'
 import { membersRepository, type Membership } from './members.repository.js'
 import { rolesGrantableBy } from './roles.js'
@@ -36,24 +36,13 @@ export function createTeams({ db, clock, emailsOf, endSessionsIn }: TeamsDepende
   const members = membersRepository(db)
   const invitations = invitationsRepository(db)
 
-  async function change<T>(
+  const change = <T>(
     accountId: string,
     actor: AuditActor,
     action: AuditAction,
     changes: Record<string, unknown>,
     work: (trx: Kysely<Database>) => Promise<T>,
-  ): Promise<T> {
-    return db.transaction().execute(async (trx) => {
-      const result = await work(trx)
-      await writeAudit(trx, clock.now(), actor, {
-        action,
-        accountId,
-        target: { kind: 'account', id: accountId },
-        changes,
-      })
-      return result
-    })
-  }
+  ): Promise<T> => accountChange(db, () => clock.now(), { accountId, actor, action, changes }, work)
 
   /** Whether `by` may change or remove a member of `role` (and, for a change, give `to`). */
   const mayManage = (by: Membership, role: MemberRole, to?: MemberRole) =>

@@ -12,7 +12,7 @@ import type { Clock } from '../../kernel/clock.js'
 import type { Database } from '../../db/schema.js'
 import type { SecretBox } from '../../kernel/secret-box.js'
 import type { AuditAction, AuditActor } from '../audit/audit-event.js'
-import { writeAudit } from '../audit/audit.repository.js'
+import { accountChange } from '../audit/audit.repository.js'
 import { newRecoveryCodes, recoveryCodeHash, looksLikeRecoveryCode } from '../sign-in/recovery-codes.js'
 import { matchingStep, newTotpSecret, normalizeTotpCode, totpStep, totpUri } from '../sign-in/totp.js'
 import { codeThrottle } from './code-throttle.js'
@@ -50,25 +50,19 @@ export function createTwoFactor({
   const rp = relyingPartyOf(publicUrl)
   const context = (userId: string) => `portal-totp:${userId}`
 
-  async function change<T>(
+  const change = <T>(
     user: FactorUser,
     actor: AuditActor,
     action: AuditAction,
     changes: Record<string, unknown>,
     work: (trx: ReturnType<typeof factorsRepository>) => Promise<T>,
-  ): Promise<T> {
-    return db.transaction().execute(async (trx) => {
-      const result = await work(factorsRepository(trx))
-      const accountId = user.account_id
-      await writeAudit(trx, clock.now(), actor, {
-        action,
-        accountId,
-        target: { kind: 'account', id: accountId },
-        changes,
-      })
-      return result
-    })
-  }
+  ): Promise<T> =>
+    accountChange(
+      db,
+      () => clock.now(),
+      { accountId: user.account_id, actor, action, changes },
+      (trx) => work(factorsRepository(trx)),
+    )
 
   async function status(userId: string): Promise<TwoFactorStatus> {
     const [totp, passkeys, recoveryCodesLeft] = [
