@@ -19,7 +19,7 @@ import {
   emailChangeTakenMessage,
   passwordChangedMessage,
 } from './mail-messages.js'
-import { hashPassword, passwordProblem, verifyPassword } from '../../kernel/passwords.js'
+import { hashPassword, passwordProblem } from '../../kernel/passwords.js'
 import { PORTAL_BOUNDS, type Portal } from './portal.context.js'
 import type { PortalUser } from '../../modules/integrators/integrators.repository.js'
 import {
@@ -43,7 +43,7 @@ import {
   type SettingsInput,
 } from './settings.pages.js'
 import { mailFailed } from './signup.routes.js'
-import { createLoginThrottle } from './throttle.js'
+import { passwordConfirmation } from './throttle.js'
 import { twoFactorSection } from './two-factor.pages.js'
 
 const TITLE = 'Account settings'
@@ -53,7 +53,7 @@ const askAgain = html`Ask for a new link on your <a href="/portal/account">accou
 export async function settingsRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
   const { settings, mailer, sessions, accounts } = portal
-  const throttle = createLoginThrottle({ repo: portal.repo, clock: portal.clock })
+  const passwordConfirms = passwordConfirmation({ repo: portal.repo, clock: portal.clock })
   const hide = true
   const toLogIn = (reply: FastifyReply) => redirect(reply, loginFor('/portal/account', PORTAL_BOUNDS))
 
@@ -89,17 +89,6 @@ export async function settingsRoutes(app: FastifyInstance, portal: Portal): Prom
         }),
       ),
     )
-  }
-
-  /**
-   * Whether `password` is the user's; a wrong one is a failed log-in for this address and client (429 when too many).
-   */
-  async function passwordConfirms(request: FastifyRequest, user: PortalUser, password: string): Promise<boolean> {
-    const who = { email: emailKeyOf(user.email), address: request.ip }
-    const attempt = await throttle.attempt({ ...who, passwordChangedAt: user.password_changed_at })
-    if (!(await verifyPassword(password, user.password_hash))) return false
-    await attempt.succeeded()
-    return true
   }
 
   r.get(

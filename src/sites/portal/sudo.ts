@@ -6,8 +6,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { emailKeyOf } from '../../kernel/email-address.js'
-import { verifyPassword } from '../../kernel/passwords.js'
 import { integratorActor } from '../../modules/integrators/actor.js'
 import type { PortalUser } from '../../modules/integrators/integrators.repository.js'
 import { formBody, pageQuery, pageResponses } from '../kit/page-schemas.js'
@@ -16,7 +14,7 @@ import { notice, page } from './layout.js'
 import type { Portal } from './portal.context.js'
 import { codeProblem, passkeyAnswer, securityMail } from './second-step.js'
 import { confirmPage, continuePage, type KeptForm } from './sudo.pages.js'
-import { createLoginThrottle } from './throttle.js'
+import { passwordConfirmation } from './throttle.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -53,12 +51,20 @@ function keptForm(raw: string): KeptForm | undefined {
   }
 }
 
+/** Whether the session confirmed who it is (or logged in) within PORTAL_SUDO_SECONDS. */
+export async function sudoFresh(
+  portal: Pick<Portal, 'repo' | 'clock' | 'config'>,
+  sessionId: string,
+): Promise<boolean> {
+  const since = await portal.repo.sudoAt(sessionId)
+  return since !== undefined && portal.clock.now() - since < portal.config.portalSudoSeconds * 1000
+}
+
 /** Registers the gate (before the routes it guards) and the confirmation's own route. */
 export async function sudoRoutes(app: FastifyInstance, portal: Portal): Promise<void> {
   const { twoFactor } = portal
-  const windowMs = portal.config.portalSudoSeconds * 1000
   const guarded: Array<{ pattern: RegExp; action: string }> = []
-  const throttle = createLoginThrottle({ repo: portal.repo, clock: portal.clock })
+  const passwordConfirms = passwordConfirmation({ repo: portal.repo, clock: portal.clock })
 
   app.addHook('onRoute', (route) => {
     const action = route.config?.sudo
@@ -83,8 +89,7 @@ export async function sudoRoutes(app: FastifyInstance, portal: Portal): Promise<
     const action = request.routeOptions.config.sudo
     const { user, sessionId } = request.visitor
     if (!action || !user || !sessionId) return
-    const since = await portal.repo.sudoAt(sessionId)
-    if (since !== undefined && portal.clock.now() - since < windowMs) return
+    if (await sudoFresh(portal, sessionId)) return
     const { _csrf, ...kept } = (request.body ?? {}) as Record<string, string | string[]>
     return ask(request, reply, user, { returnTo: request.url.split('?')[0]!, action, kept })
   })
@@ -124,10 +129,7 @@ export async function sudoRoutes(app: FastifyInstance, portal: Portal): Promise<
         securityMail(portal, request, user, result)
         if (result.outcome === 'locked' || result.outcome === 'address') status = 429
       } else if (password !== undefined && !factors.enabled) {
-        const who = { email: emailKeyOf(user.email), address: request.ip }
-        const attempt = await throttle.attempt({ ...who, passwordChangedAt: user.password_changed_at })
-        if (await verifyPassword(password, user.password_hash)) await attempt.succeeded()
-        else problem = 'The password is incorrect.'
+        if (!(await passwordConfirms(request, user, password))) problem = 'The password is incorrect.'
       } else problem = 'Confirm with one of the ways below.'
       if (problem) return ask(request, reply, user, form, { message: problem, status })
       await portal.repo.confirmSudo(sessionId)

@@ -15,6 +15,7 @@ import { redirect, sendPage } from '../kit/reply.js'
 import { notice, page } from './layout.js'
 import type { Portal } from './portal.context.js'
 import { mailSecurity } from './second-step.js'
+import { sudoFresh } from './sudo.js'
 import { addPasskeyPage, appEnrolPage, recoveryCodesPage } from './two-factor.pages.js'
 
 const CodeBody = formBody({ code: Type.String({ maxLength: 64 }) })
@@ -105,9 +106,7 @@ export async function twoFactorRoutes(app: FastifyInstance, portal: Portal): Pro
     { schema: { hide, querystring: NoQuery, body: OptionsBody, response: pageResponses({ 200: 'Options' }) } },
     async (request, reply) => {
       const { user, sessionId } = request.visitor
-      const since = sessionId === undefined ? undefined : await portal.repo.sudoAt(sessionId)
-      const fresh = since !== undefined && portal.clock.now() - since < portal.config.portalSudoSeconds * 1000
-      if (!user || !sessionId || user.verified_at === null || !fresh)
+      if (!user || !sessionId || user.verified_at === null || !(await sudoFresh(portal, sessionId)))
         return reply
           .code(403)
           .type('application/json')
