@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { emailKeyOf, parseEmailAddress } from '../../kernel/email-address.js'
 import { integratorActor } from '../../modules/integrators/actor.js'
+import type { Invitation } from '../../modules/teams/invitations.repository.js'
 import { isRole } from '../../modules/teams/roles.js'
 import { formBody, pageQuery, pageResponses } from '../kit/page-schemas.js'
 import { PageError, redirect, sendPage } from '../kit/reply.js'
@@ -57,6 +58,16 @@ export async function membersRoutes(app: FastifyInstance, portal: Portal): Promi
     }
     return sendPage(reply, status, page(ctx, TITLE, membersPage(input)))
   }
+  /** The invitation's link, to its address, from the member who sent (or resent) it. */
+  async function mailInvitation(request: FastifyRequest, invitation: Invitation, token: string) {
+    const message = {
+      account: await accountName(invitation.accountId),
+      inviter: request.visitor.user!.email,
+      role: ROLE_NAMES[invitation.role].toLowerCase(),
+      link: portal.link(`/portal/invitations/${token}`),
+    }
+    portal.mailer.sendLater(invitationMessage(invitation.email, message), mailFailed(request))
+  }
   const actor = (request: FastifyRequest) => integratorActor(request.visitor.user!, request.ip)
   const notFound = () => new PageError(404, 'Not found', 'No such member or invitation in this account.')
   const refusal = (outcome: string) =>
@@ -101,10 +112,7 @@ export async function membersRoutes(app: FastifyInstance, portal: Portal): Promi
         case 'too_many_members':
           return again(409, 'An account has at most 100 members and open invitations: remove one first.')
       }
-      const link = portal.link(`/portal/invitations/${result.token}`)
-      const role = ROLE_NAMES[result.invitation.role].toLowerCase()
-      const message = { account: await accountName(me.accountId), inviter: request.visitor.user!.email, role, link }
-      portal.mailer.sendLater(invitationMessage(parsed.email, message), mailFailed(request))
+      await mailInvitation(request, result.invitation, result.token)
       return redirect(reply, '/portal/members?done=invited')
     },
   )
@@ -123,10 +131,7 @@ export async function membersRoutes(app: FastifyInstance, portal: Portal): Promi
         const renewed = await teams.resend(me, id)
         if (!renewed) throw notFound()
         const { invitation, token } = renewed
-        const role = ROLE_NAMES[invitation.role].toLowerCase()
-        const link = portal.link(`/portal/invitations/${token}`)
-        const message = { account: await accountName(me.accountId), inviter: request.visitor.user!.email, role, link }
-        portal.mailer.sendLater(invitationMessage(invitation.email, message), mailFailed(request))
+        await mailInvitation(request, invitation, token)
         return redirect(reply, '/portal/members?done=resent')
       },
     )
