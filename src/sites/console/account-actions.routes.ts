@@ -28,6 +28,16 @@ const actionResponses = pageResponses({})
 const sentence = (message: string) =>
   `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`
 
+/** A reason an admin must give (kept in the audit log): its text, or what is wrong with it (`missing`: blank). */
+function requiredReason(typed: string, missing: string): { text: string } | { problem: string } {
+  try {
+    return { text: checkReason(typed, true)! }
+  } catch (error) {
+    if (!(error instanceof AccountInputError)) throw error
+    return { problem: typed.trim() === '' ? missing : sentence(error.message) }
+  }
+}
+
 export async function accountActionsRoutes(app: FastifyInstance, c: OperatorConsole): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -89,29 +99,20 @@ export async function accountActionsRoutes(app: FastifyInstance, c: OperatorCons
         c.require(request, 'admin')
         const account = await liveAccount(c, request.params.id)
         const typed = request.body.reason ?? ''
-        let reason: string
-        try {
-          reason = checkReason(typed, true)!
-        } catch (error) {
-          if (!(error instanceof AccountInputError)) throw error
+        const reason = requiredReason(typed, 'Give a reason: it is kept in the audit log.')
+        if ('problem' in reason) {
           const ctx = c.context(request, reply)
-          const problem = typed.trim() === '' ? 'Give a reason: it is kept in the audit log.' : sentence(error.message)
-          return confirmPage(
-            reply,
-            ctx,
-            title,
-            400,
-            reasonPage(ctx.csrf, account, kind, { reason: typed, error: problem }),
-          )
+          const content = reasonPage(ctx.csrf, account, kind, { reason: typed, error: reason.problem })
+          return confirmPage(reply, ctx, title, 400, content)
         }
         const actor = c.actor(request)
         if (kind === 'delete') {
-          await c.accounts.deleteAccount(account.id, { actor, reason })
+          await c.accounts.deleteAccount(account.id, { actor, reason: reason.text })
           return backToAccount(reply, account, 'deleted')
         }
         if (account.suspendedAt !== null) return backToAccount(reply, account, 'unchanged')
         try {
-          await c.accounts.suspend({ accountId: account.id, reason, actor })
+          await c.accounts.suspend({ accountId: account.id, reason: reason.text, actor })
         } catch (error) {
           if (error instanceof AccountStateError) throw new PageError(400, 'Not suspended', sentence(error.message))
           throw error
@@ -211,19 +212,15 @@ export async function accountActionsRoutes(app: FastifyInstance, c: OperatorCons
       const { user, status } = await factorsOf(account)
       if (!status.enabled) return backToAccount(reply, account, 'unchanged')
       const typed = request.body.reason ?? ''
-      let reason: string
-      try {
-        reason = checkReason(typed, true)!
-      } catch (error) {
-        if (!(error instanceof AccountInputError)) throw error
+      const reason = requiredReason(typed, 'Say how you verified them: it is kept in the audit log.')
+      if ('problem' in reason) {
         const ctx = c.context(request, reply)
-        const problem =
-          typed.trim() === '' ? 'Say how you verified them: it is kept in the audit log.' : sentence(error.message)
-        const content = resetSecondFactorsPage(ctx.csrf, account, user, status, { reason: typed, error: problem })
+        const values = { reason: typed, error: reason.problem }
+        const content = resetSecondFactorsPage(ctx.csrf, account, user, status, values)
         return confirmPage(reply, ctx, 'Reset second factors', 400, content)
       }
       // The audit entry is written in the reset's transaction (with the operator as its actor).
-      await c.twoFactor.resetAll({ id: user.id, account_id: account.id, email: user.email }, actor, reason)
+      await c.twoFactor.resetAll({ id: user.id, account_id: account.id, email: user.email }, actor, reason.text)
       const portal = c.config.publicUrl
       await mailer.send(
         secondFactorsResetMessage(user.email, {
