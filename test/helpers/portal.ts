@@ -8,6 +8,9 @@ import type { TestContext } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { startHarness, type Harness } from './harness.js'
 import type { Services } from '../../src/main/services.js'
+import { openDatabase } from '../../src/db/database.js'
+import { loadConfig } from '../../src/kernel/config.js'
+import { appWithServices } from './app-with-services.js'
 
 export const ORIGIN = 'http://portal.test'
 export const GOOD_PASSWORD = 'correct horse battery staple'
@@ -107,4 +110,26 @@ export async function signedUpUser(
   const login = await c.post('/portal/login', { email, password })
   assert.equal(login.statusCode, 303, login.body)
   return c
+}
+
+/**
+ * A second instance of the harness's portal (PostgreSQL pass): its own services and connection pool on the same
+ * schema, the same outbox and test clock, as a second server behind a load balancer. Closed after the test.
+ */
+export async function secondPortalInstance(
+  t: TestContext,
+  h: Harness & { outbox: string },
+): Promise<Awaited<ReturnType<typeof appWithServices>>> {
+  const config = loadConfig(
+    { LOG_LEVEL: 'silent', PETSTORE_PUBLIC_URL: ORIGIN, MAIL_URL: `file:${h.outbox}`, PASSWORD_HASH_COST: '4' },
+    { databaseUrl: h.config.databaseUrl, redisUrl: h.config.redisUrl },
+  )
+  const handle = openDatabase(h.config.databaseUrl, { poolSize: 2 })
+  const second = await appWithServices({ ...handle, config, clock: h.clock, logger: false })
+  t.after(async () => {
+    await second.app.close()
+    await second.services.close()
+    await handle.close()
+  })
+  return second
 }

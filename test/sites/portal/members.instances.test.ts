@@ -3,27 +3,22 @@
 // is refused (the session ended in the database; nothing is cached), while the key they made keeps working.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { openDatabase } from '../../../src/db/database.js'
-import { loadConfig } from '../../../src/kernel/config.js'
-import { appWithServices } from '../../helpers/app-with-services.js'
 import { postgresOnlyReason } from '../../helpers/backend.js'
-import { client, GOOD_PASSWORD, linkIn, mails, ORIGIN, portalHarness, signedUpUser } from '../../helpers/portal.js'
+import {
+  client,
+  GOOD_PASSWORD,
+  linkIn,
+  mails,
+  portalHarness,
+  secondPortalInstance,
+  signedUpUser,
+} from '../../helpers/portal.js'
 
 test('a member removed on one instance is refused on the other at their next request; their key still works', {
   skip: postgresOnlyReason(),
 }, async (t) => {
   const h = await portalHarness(t)
-  const config = loadConfig(
-    { LOG_LEVEL: 'silent', PETSTORE_PUBLIC_URL: ORIGIN, MAIL_URL: `file:${h.outbox}`, PASSWORD_HASH_COST: '4' },
-    { databaseUrl: h.config.databaseUrl, redisUrl: h.config.redisUrl },
-  )
-  const handle = openDatabase(h.config.databaseUrl, { poolSize: 2 })
-  const second = await appWithServices({ ...handle, config, clock: h.clock, logger: false })
-  t.after(async () => {
-    await second.app.close()
-    await second.services.close()
-    await handle.close()
-  })
+  const second = await secondPortalInstance(t, h)
 
   const owner = await signedUpUser(h, 'owner@example.com')
   await owner.get('/portal/members')

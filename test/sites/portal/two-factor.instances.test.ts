@@ -4,12 +4,9 @@
 // log-in (nothing is cached).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { loadConfig } from '../../../src/kernel/config.js'
-import { openDatabase } from '../../../src/db/database.js'
 import { totpCode } from '../../../src/modules/sign-in/totp.js'
-import { appWithServices } from '../../helpers/app-with-services.js'
 import { postgresOnlyReason } from '../../helpers/backend.js'
-import { client, GOOD_PASSWORD, ORIGIN, portalHarness, signedUpUser } from '../../helpers/portal.js'
+import { client, GOOD_PASSWORD, portalHarness, secondPortalInstance, signedUpUser } from '../../helpers/portal.js'
 
 const EMAIL = 'ada@example.com'
 
@@ -17,25 +14,7 @@ test('a code used on one instance is refused on the other; a reset on one is see
   skip: postgresOnlyReason(),
 }, async (t) => {
   const h = await portalHarness(t)
-  // The second instance: its own services and connection pool on the first one's schema, on the same test clock.
-  const config = loadConfig(
-    { LOG_LEVEL: 'silent', PETSTORE_PUBLIC_URL: ORIGIN, MAIL_URL: `file:${h.outbox}`, PASSWORD_HASH_COST: '4' },
-    { databaseUrl: h.config.databaseUrl, redisUrl: h.config.redisUrl },
-  )
-  const handle = openDatabase(h.config.databaseUrl, { poolSize: 2 })
-  const second = await appWithServices({
-    config,
-    db: handle.db,
-    pool: handle.pool,
-    engine: handle.engine,
-    clock: h.clock,
-    logger: false,
-  })
-  t.after(async () => {
-    await second.app.close()
-    await second.services.close()
-    await handle.close()
-  })
+  const second = await secondPortalInstance(t, h)
 
   const owner = await signedUpUser(h, EMAIL)
   await owner.get('/portal/account')
