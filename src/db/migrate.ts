@@ -20,6 +20,7 @@ import { eventQueue } from './migrations/0017_event-queue.js'
 import { portalDevices } from './migrations/0018_portal-devices.js'
 import { portalTwoFactor } from './migrations/0019_portal-two-factor.js'
 import { teams } from './migrations/0020_teams.js'
+import { eventStreams } from './migrations/0021_event-streams.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0018_portal-devices': portalDevices,
   '0019_portal-two-factor': portalTwoFactor,
   '0020_teams': teams,
+  '0021_event-streams': eventStreams,
 }
 
 /** Where `migrateToLatest` reports each migration it applied (pino's signature; `serve` passes its logger). */

@@ -380,6 +380,12 @@ export interface WebhookEndpointsTable {
   failing_since: bigint | null
   created_at: string
   updated_at: string
+  /** Where the endpoint's first attempts have read the account's events to (0021_event-streams). */
+  stream_seq: Generated<bigint>
+  /** PostgreSQL: the transaction of that event (events are read in (tx, seq) order there); 0 on SQLite. */
+  stream_tx: Generated<bigint>
+  /** Epoch ms until which an instance reads and delivers the endpoint's stream. */
+  stream_locked_until: bigint | null
 }
 
 export interface WebhookEventsTable {
@@ -389,6 +395,8 @@ export interface WebhookEventsTable {
   type: string
   data: string
   created_at: string
+  /** PostgreSQL: the recording transaction's id (a default); null on SQLite and for events before 0021. */
+  tx: Generated<bigint | null>
 }
 
 export interface WebhookDeliveriesTable {

@@ -1,5 +1,6 @@
 // Every service of the process, built once from its dependencies and shared by both listeners: the same
 // accounts, the same rate-limit store (one quota over both interfaces), the same idempotency records.
+import { webhookBacklog } from '../modules/webhooks/backlog.js'
 import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import { createAccountsRepository } from '../modules/accounts/accounts.repository.js'
@@ -87,6 +88,7 @@ export async function buildServices({
     db,
     clock,
     plans: PLANS,
+    webhookBacklog: (now) => webhookBacklog(db, now),
     redis: config.redisUrl ? () => redisState(config.redisUrl, rateLimitStore) : undefined,
   })
   const sendBatcher = createSendBatcher()

@@ -13,6 +13,7 @@ import { endpointDisabledMessage } from '../modules/webhooks/endpoint-disabled-m
 import type { Database } from '../db/schema.js'
 import type { Engine } from '../db/engine.js'
 import { createDeliveriesRepository } from '../modules/webhooks/deliveries.repository.js'
+import { createEventStreamsRepository } from '../modules/webhooks/event-streams.repository.js'
 import { createDeliveryLog } from '../modules/webhooks/delivery-log.js'
 import { createDeliveryWorker } from '../modules/webhooks/delivery-worker.js'
 import { createEndpointsRepository } from '../modules/webhooks/endpoints.repository.js'
@@ -81,6 +82,7 @@ export function webhookServices({
     worker: (log: Logger, send: Parameters<typeof createDeliveryWorker>[0]['send'] = http.send) =>
       createDeliveryWorker({
         deliveries: createDeliveriesRepository({ db, clock, engine }),
+        streams: createEventStreamsRepository({ db, clock, engine }),
         endpoints: createEndpointsRepository(db),
         signingSecrets: endpoints.signingSecrets,
         disable: endpoints.disableForDeliveries,

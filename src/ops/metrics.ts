@@ -72,11 +72,13 @@ interface MetricsSources {
   clock?: Clock
   /** Redis's state, when REDIS_URL is set (`petstore_redis_up`). */
   redis?: () => Promise<RedisState>
+  /** The webhooks' backlog at a time (the webhook gauges); absent: none. */
+  webhookBacklog?: (now: number) => Promise<{ waiting: number; oldestSeconds: number }>
   /** The plans, each with a series of the account gauge even when no account has it. */
   plans?: readonly string[]
 }
 
-export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: MetricsSources = {}) {
+export function createMetrics({ pool, reads, db, clock, redis, webhookBacklog, plans = [] }: MetricsSources = {}) {
   const registry = new Registry()
   // prom-client's process and Node.js metrics under their standard names (`process_cpu_seconds_total`,
   // `nodejs_eventloop_lag_seconds` …), as stock Node.js dashboards and alerts expect them; ours are `petstore_*`.
@@ -101,7 +103,7 @@ export function createMetrics({ pool, reads, db, clock, redis, plans = [] }: Met
         reads.open(),
       )
   }
-  registerScrapeGauges({ registry, db, clock, redis, plans })
+  registerScrapeGauges({ registry, db, clock, redis, webhookBacklog, plans })
   let scrape = () => registry.metrics()
   if (cluster.isWorker) {
     // This process's registry is what it reports to the primary; constructing an AggregatorRegistry makes

@@ -21,6 +21,8 @@ interface ScrapeSources {
   registry: Registry
   db?: Kysely<Database>
   clock?: Clock
+  /** The webhooks' backlog at a time (modules/webhooks/backlog.ts); absent: no webhook gauges. */
+  webhookBacklog?: (now: number) => Promise<{ waiting: number; oldestSeconds: number }>
   /** Redis's state (dependency-checks.ts); absent (no REDIS_URL): no `petstore_redis_up`. */
   redis?: () => Promise<RedisState>
   /** The plans (accounts/plans.ts), each with a series of the account gauge. */
@@ -70,7 +72,7 @@ async function accountsByPlan(db: Kysely<Database>): Promise<Map<string, number>
   return new Map(rows.map((r) => [r.plan, Number(r.n)]))
 }
 
-export function registerScrapeGauges({ registry, db, clock, redis, plans }: ScrapeSources): void {
+export function registerScrapeGauges({ registry, db, clock, redis, webhookBacklog, plans }: ScrapeSources): void {
   const registers = [registry]
   const { version } = packageInfo()
   new Gauge({
@@ -103,7 +105,7 @@ export function registerScrapeGauges({ registry, db, clock, redis, plans }: Scra
   }
   if (!db) return
   const now = () => (clock ? clock.now() : Date.now())
-  registerWebhookGauges({ registry, db, now, withinTimeout })
+  if (webhookBacklog) registerWebhookGauges({ registry, backlog: () => webhookBacklog(now()), withinTimeout })
   // prom-client collects every metric of a scrape at once: both outbox gauges share one read.
   let reading: Promise<{ depth: number; oldestSeconds: number }> | undefined
   const readOutbox = () => (reading ??= withinTimeout(outbox(db, now())).finally(() => (reading = undefined)))

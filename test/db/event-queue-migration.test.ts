@@ -1,8 +1,8 @@
-// Migration 0017 on a database that already has events, on the run's backend (SQLite in memory, or a fresh
-// PostgreSQL schema with TEST_BACKEND=postgres): an event the worker had not fanned out yet gets its delivery (one
-// per enabled endpoint subscribed to its type), one already fanned out keeps the one it had; after it, an event's
-// delivery is made with the event, its id is ordered by time, and a test event is not fanned out. Down and up again
-// keep every event and delivery.
+// Migration 0017 (as it was until 0021_event-streams) on a database that already has events, on the run's backend
+// (SQLite in memory, or a fresh PostgreSQL schema with TEST_BACKEND=postgres): an event the worker had not fanned out
+// yet gets its delivery (one per enabled endpoint subscribed to its type), one already fanned out keeps the one it had;
+// after it, an event's delivery is made with the event, its id is ordered by time, and a test event is not fanned out.
+// Down and up again keep every event and delivery.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql, type Kysely } from 'kysely'
@@ -55,7 +55,9 @@ created_at) select seq, 'we_all', 'acct_a', 'delivered', 1, 0, ${AT} from webhoo
     db,
   )
 
+  // Up to 0017 (and no further: 0021_event-streams replaces its trigger with the endpoints' streams).
   assert.deepEqual(await migrateToLatest(db), SINCE)
+  await migrateDownTo(db, '0017_event-queue')
   assert.deepEqual(await deliveries(db), ['evt_done -> we_all', 'evt_waiting -> we_all'])
 
   const before = Date.now()
@@ -86,7 +88,7 @@ values ('evt_test', 'acct_a', 'webhook.test', '{}', ${AT})`.execute(db)
   const tested = (await deliveries(db)).filter((d) => d.startsWith('evt_test'))
   assert.deepEqual(tested, [], 'a test event is not fanned out')
 
-  assert.deepEqual(await migrateDownTo(db, BEFORE), [...SINCE].reverse())
+  assert.deepEqual(await migrateDownTo(db, BEFORE), ['0017_event-queue'])
   assert.equal((await deliveries(db)).length, 3, 'down keeps the deliveries')
   assert.equal((await db.selectFrom('webhook_events').select('id').execute()).length, 4, 'and the events')
   assert.deepEqual(await migrateToLatest(db), SINCE)

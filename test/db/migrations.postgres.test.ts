@@ -85,13 +85,13 @@ const INDEXES: Record<string, string> = {
   usage_minutes_minute: 'usage_minutes(minute)',
   usage_days_day: 'usage_days(day)',
   api_keys_key_prefix: 'api_keys(key_prefix)',
-  webhook_attempts_account: 'webhook_attempts(account_id, seq)',
   webhook_attempts_endpoint: 'webhook_attempts(endpoint_id, seq)',
   webhook_deliveries_due: 'webhook_deliveries(next_attempt_at, seq)',
   webhook_deliveries_event: 'webhook_deliveries(event_seq, endpoint_id)',
   webhook_endpoints_account: 'webhook_endpoints(account_id)',
   webhook_events_account: 'webhook_events(account_id, seq)',
   webhook_events_account_type: 'webhook_events(account_id, type, seq)',
+  webhook_events_stream: 'webhook_events(account_id, tx, seq)',
 }
 
 type After = { after: (fn: () => Promise<void>) => void }

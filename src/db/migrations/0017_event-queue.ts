@@ -39,7 +39,7 @@ ${ev}.created_at FROM ${from}webhook_endpoints ep WHERE ep.account_id = ${ev}.ac
 
 // Each step can run again: on SQLite a migration's statements commit one by one, so a start that died part-way
 // through this one runs it again from the top.
-function fanOutTrigger(d: Dialect): string[] {
+export function fanOutTrigger(d: Dialect): string[] {
   const when = `NEW.type <> 'webhook.test'`
   if (d === 'postgres')
     return [

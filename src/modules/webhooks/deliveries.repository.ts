@@ -1,33 +1,14 @@
-// The delivery queue (webhook_deliveries): one row per event and endpoint, made with the event (a trigger of
-// 0017_event-queue.ts), claimed under a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so instances never claim
-// the same row), and settled with its attempt's log row in one transaction. A worker that dies mid-attempt lets its
-// lease run out: the delivery is claimed again, by any instance.
+// The delivery queue (webhook_deliveries): a row for each delivery that needs a state of its own (a first attempt
+// from an endpoint's stream that failed, and its retries; a test event; an event sent again; 0021_event-streams),
+// claimed under a lease (on PostgreSQL with FOR UPDATE SKIP LOCKED, so instances never claim the same row), and
+// settled with its attempt's log row in one transaction. A worker that dies mid-attempt lets its lease run out: the
+// delivery is claimed again, by any instance.
 import { sql, type Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import { dialectOf } from '../../db/database.js'
 import type { Database } from '../../db/schema.js'
 import { kyselyEngine, type Engine } from '../../db/engine.js'
-
-export interface ClaimedDelivery {
-  seq: bigint
-  endpointId: string
-  accountId: string
-  /** Attempts so far, this one included. */
-  attempts: number
-  event: { id: string; type: string; data: string; created_at: string }
-}
-
-export interface AttemptRecord {
-  delivery: ClaimedDelivery
-  attemptedAt: number
-  statusCode?: number
-  errorClass?: string
-  error?: string
-  durationMs: number
-  responseExcerpt?: string
-  /** What becomes of the delivery: delivered, another attempt at `retryAt`, or failed for good. */
-  outcome: { kind: 'delivered' } | { kind: 'retry'; retryAt: number } | { kind: 'failed' }
-}
+import type { AttemptRecord, ClaimedDelivery } from './claimed-delivery.js'
 
 export function createDeliveriesRepository({
   db,
@@ -58,7 +39,8 @@ export function createDeliveriesRepository({
   async function record(attempts: readonly AttemptRecord[], executor: Kysely<Database>): Promise<void> {
     const settledAt = new Date(clock.now()).toISOString()
     const rows = attempts.map(({ delivery, ...attempt }) => ({
-      d: String(delivery.seq),
+      // 0: a first attempt from the endpoint's stream (its delivery row, if it failed, is made below).
+      d: String(delivery.seq ?? 0),
       a: delivery.accountId,
       p: delivery.endpointId,
       e: delivery.event.id,
@@ -75,20 +57,46 @@ status_code, error_class, error, duration_ms, response_excerpt) select ${field('
 ${field('p', 'text')}, ${field('e', 'text')}, ${field('t', 'text')}, ${field('at', 'text')}, ${field('c', 'integer')},
 ${field('k', 'text')}, ${field('m', 'text')}, ${field('ms', 'integer')}, ${field('x', 'text')}
 from ${elements}(${json(rows)})`.execute(executor)
+    await firstFailures(attempts, settledAt, executor)
+    const queued = attempts.filter((a) => a.delivery.seq !== undefined)
     for (const status of ['delivered', 'failed'] as const) {
-      const settled = attempts.filter((a) => a.outcome.kind === status).map((a) => a.delivery.seq)
+      const settled = queued.filter((a) => a.outcome.kind === status).map((a) => a.delivery.seq!)
       if (settled.length === 0) continue
       await sql`update webhook_deliveries set status = ${status}, locked_until = null, settled_at = ${settledAt}
 where seq in ${seqs(settled)}`.execute(executor)
     }
-    for (const { delivery, outcome } of attempts) {
+    for (const { delivery, outcome } of queued) {
       if (outcome.kind !== 'retry') continue
       await executor
         .updateTable('webhook_deliveries')
         .set({ next_attempt_at: BigInt(outcome.retryAt), locked_until: null })
-        .where('seq', '=', delivery.seq)
+        .where('seq', '=', delivery.seq!)
         .execute()
     }
+  }
+
+  /** A row for each first attempt from a stream that did not succeed: its retries' state, or its failure's. */
+  async function firstFailures(attempts: readonly AttemptRecord[], settledAt: string, executor: Kysely<Database>) {
+    const rows = attempts.flatMap(({ delivery, outcome }) =>
+      delivery.seq !== undefined || outcome.kind === 'delivered'
+        ? []
+        : [
+            {
+              e: String(delivery.event.seq),
+              p: delivery.endpointId,
+              a: delivery.accountId,
+              s: outcome.kind === 'retry' ? 'pending' : 'failed',
+              n: String(outcome.kind === 'retry' ? outcome.retryAt : clock.now()),
+              c: delivery.event.created_at,
+              x: outcome.kind === 'retry' ? null : settledAt,
+            },
+          ],
+    )
+    if (rows.length === 0) return
+    await sql`insert into webhook_deliveries (event_seq, endpoint_id, account_id, status, attempts, next_attempt_at,
+created_at, settled_at) select ${field('e', 'bigint')}, ${field('p', 'text')}, ${field('a', 'text')},
+${field('s', 'text')}, 1, ${field('n', 'bigint')}, ${field('c', 'text')}, ${field('x', 'text')}
+from ${elements}(${json(rows)})`.execute(executor)
   }
 
   // The queue's partial index (`status = 'pending'`) serves a query only when it names the same value as a
@@ -139,16 +147,31 @@ where seq in ${seqs(settled)}`.execute(executor)
             endpointId: c.endpoint_id,
             accountId: c.account_id,
             attempts: Number(c.attempts),
-            event: { id: event.id, type: event.type, data: event.data, created_at: event.created_at },
+            event: {
+              seq: BigInt(event.seq),
+              id: event.id,
+              type: event.type,
+              data: event.data,
+              created_at: event.created_at,
+            },
           },
         ]
       })
     },
 
-    /** The attempts of a batch and their deliveries' new states, in one transaction (shared with the turn's writes). */
-    async recordAll(attempts: readonly AttemptRecord[]): Promise<void> {
-      if (attempts.length === 0) return
-      await engine.transaction((trx) => record(attempts, trx))
+    /**
+     * The attempts of a batch and their deliveries' new states, in one transaction (shared with the turn's writes),
+     * with `also` (the streams of the batch moved on).
+     */
+    async recordAll(
+      attempts: readonly AttemptRecord[],
+      also?: (executor: Kysely<Database>) => Promise<void>,
+    ): Promise<void> {
+      if (attempts.length === 0 && also === undefined) return
+      await engine.transaction(async (trx) => {
+        if (attempts.length > 0) await record(attempts, trx)
+        await also?.(trx)
+      })
     },
 
     /** Fails what is still pending for an endpoint that is gone or disabled (nothing more will be tried). */

@@ -1,22 +1,27 @@
-// Delivers events to endpoints: claims the due deliveries (made with their events, migration 0017) under a lease,
-// sends each signed (Standard Webhooks) to the address checked at this attempt, and records the attempt and what
-// follows from it: delivered; another attempt on WEBHOOK_RETRY_SCHEDULE (a 429's or 503's Retry-After honoured, up
-// to 2 hours past the schedule); failed after the last attempt; the endpoint disabled on a 410, or when it has
-// failed every attempt for WEBHOOK_DISABLE_AFTER. At least once: a worker that dies mid-attempt leaves the lease to
-// run out.
+// Delivers events to endpoints: claims the endpoints' streams of new events (their first attempts, 0021) and the due
+// deliveries (retries, tests, events sent again) under a lease, sends each signed (Standard Webhooks) to the address
+// checked at this attempt, and records the attempt and what follows from it: delivered; another attempt on
+// WEBHOOK_RETRY_SCHEDULE (a 429's or 503's Retry-After honoured, up to 2 hours past the schedule); failed after the
+// last attempt; the endpoint disabled on a 410, or when it has failed every attempt for WEBHOOK_DISABLE_AFTER. At least
+// once: a worker that dies mid-attempt leaves the lease to run out.
 import type { Clock } from '../../kernel/clock.js'
 import type { Logger } from '../../kernel/logger.js'
 import { retryDelay } from '../../kernel/retry-delay.js'
-import type { AttemptRecord, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository.js'
+import type { AttemptRecord, ClaimedDelivery } from './claimed-delivery.js'
+import type { DeliveriesRepository } from './deliveries.repository.js'
 import type { EndpointsRepository } from './endpoints.repository.js'
+import type { ClaimedStream, EventStreamsRepository } from './event-streams.repository.js'
 import { eventJson } from './events.repository.js'
 import { signDelivery } from './signature.js'
 import type { DeliveryResult } from './webhook-http.js'
 
 const RETRY_AFTER_MAX_EXTRA_MS = 2 * 3_600_000
+/** Endpoints whose streams one step reads (each up to a batch of events). */
+const STREAMS_PER_STEP = 10
 
 interface DeliveryWorkerOptions {
   deliveries: DeliveriesRepository
+  streams: EventStreamsRepository
   endpoints: EndpointsRepository
   /** The secrets a delivery to the endpoint is signed with now (endpoints.service.ts). */
   signingSecrets: (endpoint: NonNullable<Awaited<ReturnType<EndpointsRepository['byId']>>>) => string[]
@@ -37,7 +42,7 @@ interface DeliveryWorkerOptions {
 }
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
-  const { deliveries, endpoints, clock, log, retryScheduleMs, random = Math.random } = options
+  const { deliveries, streams, endpoints, clock, log, retryScheduleMs, random = Math.random } = options
   const maxAttempts = retryScheduleMs.length + 1
   const batchSize = options.batchSize ?? 20
 
@@ -131,9 +136,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     return since
   }
 
-  async function runOnce(): Promise<number> {
-    const batch = await deliveries.claimDue({ limit: batchSize, leaseMs: options.leaseMs })
-    if (batch.length === 0) return 0
+  /** The due deliveries and the streams' new events; whether more may be waiting (a batch was full). */
+  async function claim(): Promise<{ batch: ClaimedDelivery[]; claimed: ClaimedStream[]; full: boolean }> {
+    const { leaseMs } = options
+    const due = await deliveries.claimDue({ limit: batchSize, leaseMs })
+    const claimed = await streams.claim({ streams: STREAMS_PER_STEP, perStream: batchSize, leaseMs })
+    const firsts = claimed.flatMap((stream) =>
+      stream.events.map((event) => ({ seq: undefined, ...stream, attempts: 1, event })),
+    )
+    const full = due.length >= batchSize || claimed.length >= STREAMS_PER_STEP || claimed.some((s) => s.full)
+    return { batch: [...due, ...firsts], claimed, full }
+  }
+
+  /** One step: how many attempts it made, and whether a batch was full (more may be waiting). */
+  async function step(): Promise<{ attempts: number; full: boolean }> {
+    const { batch, claimed, full } = await claim()
+    if (batch.length === 0 && claimed.length === 0) return { attempts: 0, full }
     const ids = [...new Set(batch.map((d) => d.endpointId))]
     const found = new Map(
       (await Promise.all(ids.map((id) => endpoints.byId(id)))).flatMap((e) => (e ? [[e.id, e]] : [])),
@@ -146,7 +164,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const settled = await Promise.allSettled(batch.map((d) => attempt(d, found.get(d.endpointId), secretsOf)))
     const done = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
     for (const r of settled) if (r.status === 'rejected') log.error({ err: r.reason }, 'webhook delivery step failed')
-    await deliveries.recordAll(done.map((d) => d.record))
+    // The streams move past their batches with the attempts' records: a worker that dies before reads them again.
+    await deliveries.recordAll(
+      done.map((d) => d.record),
+      claimed.length === 0 ? undefined : (trx) => streams.advance(claimed, trx),
+    )
     for (const { record, result } of done) logged(record, result)
     // Each endpoint's run of failures, attempt by attempt in order (a batch may hold several of one endpoint).
     const failingSince = new Map<string, bigint | number | null>(
@@ -157,7 +179,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       const id = record.delivery.endpointId
       failingSince.set(id, await health(id, failingSince.get(id) ?? null, result))
     }
-    return batch.length
+    return { attempts: batch.length, full }
   }
 
   let timer: NodeJS.Timeout | undefined
@@ -166,9 +188,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   function schedule(delay: number, pollMs: number, failed: (err: unknown) => void): void {
     if (stopped) return
     timer = setTimeout(() => {
-      running = runOnce().then(
+      running = step().then(
         // A full batch means more may be waiting: go on at once.
-        (n) => schedule(n >= batchSize ? 0 : pollMs, pollMs, failed),
+        ({ full }) => schedule(full ? 0 : pollMs, pollMs, failed),
         (err: unknown) => {
           failed(err)
           schedule(pollMs, pollMs, failed)
@@ -178,7 +200,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   }
 
   return {
-    runOnce,
+    /** One step that sees every event committed before it was called; how many attempts it made. */
+    async runOnce(): Promise<number> {
+      await streams.caughtUp()
+      return (await step()).attempts
+    },
     /** Runs a step every `pollMs` (at once while steps find full batches); `failed` hears of a step that threw. */
     start: (pollMs: number, failed: (err: unknown) => void) => schedule(0, pollMs, failed),
     /** Stops the timer and waits for the step in progress, so no attempt is cut off half recorded. */

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely'
 import type { Clock } from '../../kernel/clock.js'
 import type { Database } from '../../db/schema.js'
+import { streamBacklog } from './event-streams.repository.js'
 
 const DAY_MS = 86_400_000
 
@@ -13,7 +14,7 @@ export interface EndpointHealth {
   lastAttempt?: { at: string; statusCode?: number; errorClass?: string }
   /** The first failed attempt since the last success (ISO); absent when the last attempt succeeded. */
   failingSince?: string
-  /** Deliveries waiting for an attempt (or for their next one). */
+  /** Events waiting for their first attempt (the endpoint's stream), and deliveries waiting for their next one. */
   pending: number
   /** Attempts made in the last 24 hours, and how many of them failed. */
   attempts24h: number
@@ -70,6 +71,7 @@ export async function endpointHealth(
     ])
     .where('ep.account_id', '=', accountId)
     .execute()
+  const streams = new Map((await streamBacklog(db, accountId)).map((s) => [s.endpointId, s.waiting]))
   return new Map(
     rows.map((r) => [
       r.id,
@@ -84,7 +86,7 @@ export async function endpointHealth(
               },
             }),
         ...(r.failing_since === null ? {} : { failingSince: new Date(Number(r.failing_since)).toISOString() }),
-        pending: Number(r.pending ?? 0),
+        pending: Number(r.pending ?? 0) + (streams.get(r.id) ?? 0),
         attempts24h: Number(r.attempts ?? 0),
         failures24h: Number(r.failures ?? 0),
       },

@@ -16,6 +16,7 @@ import { encodeSubscription } from './event-types.js'
 import { newEndpointSecret } from './signature.js'
 import { EndpointDisabled, EndpointLimitReached, EndpointRefused, WebhookNotFound } from './webhooks.errors.js'
 import { createEventsRepository } from './events.repository.js'
+import { streamFromNow } from './event-streams.repository.js'
 
 export const MAX_ENDPOINTS = 10
 
@@ -82,6 +83,9 @@ export function createWebhookEndpoints({ db, clock, secrets, checkTarget }: Opti
         failing_since: null,
         created_at: iso(),
         updated_at: iso(),
+        stream_seq: 0n,
+        stream_tx: 0n,
+        stream_locked_until: null,
       }
       const secret = newEndpointSecret()
       row.secret = secrets.seal(secret, row.id)
@@ -90,6 +94,7 @@ export function createWebhookEndpoints({ db, clock, secrets, checkTarget }: Opti
         if (onPostgres) await sql`select 1 from accounts where id = ${accountId} for update`.execute(trx)
         if ((await repo.count(accountId, trx)) >= MAX_ENDPOINTS) throw new EndpointLimitReached(MAX_ENDPOINTS)
         await repo.insert(row, trx)
+        await streamFromNow(trx, row.id)
         await audit(trx, actor, row, 'webhook_endpoint.created', { eventTypes: fields.eventTypes })
       })
       return { endpoint: toEndpoint(row, clock.now()), secret }
@@ -109,6 +114,8 @@ export function createWebhookEndpoints({ db, clock, secrets, checkTarget }: Opti
       return db.transaction().execute(async (trx) => {
         const before = await existing(accountId, id, trx)
         await repo.update(id, set, trx)
+        // Enabled again: it hears of what follows, not of what happened while it was off (as when it was made).
+        if (patch.enabled && Number(before.enabled) !== 1) await streamFromNow(trx, id)
         const after = { ...before, ...set }
         const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined)
         await audit(trx, actor, after, 'webhook_endpoint.updated', { fields: changed })

@@ -34,3 +34,6 @@ export const encodeSubscription = (s: Subscription): string =>
 
 export const decodeSubscription = (stored: string): Subscription =>
   stored === '*' ? '*' : stored.split(' ').filter(isEventType)
+
+/** Whether an endpoint's stored subscription takes events of `type`. */
+export const isSubscribed = (stored: string, type: string): boolean => stored === '*' || stored.includes(` ${type} `)

@@ -78,13 +78,24 @@ export function createEventsRepository({ db, clock }: { db: Kysely<Database>; cl
       return eventJson(event)
     },
 
-    /** Deletes events older than `days`, their deliveries and their attempts; returns how many events. */
+    /** Deletes events, their deliveries, and attempts older than `days`; returns how many events. */
     async purge(days: number): Promise<number> {
       const cutoff = new Date(clock.now() - days * 86_400_000).toISOString()
       return db.transaction().execute(async (trx) => {
         const old = trx.selectFrom('webhook_events').select('seq').where('created_at', '<', cutoff)
-        const oldDeliveries = trx.selectFrom('webhook_deliveries').select('seq').where('event_seq', 'in', old)
-        await trx.deleteFrom('webhook_attempts').where('delivery_seq', 'in', oldDeliveries).execute()
+        // The attempts older than that. The log is in time order: everything before its first young attempt goes,
+        // found by reading only what goes (the log has no index by delivery or by time, and needs none).
+        const firstYoung = trx
+          .selectFrom('webhook_attempts')
+          .select('seq')
+          .where('attempted_at', '>=', cutoff)
+          .orderBy('seq')
+          .limit(1)
+        const end = trx.selectFrom('webhook_attempts').select((eb) => eb(eb.fn.max('seq'), '+', 1n).as('end'))
+        await trx
+          .deleteFrom('webhook_attempts')
+          .where('seq', '<', (eb) => eb.fn.coalesce(firstYoung, end))
+          .execute()
         await trx.deleteFrom('webhook_deliveries').where('event_seq', 'in', old).execute()
         const result = await trx.deleteFrom('webhook_events').where('created_at', '<', cutoff).executeTakeFirst()
         return Number(result.numDeletedRows)

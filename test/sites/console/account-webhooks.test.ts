@@ -208,9 +208,9 @@ test('an admin disables an endpoint: reason operator, audited with the operator,
     receiver.received.map((r) => r.url),
     ['/hooks?b'],
   )
-  const deliveries = await h.handle.db.selectFrom('webhook_deliveries').select('endpoint_id').execute()
+  const tried = await h.handle.db.selectFrom('webhook_attempts').select('endpoint_id').execute()
   assert.deepEqual(
-    deliveries.map((d) => d.endpoint_id),
+    tried.map((d) => d.endpoint_id),
     [b.id],
   )
 
