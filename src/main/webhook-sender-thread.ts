@@ -8,7 +8,9 @@ import { webhookHttpFrom, type WebhookHttpSettings } from './webhook-http-settin
 const http = webhookHttpFrom(workerData as WebhookHttpSettings)
 
 parentPort?.on('message', (batch: { id: number; request: WebhookRequest }[]) => {
-  void Promise.all(
-    batch.map(async ({ id, request }): Promise<[number, DeliveryResult]> => [id, await http.send(request)]),
-  ).then((results) => parentPort?.postMessage(results))
+  void http
+    .sendAll(batch.map(({ request }) => request))
+    .then((results) =>
+      parentPort?.postMessage(results.map((result, i): [number, DeliveryResult] => [batch[i]!.id, result])),
+    )
 })

@@ -174,6 +174,26 @@ test('a receiver that never answers is a timeout at timeoutMs', async (t) => {
   assert.equal(requests.length, 1)
 })
 
+test('attempts sent together share a deadline: the silent receiver times out, the others are answered', async (t) => {
+  const silent = await receiver(t, () => {})
+  const answering = await receiver(t, (_req, res) => res.writeHead(204).end())
+  const results = await client({ timeoutMs: 300 }).sendAll([
+    delivery(`http://127.0.0.1:${answering.port}/`),
+    delivery(`http://127.0.0.1:${silent.port}/`),
+    delivery(`http://127.0.0.1:${answering.port}/`),
+  ])
+  assert.deepEqual(
+    results.map((r) => [r.status, r.errorClass]),
+    [
+      [204, undefined],
+      [undefined, 'timeout'],
+      [204, undefined],
+    ],
+  )
+  assert.ok(results[1]!.durationMs >= 290, `the silent one had the whole timeout (${results[1]!.durationMs} ms)`)
+  assert.equal(answering.requests.length, 2)
+})
+
 test('the deadline covers the DNS lookup too', async () => {
   const never: Resolve = () => new Promise(() => {})
   const result = await client({ timeoutMs: 100, resolve: never }).send(delivery('http://hooks.example.test/'))
