@@ -113,6 +113,22 @@ export function cpuSeconds(pid: number): number {
   }, 0)
 }
 
+/**
+ * CPU time of the main thread alone (the event loop that serves requests) of a process and of its children, in
+ * seconds. What the service's other threads do (the webhook delivery thread, V8's helpers) is not in it: the
+ * request path's own cost, where the whole process's includes work that runs beside it on another core.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return [pid, ...childrenOf(pid)].reduce((sum, p) => {
+    try {
+      const fields = readFileSync(`/proc/${p}/task/${p}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      return sum + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
+    } catch {
+      return sum
+    }
+  }, 0)
+}
+
 /** USER_HZ: the unit of /proc/<pid>/stat times on Linux. */
 const CLOCK_TICKS_PER_SECOND = 100
 

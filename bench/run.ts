@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util'
 import { load, median, type RunFigures } from './measure.js'
 import {
   cpuSeconds,
+  mainThreadCpuSeconds,
   freePort,
   peakRssMb,
   startBaseline,
@@ -115,10 +116,14 @@ async function measureScenario(
   const svc: RunFigures[] = []
   const base: RunFigures[] = []
   const cpuPerRequest: number[] = []
+  const mainCpuPerRequest: number[] = []
   for (let round = 0; round < settings.rounds; round++) {
-    const cpuBefore = cpuSeconds(service.child.pid!)
+    const pid = service.child.pid!
+    const cpuBefore = cpuSeconds(pid)
+    const mainBefore = mainThreadCpuSeconds(pid)
     const figures = await load(url, scenario, { ...opts, seconds: settings.seconds })
-    cpuPerRequest.push(((cpuSeconds(service.child.pid!) - cpuBefore) / Math.max(1, figures.total)) * 1e6)
+    cpuPerRequest.push(((cpuSeconds(pid) - cpuBefore) / Math.max(1, figures.total)) * 1e6)
+    mainCpuPerRequest.push(((mainThreadCpuSeconds(pid) - mainBefore) / Math.max(1, figures.total)) * 1e6)
     svc.push(figures)
     base.push(await load(baselineUrl, scenario, { ...opts, seconds: settings.seconds }))
   }
@@ -139,13 +144,15 @@ async function measureScenario(
     baselineRps,
     ratio: rps / baselineRps,
     cpuUs: median(cpuPerRequest),
+    mainCpuUs: median(mainCpuPerRequest),
     unexpected: svc.reduce((n, r) => n + r.unexpected, 0),
     rssMb: peakRssMb(service.child.pid!),
     ...(delivery ? { delivery } : {}),
   }
   process.stdout.write(
     `  ${label} ${scenario.name}: ${Math.round(rps)} req/s (baseline ${Math.round(baselineRps)}), ratio ` +
-      `${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request\n`,
+      `${result.ratio.toFixed(3)}, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/request ` +
+      `(main thread ${Math.round(result.mainCpuUs)})\n`,
   )
   if (delivery) process.stdout.write(`    ${deliveryLine(delivery)}\n`)
   return result

@@ -14,6 +14,8 @@ export interface ScenarioResult {
   meanMs: number
   /** The service's CPU time per request (all its threads and workers), in microseconds; median of the rounds. */
   cpuUs: number
+  /** The same of the main threads alone (the event loops serving requests; not the webhook delivery thread). */
+  mainCpuUs: number
   unexpected: number
   rssMb: number
   /** Scenarios whose writes are webhook events: how soon they reached the receiver (bench/receiver.ts). */
