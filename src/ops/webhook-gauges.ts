@@ -29,7 +29,11 @@ export function registerWebhookGauges({
         }
       },
     })
-  gauge('petstore_webhook_events_waiting', 'Webhook deliveries waiting to go out (retries included)', (f) => f.waiting)
+  gauge(
+    'petstore_webhook_events_waiting',
+    'Webhook events waiting to go out (first attempts, retries, tests and events sent again)',
+    (f) => f.waiting,
+  )
   gauge(
     'petstore_webhook_oldest_waiting_age_seconds',
     'Age of the oldest event still waiting to reach an endpoint (0 when none waits)',
