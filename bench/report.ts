@@ -27,9 +27,8 @@ function table(results: ScenarioResult[]): string {
   const rows = results.map(
     (r) =>
       `| ${r.target} | ${r.scenario} | ${r.description} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ` +
-      `${Math.round(r.baselineRps)} | **${r.ratio.toFixed(3)}** | ${Math.round(r.cpuUs)} | ${Math.round(r.mainCpuUs)} | ` +
-      `${Math.round(r.rssMb)} | ` +
-      `${r.unexpected} |`,
+      `${Math.round(r.baselineRps)} | **${r.ratio.toFixed(3)}** | ${Math.round(r.cpuUs)} | ` +
+      `${Math.round(r.mainCpuUs)} | ${Math.round(r.rssMb)} | ${r.unexpected} |`,
   )
   return [
     '| target | scenario | request | req/s (median) | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req | ' +
