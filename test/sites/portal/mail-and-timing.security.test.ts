@@ -7,7 +7,9 @@ import { safeNext } from '../../../src/sites/kit/safe-next.js'
 import { PORTAL_BOUNDS } from '../../../src/sites/portal/portal.context.js'
 import { client, GOOD_PASSWORD, linkIn, mails, portalHarness, signedUpUser } from '../../helpers/portal.js'
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+// The lower quartile: a machine busy with other work only adds time, to either kind of request at random (a
+// median of 30 on a loaded CI host moved by 0.85 ms); the work this test is about adds it to every known one.
+const lowerQuartile = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 4)]!
 
 test('a reset request takes the same time for an address with an account and one without', async (t) => {
   const h = await portalHarness(t)
@@ -31,10 +33,10 @@ test('a reset request takes the same time for an address with an account and one
     unknown.push(await time(`nobody${i}@example.com`))
   }
   // Before the fix the look-up, the token and the mail were on the request path: known 2–7 ms, unknown 1–2 ms.
-  const [k, u] = [median(known), median(unknown)]
+  const [k, u] = [lowerQuartile(known), lowerQuartile(unknown)]
   assert.ok(
     Math.abs(k - u) < Math.max(0.75, 0.3 * Math.min(k, u)),
-    `medians: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`,
+    `lower quartiles: known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`,
   )
   assert.ok(
     (await mails(h, h.outbox)).filter((m) => /Reset your password/.test(m)).length >= 30,
