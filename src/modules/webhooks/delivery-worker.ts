@@ -142,7 +142,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const due = await deliveries.claimDue({ limit: batchSize, leaseMs })
     const claimed = await streams.claim({ streams: STREAMS_PER_STEP, perStream: batchSize, leaseMs })
     const firsts = claimed.flatMap((stream) =>
-      stream.events.map((event) => ({ seq: undefined, ...stream, attempts: 1, event })),
+      stream.events.map(
+        (event): ClaimedDelivery => ({
+          seq: undefined,
+          endpointId: stream.endpointId,
+          accountId: stream.accountId,
+          attempts: 1,
+          event,
+        }),
+      ),
     )
     const full = due.length >= batchSize || claimed.length >= STREAMS_PER_STEP || claimed.some((s) => s.full)
     return { batch: [...due, ...firsts], claimed, full }
