@@ -127,8 +127,8 @@ from ${elements}(${json(rows)})`.execute(executor)
 
   return {
     /**
-     * Claims up to `limit` due deliveries (an event's are made with it, by a trigger of 0017_event-queue.ts) for
-     * `leaseMs`: one statement, committed with the requests' writes on SQLite.
+     * Claims up to `limit` due deliveries (retries, tests, events sent again; first attempts come from the
+     * endpoints' streams) for `leaseMs`: one statement, committed with the requests' writes on SQLite.
      */
     async claimDue({ limit, leaseMs }: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
       const claimed = await engine.write((executor) => claimIn(executor, limit, leaseMs))

@@ -48,8 +48,8 @@ export function createEventsRepository({ db, clock }: { db: Kysely<Database>; cl
     },
 
     /**
-     * Records an event for one endpoint only, delivered like any other (a test event): already fanned out, with
-     * its one delivery due now. In `executor`'s transaction.
+     * Records an event for one endpoint only, delivered like any other (a test event): with its one delivery due
+     * now, and read by no stream. In `executor`'s transaction.
      */
     async recordFor(
       input: { accountId: string; endpointId: string; type: EventType; data: string },

@@ -1,7 +1,7 @@
 // Records an event that no row trigger describes (a key, an account, a quota), in the transaction of the change
 // itself (`executor`): one statement that inserts the event only when an enabled endpoint of the account is
-// subscribed to its type, as the triggers of 0015_webhook-triggers.ts do for rows (its deliveries are made with it,
-// by 0017_event-queue.ts's trigger). An account nobody listens for pays one index probe.
+// subscribed to its type, as the triggers of 0015_webhook-triggers.ts do for rows (each endpoint's stream then reads
+// it: event-streams.repository.ts). An account nobody listens for pays one index probe.
 import { sql, type Kysely } from 'kysely'
 import { subscribedSql } from './subscribed-sql.js'
 import type { Database } from '../../db/schema.js'
