@@ -10,6 +10,9 @@ import { kyselyEngine, type Engine } from '../../db/engine.js'
 import type { ClaimedEvent } from './claimed-delivery.js'
 import { isSubscribed } from './event-types.js'
 
+// PostgreSQL: the oldest transaction still running; a stream reads only events of older ones (0021_event-streams).
+const xmin = sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+
 /** A stream claimed for a batch: where it was, and where the batch takes it. */
 export interface ClaimedStream {
   endpointId: string
@@ -32,8 +35,6 @@ export function createEventStreamsRepository({
   engine?: Engine
 }) {
   const onPostgres = dialectOf(db) === 'postgres'
-  // PostgreSQL: only events of transactions older than every one still running (see 0021_event-streams).
-  const xmin = sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
   const after = (tx: unknown, seq: unknown) =>
     onPostgres ? sql`(ev.tx, ev.seq) > (${tx}, ${seq}) and ev.tx < ${xmin}` : sql`ev.seq > ${seq}`
 
@@ -118,8 +119,7 @@ order by ${onPostgres ? sql`ev.tx, ` : sql``}ev.seq limit ${perStream}`.execute(
 
 /** Sets the endpoint's stream at the account's newest event: made, or enabled again, it hears of what follows. */
 export async function streamFromNow(executor: Kysely<Database>, endpointId: string): Promise<void> {
-  const tx =
-    dialectOf(executor) === 'postgres' ? sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1` : sql`0`
+  const tx = dialectOf(executor) === 'postgres' ? sql`${xmin} - 1` : sql`0`
   await sql`update webhook_endpoints set stream_tx = ${tx}, stream_locked_until = null, stream_seq = coalesce((select
 max(ev.seq) from webhook_events ev where ev.account_id = webhook_endpoints.account_id), 0)
 where id = ${endpointId}`.execute(executor)
